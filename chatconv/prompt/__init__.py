@@ -1,0 +1,1 @@
+"""Eval case -> segments -> ChatPrompt and question (seeds 000-002)."""
