@@ -62,13 +62,16 @@ def cli():
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option("--kind", type=click.Choice(kind_names()), help="Treat every record as this kind instead of detecting it.")
+@click.option("--kind", type=click.Choice(kind_names()), metavar="KIND",
+              help=f"Treat every record as this kind instead of detecting it: {', '.join(kind_names())}.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]), default="text",
               show_default=True, help="text: one line per problem; json: one object; github: workflow annotations.")
 @click.option("--max-errors", type=click.IntRange(min=1), help="Stop after this many errors.")
 @click.option("--allow-outside-root", is_flag=True,
               help="Accept file references that resolve outside the repository root.")
-def validate(paths, kind, output_format, max_errors, allow_outside_root):
+@click.option("--skip-unknown", is_flag=True,
+              help="Skip named files whose kind cannot be told (as in folders), e.g. from pre-commit.")
+def validate(paths, kind, output_format, max_errors, allow_outside_root, skip_unknown):
     """Check eval files, configs and recorded conversations against their schemas.
 
     PATHS are files, folders (searched for .yaml, .yml, .json and .jsonl files) or - for
@@ -81,7 +84,8 @@ def validate(paths, kind, output_format, max_errors, allow_outside_root):
     Exit status: 0 valid (warnings allowed), 1 invalid, 2 unreadable input or usage error.
     """
     validator = Validator(kind=canonical_kind(kind) if kind else None,
-                          allow_outside_root=allow_outside_root, max_errors=max_errors)
+                          allow_outside_root=allow_outside_root, max_errors=max_errors,
+                          skip_unknown=skip_unknown)
     problems = []
     for problem in validator.run(paths):
         if output_format == "text":

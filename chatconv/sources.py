@@ -224,7 +224,12 @@ def _json_problem(exc: orjson.JSONDecodeError, data: bytes, file: str, first_lin
         decode_utf8(data, file, first_line)
     except ChatconvError as bad_encoding:
         return bad_encoding.problems[0]
-    line, column = first_line + exc.lineno - 1, exc.colno
+    line, column = exc.lineno, exc.colno
+    content = data.rstrip()
+    last_line = content.count(b"\n") + 1
+    if line > last_line:  # past the end: point just after the last character written
+        line, column = last_line, len(content) - content.rfind(b"\n")
+    line += first_line - 1
     hint = "fix the JSON syntax at this spot"
     if exc.pos >= len(data.rstrip()):
         hint = "the record ends too early: the line or file may be truncated"

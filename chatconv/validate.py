@@ -85,6 +85,7 @@ class Validator:
     kind: str | None = None
     allow_outside_root: bool = False
     max_errors: int | None = None
+    skip_unknown: bool = False  # skip named files of unknown kind too, as folders' files are
     summary: Summary = field(default_factory=Summary)
 
     def run(self, paths: Iterable[str | Path]) -> Iterator[Problem]:
@@ -104,7 +105,7 @@ class Validator:
                 kind = None
                 if not record.error:
                     kind = self.kind or detect_kind(record.data, path)
-                    if kind is None and not explicit:
+                    if kind is None and (self.skip_unknown or not explicit):
                         self.summary.skipped += 1  # a folder's file that is not ours
                         return
                 if not counted:
@@ -162,7 +163,8 @@ def check_record(record: Record, kind: str, checks: "RecordingChecks | None" = N
         if not (applied and fast_validator(kind).is_valid(record.data)):
             problems = list(explain(record, kind))
             yield from problems
-            if any(p.is_error for p in problems):
+            # Eval-file checks read defensively, so they still run: every problem at once.
+            if any(p.is_error for p in problems) and kind != "eval-file":
                 return
     if kind == "eval-file":
         yield from check_eval_file(record, allow_outside_root)
@@ -232,9 +234,13 @@ def _describe(error, record: Record, kind: str) -> Iterator[Problem]:
             else:
                 yield problem_at(record, path + (key,), f"unknown key {key!r}", "error", hint)
     elif check == "required":
+        unknown = [k for k in instance if k not in error.schema.get("properties", {})]
         for key in (k for k in expected if k not in instance):
-            yield problem_at(record, path, f"missing required key {key!r}",
-                             hint=f"add {key!r}" + _close_key_hint(key, instance))
+            misspelt = difflib.get_close_matches(key, unknown, n=1, cutoff=0.6)
+            if misspelt and kind not in RECORDING_KINDS:
+                continue  # the error on the unknown key already says "did you mean ...?"
+            hint = f"is {misspelt[0]!r} a misspelling of it?" if misspelt else f"add {key!r}"
+            yield problem_at(record, path, f"missing required key {key!r}", hint=hint)
     elif check == "type":
         wanted = " or ".join(expected) if isinstance(expected, list) else expected
         got = _JSON_TYPES.get(type(instance), type(instance).__name__)
@@ -253,11 +259,6 @@ def _describe(error, record: Record, kind: str) -> Iterator[Problem]:
         yield problem_at(record, path, error.message)
 
 
-def _close_key_hint(key: str, instance: Any) -> str:
-    close = difflib.get_close_matches(key, [k for k in instance if isinstance(k, str)], n=1, cutoff=0.6)
-    return f" (is {close[0]!r} a misspelling of it?)" if close else ""
-
-
 def _enum_hint(value: Any, allowed: list) -> str | None:
     if isinstance(value, str):
         if value.lower() in _ROLE_SYNONYMS and _ROLE_SYNONYMS[value.lower()] in allowed:
@@ -272,11 +273,25 @@ def _enum_hint(value: Any, allowed: list) -> str | None:
 # Checks a schema cannot state: eval files
 
 
+def _items(value: Any) -> Iterator[tuple[int, dict]]:
+    """(index, item) for the objects of a list; anything else holds none (checked elsewhere)."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, dict):
+                yield index, item
+
+
+def _cases(data: Any) -> Iterator[tuple[int, dict]]:
+    return _items(data.get("evalcases")) if isinstance(data, dict) else iter(())
+
+
 def check_eval_file(record: Record, allow_outside_root: bool = False) -> Iterator[Problem]:
-    data = record.data
+    """Unique case ids, known evaluator types and usable file references."""
     first_line: dict[str, int] = {}
-    for index, case in enumerate(data["evalcases"]):
-        case_id = case["id"]
+    for index, case in _cases(record.data):
+        case_id = case.get("id")
+        if not isinstance(case_id, str):
+            continue
         if case_id in first_line:
             yield problem_at(record, ("evalcases", index, "id"), f"duplicate case id {case_id!r}",
                              hint=f"ids must be unique in a file; first used on line {first_line[case_id]}")
@@ -288,26 +303,28 @@ def check_eval_file(record: Record, allow_outside_root: bool = False) -> Iterato
 
 def _check_evaluators(record: Record) -> Iterator[Problem]:
     data = record.data
-    places = [(("execution",), data.get("execution"))]
-    places += [(("evalcases", i, "execution"), c.get("execution")) for i, c in enumerate(data["evalcases"])]
+    places = [(("execution",), data.get("execution") if isinstance(data, dict) else None)]
+    places += [(("evalcases", i, "execution"), case.get("execution")) for i, case in _cases(data)]
     for path, execution in places:
-        for index, evaluator in enumerate((execution or {}).get("evaluators", [])):
-            if evaluator["type"] not in KNOWN_EVALUATOR_TYPES:
+        evaluators = execution.get("evaluators") if isinstance(execution, dict) else None
+        for index, evaluator in _items(evaluators):
+            kind = evaluator.get("type")
+            if isinstance(kind, str) and kind not in KNOWN_EVALUATOR_TYPES:
                 yield problem_at(record, path + ("evaluators", index, "type"),
-                                 f"unknown evaluator type {evaluator['type']!r}; its keys are kept unchecked",
+                                 f"unknown evaluator type {kind!r}; its keys are kept unchecked",
                                  "warning", f"known types: {', '.join(KNOWN_EVALUATOR_TYPES)}")
 
 
-def iter_file_segments(data: dict) -> Iterator[tuple[tuple, str]]:
+def iter_file_segments(data: Any) -> Iterator[tuple[tuple, str]]:
     """(path, value) of every file segment in an eval file's messages."""
-    for index, case in enumerate(data["evalcases"]):
+    for index, case in _cases(data):
         for field_name in ("input_messages", "expected_messages"):
-            for m_index, message in enumerate(case.get(field_name) or []):
-                content = message["content"]
-                if isinstance(content, list):
-                    for s_index, segment in enumerate(content):
-                        if segment["type"] == "file":
-                            yield ("evalcases", index, field_name, m_index, "content", s_index, "value"), segment["value"]
+            for m_index, message in _items(case.get(field_name)):
+                for s_index, segment in _items(message.get("content")):
+                    value = segment.get("value")
+                    if segment.get("type") == "file" and isinstance(value, str) and value:
+                        yield (("evalcases", index, field_name, m_index, "content", s_index, "value"),
+                               value)
 
 
 def _check_file_references(record: Record, allow_outside_root: bool) -> Iterator[Problem]:

@@ -1,0 +1,5 @@
+def slugify(title):
+    try:
+        return "-".join(title.lower().split())
+    except:
+        return ""

@@ -1,0 +1,128 @@
+"""`chatconv validate` as a user runs it: the gallery of bad input, formats, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import REPO, RECORDED, run_chatconv
+
+CASE = "evalcases:\n  - id: a\n    outcome: x\n    input_messages:\n"
+ALIAS_BOMB = "a: &a [x,x,x,x,x,x,x,x,x]\n" + "".join(
+    f"{n}: &{n} [" + ",".join([f"*{p}"] * 9) + "]\n" for n, p in zip("bcdefgh", "abcdefg"))
+STEP = '{"stepIndex":0,"input":{"role":"user","content":"x"},"output":[%s]}\n'
+ORPHAN = '{"role":"tool","content":[{"type":"tool-result","toolCallId":"z","toolName":"t","output":{"type":"text","value":"v"}}]}'
+
+# name: (file name, content, exit status, line, text that names the field or fault)
+GALLERY = {
+    "misspelt key": ("e.yaml", "evalcases:\n  - id: a\n    outcome: x\n    input_mesages: []\n",
+                     1, 4, "$.evalcases[0].input_mesages: unknown key 'input_mesages' (did you mean 'input_messages'?)"),
+    "unknown key": ("e.yaml", "colour: red\n" + CASE + "      - {role: user, content: hi}\n", 1, 1, "$.colour: unknown key"),
+    "wrong role": ("e.yaml", CASE + "      - role: human\n        content: hi\n", 1, 5,
+                   "$.evalcases[0].input_messages[0].role: 'human' is not one of"),
+    "string for a list": ("e.yaml", "evalcases:\n  - id: a\n    outcome: x\n    input_messages: hi\n", 1, 4,
+                          "$.evalcases[0].input_messages: expected array, got string"),
+    "broken YAML": ("e.yaml", "evalcases:\n  - id: a\n   outcome: [x\n", 1, 3, "invalid YAML"),
+    "alias bomb": ("e.yaml", ALIAS_BOMB, 1, None, "YAML aliases expand to more than"),
+    "truncated JSONL line": ("r.jsonl", STEP % "" + STEP[:40], 1, 2, "invalid JSON: unexpected end of data"),
+    "invalid UTF-8": ("e.yaml", (CASE + "      - {role: user, content: caf\xe9}\n").encode("latin-1"), 1, 5,
+                      "invalid UTF-8 byte 0xe9"),
+    "empty file": ("e.yaml", "", 1, 1, "the file is empty"),
+    "duplicate id": ("e.yaml", CASE + "      - {role: user, content: hi}\n  - id: a\n    outcome: y\n"
+                     "    input_messages: [{role: user, content: ho}]\n", 1, 6, "$.evalcases[1].id: duplicate case id 'a'"),
+    "tool-result with no call": ("r.jsonl", STEP % ORPHAN, 1, 1,
+                                 "$.output[0].content[0].toolCallId: tool-result 'z' answers no earlier tool-call"),
+    "missing referenced file": ("e.yaml", CASE + "      - role: user\n        content:\n          - {type: file, value: gone.md}\n",
+                                1, 7, "file 'gone.md' not found; looked in:"),
+    "file reference escaping the root": ("e.yaml", CASE + "      - role: user\n        content:\n"
+                                         "          - {type: file, value: ../outside.md}\n",
+                                         1, 7, "resolves outside the repository root"),
+}
+
+
+@pytest.mark.parametrize("name", list(GALLERY))
+def test_bad_input_gets_one_clear_message(repo, name):
+    file_name, content, status, line, expected = GALLERY[name]
+    (repo.parent / "outside.md").write_text("outside")
+    path = repo / file_name
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+    result = run_chatconv("validate", path)
+    assert result.returncode == status, result.stdout_text
+    problems = result.stdout_text.splitlines()[:-1]
+    assert len(problems) == 1, result.stdout_text
+    [problem] = problems
+    assert problem.startswith(f"{path}:{line}:" if line else f"{path}:")
+    assert ": error: " in problem and expected in problem
+
+
+def test_missing_file_is_exit_2(tmp_path):
+    result = run_chatconv("validate", tmp_path / "nope.yaml")
+    assert result.returncode == 2 and "no such file" in result.stdout_text
+
+
+def test_usage_error_is_exit_2():
+    result = run_chatconv("validate", "x.yaml", "--format", "xml")
+    assert result.returncode == 2 and "Invalid value for '--format'" in result.stderr_text
+
+
+def test_valid_examples_and_recordings_exit_0():
+    result = run_chatconv("validate", "examples", RECORDED, cwd=REPO)
+    assert result.returncode == 0, result.stdout_text
+    assert result.stdout_text.splitlines()[-1].startswith("10 files, 59 records: 0 errors, 0 warnings")
+
+
+def test_json_format_is_one_object_with_every_problem(repo):
+    path = repo / "e.yaml"
+    path.write_text(GALLERY["wrong role"][1])
+    result = run_chatconv("validate", "--format", "json", path)
+    report = json.loads(result.stdout)
+    assert result.returncode == 1
+    assert (report["files"], report["records"], report["errors"], report["warnings"]) == (1, 1, 1, 0)
+    [problem] = report["problems"]
+    assert problem == {"file": str(path), "line": 5, "column": 9, "severity": "error",
+                       "path": "$.evalcases[0].input_messages[0].role",
+                       "message": "'human' is not one of: system, user, assistant, tool", "hint": "use 'user'"}
+
+
+def test_github_format_is_workflow_annotations(repo):
+    path = repo / "e.yaml"
+    path.write_text(GALLERY["wrong role"][1])
+    result = run_chatconv("validate", "--format", "github", path)
+    assert result.stdout_text.startswith(f"::error file={path},line=5,col=9,title=chatconv::$.evalcases[0]")
+
+
+def test_stdin_jsonl_and_yaml():
+    steps = (RECORDED / "weather-steps.jsonl").read_bytes()
+    result = run_chatconv("validate", "-", stdin=steps)
+    assert result.returncode == 0 and "10 records: 0 errors" in result.stdout_text
+    result = run_chatconv("validate", "-", stdin=GALLERY["wrong role"][1].encode())
+    assert result.returncode == 1 and result.stdout_text.startswith("-:5:9: error:")
+
+
+def test_max_errors_stops_early(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text("{}\n" * 50)
+    result = run_chatconv("validate", "--kind", "step", "--max-errors", "2", path)
+    lines = result.stdout_text.splitlines()
+    assert result.returncode == 1 and len(lines) == 3 and "stopped early" in lines[-1]
+
+
+def test_folders_skip_files_that_are_not_chatconv_records(repo):
+    (repo / "package.json").write_text('{"name": "x"}')
+    (repo / "e.yaml").write_text(GALLERY["unknown key"][1].replace("colour: red\n", ""))
+    result = run_chatconv("validate", repo)
+    assert result.returncode == 0
+    assert result.stdout_text.strip() == "1 file, 1 record: 0 errors, 0 warnings (1 skipped: not chatconv records)"
+    named = run_chatconv("validate", repo / "package.json")
+    assert named.returncode == 1 and "cannot tell what kind of record this is" in named.stdout_text
+    assert run_chatconv("validate", "--skip-unknown", repo / "package.json").returncode == 0
+
+
+def test_schema_command_lists_and_prints():
+    listing = run_chatconv("schema")
+    assert "eval-file" in listing.stdout_text and "legacy/model-message-v4" in listing.stdout_text
+    schema = json.loads(run_chatconv("schema", "conversation-step").stdout)
+    assert schema["properties"]["output"]["type"] == "array"
+    unknown = run_chatconv("schema", "nope")
+    assert unknown.returncode == 2 and "no schema 'nope'" in unknown.stderr_text

@@ -1,0 +1,333 @@
+"""Validation: the seeds' examples and the real recordings pass; each kind of fault is found."""
+
+from __future__ import annotations
+
+import copy
+import os
+import textwrap
+
+import pytest
+
+from chatconv.validate import detect_kind, validate_path, validate_record
+from conftest import read_jsonl, recorded_files, write_jsonl
+
+# The YAML snippets of seed 001, each the input_messages of one case.
+SEED_001_SNIPPETS = {
+    "single-system-and-user": """
+        - role: system
+          content: You are a helpful assistant.
+        - role: user
+          content: Hello, world!
+    """,
+    "multi-turn-with-assistant": """
+        - role: user
+          content: Debug this code
+        - role: assistant
+          content: I can help with that
+        - role: user
+          content: Thanks, here's the code
+    """,
+    "system-with-guidelines": """
+        - role: user
+          content:
+            - type: text
+              value: Review this code
+            - type: file
+              value: ./guidelines.instructions.md
+    """,
+    "embedded-non-guideline-file": """
+        - role: user
+          content:
+            - type: text
+              value: "Review this:"
+            - type: file
+              value: ./code.js
+    """,
+    "extract-guideline-from-user": """
+        - role: user
+          content:
+            - type: file
+              value: python.instructions.md
+            - type: text
+              value: Write a function
+    """,
+    "multiple-guideline-files": """
+        - role: user
+          content:
+            - type: file
+              value: python.instructions.md
+            - type: file
+              value: security.instructions.md
+    """,
+    "only-guideline-files": """
+        - role: system
+          content: System context
+        - role: user
+          content:
+            - type: file
+              value: guidelines.instructions.md
+    """,
+    "explicit-system-message": """
+        - role: system
+          content: Custom system context
+        - role: user
+          content: Hello
+    """,
+    "orchestrator-populates-chat-prompt": """
+        - role: user
+          content: Hello
+        - role: assistant
+          content: Hi there
+    """,
+}
+
+
+def _write_seed_files(folder):
+    (folder / "guidelines.instructions.md").write_text("Always be concise")
+    (folder / "code.js").write_text("console.log('test')")
+    (folder / "python.instructions.md").write_text("Use type hints.")
+    (folder / "security.instructions.md").write_text("Never log secrets.")
+
+
+@pytest.mark.parametrize("name", sorted(SEED_001_SNIPPETS))
+def test_every_seed_001_snippet_validates(repo, name):
+    _write_seed_files(repo)
+    messages = textwrap.indent(textwrap.dedent(SEED_001_SNIPPETS[name]).strip(), "      ")
+    path = repo / f"{name}.yaml"
+    path.write_text(f"guideline_patterns: ['**/*.instructions.md']\nevalcases:\n"
+                    f"  - id: {name}\n    outcome: as in seed 001\n    input_messages:\n{messages}\n")
+    problems, summary = validate_path(path)
+    assert problems == [] and summary.records == 1
+
+
+@pytest.mark.parametrize("path", recorded_files(), ids=lambda p: p.name)
+def test_recordings_validate_unchanged(path):
+    problems, summary = validate_path(path)
+    assert problems == []
+    assert summary.records == len(read_jsonl(path)) > 0
+
+
+def _as_conversations(steps):
+    by_id = {}
+    for step in steps:
+        step = dict(step)
+        conversation = by_id.setdefault(step.pop("conversationId"), [])
+        conversation.append(step)
+    return [{"id": cid, "steps": s, "metadata": {}} for cid, s in by_id.items()]
+
+
+def _as_steps(conversations):
+    return [{"conversationId": c["id"], **step} for c in conversations for step in c["steps"]]
+
+
+@pytest.mark.parametrize("path", recorded_files(), ids=lambda p: p.name)
+def test_recordings_validate_in_the_other_line_style(tmp_path, path):
+    records = read_jsonl(path)
+    other = _as_steps(records) if "steps" in records[0] else _as_conversations(records)
+    problems, summary = validate_path(write_jsonl(tmp_path / "other.jsonl", other))
+    assert problems == [] and summary.records == len(other)
+
+
+def _legacy(step):
+    """The step as AI SDK 4 wrote it; a one-message output collapsed to that message."""
+    step = copy.deepcopy(step)
+    for message in step["output"]:
+        for part in message["content"] if isinstance(message["content"], list) else []:
+            if part["type"] == "tool-call":
+                part["args"] = part.pop("input")
+            if part["type"] == "tool-result":
+                part["result"] = part.pop("output")["value"]
+    if len(step["output"]) == 1:
+        step["output"] = step["output"][0]
+    return step
+
+
+def test_legacy_shapes_are_warnings_naming_their_migrations(tmp_path):
+    for recording in recorded_files():
+        if "steps" not in read_jsonl(recording)[0]:
+            write_jsonl(tmp_path / recording.name, [_legacy(s) for s in read_jsonl(recording)])
+    problems, summary = validate_path(tmp_path)
+    assert summary.errors == 0 and summary.files == 4
+    names = {p.hint.split("migration ")[1].rstrip(")") for p in problems}
+    assert names == {"0001_step_output_array", "0002_ai_sdk5_parts"}
+    assert all(p.severity == "warning" and "legacy shape" in p.message for p in problems)
+
+
+def test_legacy_eval_file_spellings_are_read(repo):
+    path = repo / "old.yaml"
+    path.write_text("tests:\n  - id: a\n    criteria: says hi\n    input: hello\n    expected_output: hi\n")
+    problems, _ = validate_path(path)
+    assert [p.severity for p in problems] == ["warning"]
+    assert "0003_eval_file_spellings" in problems[0].hint and problems[0].line == 1
+
+
+def _eval_file(repo, body: str, name="e.yaml"):
+    path = repo / name
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def test_duplicate_case_id_names_the_first_line(repo):
+    path = _eval_file(repo, """\
+        evalcases:
+          - id: a
+            outcome: x
+            input_messages: [{role: user, content: hi}]
+          - id: a
+            outcome: y
+            input_messages: [{role: user, content: ho}]
+    """)
+    [problem] = validate_path(path)[0]
+    assert (problem.line, problem.path) == (5, "$.evalcases[1].id")
+    assert "duplicate case id 'a'" in problem.message and "line 2" in problem.hint
+
+
+def test_misspelt_key_gets_did_you_mean(repo):
+    path = _eval_file(repo, """\
+        evalcases:
+          - id: a
+            outcom: x
+            input_messages: [{role: user, content: hi}]
+    """)
+    [problem] = validate_path(path)[0]  # one problem: the missing 'outcome' is the same fault
+    assert problem.message == "unknown key 'outcom'" and problem.line == 3
+    assert problem.hint == "did you mean 'outcome'?"
+
+
+def test_misspelt_required_key_in_a_recording_stays_an_error():
+    step = _step(0, [])
+    step["stepindex"] = step.pop("stepIndex")
+    problems = {(p.severity, p.message, p.hint) for p in validate_record(step)}
+    assert ("error", "missing required key 'stepIndex'", "is 'stepindex' a misspelling of it?") in problems
+
+
+def test_wrong_role_and_string_for_list(repo):
+    path = _eval_file(repo, """\
+        evalcases:
+          - id: a
+            outcome: x
+            input_messages:
+              - role: human
+                content: hi
+          - id: b
+            outcome: x
+            input_messages: just a string
+    """)
+    problems = validate_path(path)[0]
+    by_path = {p.path: p for p in problems}
+    role = by_path["$.evalcases[0].input_messages[0].role"]
+    assert role.line == 5 and "'human' is not one of" in role.message and role.hint == "use 'user'"
+    string = by_path["$.evalcases[1].input_messages"]
+    assert string.line == 9 and "expected array, got string" in string.message
+
+
+def test_file_references_missing_and_outside_the_root(repo):
+    (repo / "evals").mkdir()
+    (repo / "shared.md").write_text("found in a parent folder")
+    outside = repo.parent / "outside-secret.md"
+    outside.write_text("secret")
+    os.symlink(outside, repo / "evals" / "link.md")
+    path = _eval_file(repo, """\
+        evalcases:
+          - id: a
+            outcome: x
+            input_messages:
+              - role: user
+                content:
+                  - {type: file, value: shared.md}
+                  - {type: file, value: /shared.md}
+                  - {type: file, value: missing.md}
+                  - {type: file, value: ../../outside-secret.md}
+                  - {type: file, value: link.md}
+    """, name="evals/e.yaml")
+    problems = validate_path(path)[0]
+    assert [p.line for p in problems] == [9, 10, 11]
+    assert "not found" in problems[0].message and str(repo / "evals") in problems[0].message
+    assert all("resolves outside the repository root" in p.message for p in problems[1:])
+    assert validate_path(path, allow_outside_root=True)[0][1:] == []
+
+
+def test_unknown_evaluator_type_is_a_warning(repo):
+    path = _eval_file(repo, """\
+        execution:
+          evaluators:
+            - {name: custom, type: rubric, rubric_file: r.md}
+        evalcases:
+          - {id: a, outcome: x, input_messages: [{role: user, content: hi}]}
+    """)
+    [problem] = validate_path(path)[0]
+    assert problem.severity == "warning" and "unknown evaluator type 'rubric'" in problem.message
+
+
+def _step(index, output, conversation="c1"):
+    return {"conversationId": conversation, "stepIndex": index,
+            "input": {"role": "user", "content": "go"}, "output": output}
+
+
+def _call(call_id):
+    return {"role": "assistant", "content": [
+        {"type": "tool-call", "toolCallId": call_id, "toolName": "t", "input": {}}]}
+
+
+def _result(call_id):
+    return {"role": "tool", "content": [{"type": "tool-result", "toolCallId": call_id, "toolName": "t",
+                                         "output": {"type": "text", "value": "ok"}}]}
+
+
+def test_tool_pairing_across_steps(tmp_path):
+    path = write_jsonl(tmp_path / "r.jsonl", [
+        _step(0, [_call("a")]),
+        _step(1, [_result("a"), _call("b"), _call("b")]),    # answered a step later; b twice
+        _step(2, [_result("zzz")]),                          # answers nothing
+        _step(0, [_result("a")], conversation="c2"),         # a belongs to another conversation
+    ])
+    problems = validate_path(path)[0]
+    summary = sorted((p.line, p.severity, p.message) for p in problems)
+    assert summary == [
+        (2, "warning", "duplicate toolCallId 'b'"),
+        (2, "warning", "tool-call 'b' is never answered"),
+        (3, "error", "tool-result 'zzz' answers no earlier tool-call"),
+        (4, "error", "tool-result 'a' answers no earlier tool-call"),
+    ]
+
+
+def test_step_index_must_increase(tmp_path):
+    path = write_jsonl(tmp_path / "r.jsonl", [_step(0, []), _step(2, []), _step(1, [])])
+    [problem] = validate_path(path)[0]
+    assert problem.line == 3 and "stepIndex 1 does not follow 2" in problem.message
+
+
+def test_unknown_key_in_a_recording_is_a_warning_and_kept(tmp_path):
+    step = _step(0, [{"role": "assistant", "content": "hi", "extra": 1}])
+    step["note"] = "kept"
+    problems = validate_record(step)
+    assert sorted(p.path for p in problems) == ["$.note", "$.output[0].extra"]
+    assert all(p.severity == "warning" and "kept" in p.message for p in problems)
+    assert step["note"] == "kept" and step["output"][0]["extra"] == 1
+
+
+def test_tool_part_in_a_user_message_is_an_error():
+    step = _step(0, [])
+    step["input"] = {"role": "user", "content": [{"type": "tool-call", "toolCallId": "x", "toolName": "t",
+                                                  "input": {}}]}
+    [problem] = validate_record(step)
+    assert problem.path == "$.input.content[0].type" and "'tool-call' is not one of" in problem.message
+
+
+@pytest.mark.parametrize("data, kind", [
+    ({"evalcases": []}, "eval-file"),
+    ({"tests": []}, "eval-file"),
+    ({"id": "c", "steps": []}, "conversation"),
+    ({"stepIndex": 0}, "step-record"),
+    ({"question": "q"}, "provider-request"),
+    ({"guideline_patterns": ["*.md"]}, "config"),
+    ([{"role": "user", "content": "hi"}], "chat-prompt"),
+    ({"name": "x"}, None),
+])
+def test_detect_kind(data, kind):
+    assert detect_kind(data) == kind
+
+
+def test_config_detected_by_name():
+    assert detect_kind({}, ".agentv/config.yaml") == "config"
+    assert detect_kind({}, "sub/chatconv.yaml") == "config"
