@@ -11,7 +11,9 @@ import sys
 import click
 import orjson
 
-from .problems import ChatconvError, Problem
+from .problems import ChatconvError, Problem, UnreadableInput
+from .prompt.convert import DEFAULT_SYSTEM_PROMPT, SYSTEM_POLICIES
+from .providers import TARGETS
 from .schemas import load_schema, schema_names
 from .validate import Summary, Validator, canonical_kind, kind_names
 
@@ -119,9 +121,89 @@ def schema(name):
         raise click.UsageError(exc.args[0]) from None
 
 
+@cli.command()
+@click.argument("eval_file", type=click.Path(dir_okay=False))
+@click.option("--case", "case_ids", multiple=True, metavar="ID", help="Only this case (repeatable).")
+@click.option("--target", type=click.Choice(TARGETS), default="raw", show_default=True,
+              help="raw: question, guidelines and chat_prompt; openai/anthropic/gemini: that API's request "
+                   "body; agent: the question for agent providers.")
+@click.option("--system-policy", type=click.Choice(SYSTEM_POLICIES), default="merge", show_default=True,
+              help="System messages after the conversation started: merge into the system message, "
+                   "re-tag as assistant or user with a [System]: prefix, or keep in place.")
+@click.option("--default-system-prompt", default=DEFAULT_SYSTEM_PROMPT, show_default=True,
+              help="The system prompt used when a case has guidelines but no system text of its own.")
+@click.option("--system-prompt", help="A system prompt for cases whose input and metadata have none.")
+@click.option("--guideline-pattern", "guideline_patterns", multiple=True, metavar="GLOB",
+              help="Files matching this glob are guidelines (repeatable); replaces the eval file's "
+                   "and the config's patterns.")
+@click.option("--allow-outside-root", is_flag=True,
+              help="Accept file references that resolve outside the repository root.")
+@click.option("--repair", is_flag=True,
+              help="Fix what the target API would refuse (e.g. a late system message for Anthropic) "
+                   "instead of failing; every repair is reported on stderr.")
+def prompt(eval_file, case_ids, target, system_policy, default_system_prompt, system_prompt,
+           guideline_patterns, allow_outside_root, repair):
+    """Build the prompt of each case of EVAL_FILE: one JSON object per line, in file order.
+
+    \b
+    raw:    {"id", "question", "guidelines", "chat_prompt"}   (chat_prompt null for one user turn)
+    other:  {"id", "request"}   the body the target's API takes, without model and sampling settings
+
+    Multi-turn cases reach chat APIs as real multi-turn message arrays; the question keeps
+    [Role]: markers for logging and agent providers.
+    """
+    from pathlib import Path
+
+    from .prompt.convert import EvalFileContext, PromptOptions, build_prompt_inputs
+    from .providers import ProviderRuleError, render_request
+    from .validate import load_eval_file
+
+    options = PromptOptions(list(guideline_patterns) or None, system_prompt, None, system_policy,
+                            default_system_prompt, allow_outside_root)
+    try:
+        record, warnings = load_eval_file(eval_file, allow_outside_root)
+    except UnreadableInput as exc:
+        _fail(exc.problems, EXIT_UNREADABLE)
+    for warning in warnings:
+        click.echo(warning.format_text(), err=True)
+    cases = list(enumerate(record.data["evalcases"]))
+    unknown = [c for c in case_ids if c not in {case["id"] for _, case in cases}]
+    if unknown:
+        known = ", ".join(case["id"] for _, case in cases)
+        raise click.BadParameter(f"no case {unknown[0]!r} in {eval_file}; its cases: {known}", param_hint="--case")
+    context = EvalFileContext.for_file(Path(eval_file), record.data, options, record.locate)
+    for index, case in cases:
+        if case_ids and case["id"] not in case_ids:
+            continue
+        inputs = build_prompt_inputs(case, context, options, ("evalcases", index))
+        if target == "raw":
+            _write_json_line({"id": case["id"], "question": inputs.question, "guidelines": inputs.guidelines,
+                              "chat_prompt": inputs.chat_prompt})
+            continue
+        request = inputs.as_request(context.case_system_prompt(case, options))
+        try:
+            body, repairs = render_request(request, target, repair, default_system_prompt)
+        except ProviderRuleError as exc:
+            where = context.problem(("evalcases", index), f"case {case['id']!r}: {exc.problems[0].message}",
+                                    exc.problems[0].hint)
+            _fail([where], EXIT_INVALID)
+        for note in repairs:
+            click.echo(f"{eval_file}: case {case['id']!r}: {note}", err=True)
+        _write_json_line({"id": case["id"], "request": body})
+
+
+def _fail(problems, status: int):
+    for problem in problems:
+        click.echo(problem.format_text(), err=True)
+    sys.exit(status)
+
+
 def main() -> None:
     try:
         cli.main(prog_name="chatconv")
+    except UnreadableInput as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(EXIT_UNREADABLE)
     except ChatconvError as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_INVALID)

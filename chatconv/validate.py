@@ -12,7 +12,7 @@ from typing import Any, Iterable, Iterator
 
 from .messages import iter_step_messages, iter_steps, message_parts
 from .migrate import upgrade_record
-from .problems import Problem, UnreadableInput, json_path
+from .problems import ChatconvError, Problem, UnreadableInput
 from .prompt.files import FileReferenceError, find_repo_root, resolve_reference
 from .schemas import explaining_validator, fast_validator, load_schema, schema_names
 from .sources import DATA_SUFFIXES, Record, iter_records, problem_at
@@ -180,6 +180,18 @@ def validate_record(data: Any, kind: str | None = None, file: str = "<record>") 
         return [problem_at(record, (), "cannot tell what kind of record this is")]
     checks = RecordingChecks()
     return [*check_record(record, kind, checks), *checks.finish()]
+
+
+def load_eval_file(path: str | Path, allow_outside_root: bool = False) -> tuple[Record, list[Problem]]:
+    """An eval file, read and upgraded in memory, with its warnings; ChatconvError lists its errors."""
+    [record] = iter_records(path)
+    if record.error:
+        raise ChatconvError(record.error)
+    problems = [*record.problems, *check_record(record, "eval-file", allow_outside_root=allow_outside_root)]
+    errors = [p for p in problems if p.is_error]
+    if errors:
+        raise ChatconvError(errors)
+    return record, problems
 
 
 def validate_path(path: str | Path, kind: str | None = None, **options) -> tuple[list[Problem], Summary]:
