@@ -184,6 +184,8 @@ def render_anthropic(messages: list[dict], repair: bool = False) -> tuple[dict, 
         message = _tool_text_message(message) or message
         role = "user" if message["role"] == "tool" else message["role"]
         blocks = [b for b in (_anthropic_block(p, index, state) for p in _parts(message)) if b is not None]
+        if not blocks:
+            continue  # nothing of it can be sent (e.g. only reasoning, or repaired empty text)
         if turns and turns[-1]["role"] == role:
             turns[-1]["blocks"].extend(blocks)
         else:
@@ -226,6 +228,9 @@ def _anthropic_block(part: dict, index: int, state: Rendering) -> dict | None:
 
 def _check_turns(turns: list[dict], state: Rendering, call: str, result: str, result_id: str, call_id: str) -> None:
     """Start with the user; every call answered in the next user turn, results first."""
+    if not turns:
+        state.broken(None, "no message to send besides the system prompt",
+                     "the API needs at least one user message; give the case a user message")
     if turns and turns[0]["role"] != "user":
         state.broken(turns[0]["index"], f"the conversation starts with the {turns[0]['role']}",
                      "the first message must come from the user",
@@ -287,6 +292,8 @@ def render_gemini(messages: list[dict], repair: bool = False) -> tuple[dict, lis
         message = _tool_text_message(message) or message
         role = "model" if message["role"] == "assistant" else "user"
         blocks = [b for b in (_gemini_part(p, index, state) for p in _parts(message)) if b is not None]
+        if not blocks:
+            continue
         if turns and turns[-1]["role"] == role:
             turns[-1]["blocks"].extend(blocks)
         else:

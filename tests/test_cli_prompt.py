@@ -1,0 +1,112 @@
+"""`chatconv prompt` as a user runs it: outputs per target, and bad input without tracebacks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import REPO, run_chatconv
+
+MULTI = REPO / "examples" / "evals" / "multi-turn.yaml"
+
+
+def lines(result):
+    return [json.loads(line) for line in result.stdout_text.splitlines()]
+
+
+def test_raw_output_of_the_examples():
+    result = run_chatconv("prompt", MULTI)
+    assert result.returncode == 0, result.stderr_text
+    [case] = lines(result)
+    assert case["id"] == "debug-off-by-one" and case["guidelines"] == ""
+    assert case["chat_prompt"] == [
+        {"role": "system", "content": "Answer in at most three sentences."},
+        {"role": "user", "content": "My loop skips the last item of the list."},
+        {"role": "assistant", "content": "Can you show me the loop?"},
+        {"role": "user", "content": "for i in range(len(items) - 1): print(items[i])"}]
+    assert case["question"].startswith("[System]: Answer in at most three sentences.\n[User]: My loop")
+
+
+def test_guidelines_come_from_the_config_of_the_examples():
+    result = run_chatconv("prompt", REPO / "examples" / "evals" / "code-review.yaml", "--target", "anthropic")
+    [case] = lines(result)
+    system = case["request"]["system"]
+    assert system.startswith("You are a careful assistant.\n\n[[ ## Guidelines ## ]]\n\nPrefer small functions")
+    content = case["request"]["messages"][0]["content"]
+    assert content.startswith("<Attached: guidelines/python.instructions.md>\nReview this function.\n=== ./files/slugify.py ===")
+
+
+@pytest.mark.parametrize("target, key", [("openai", "messages"), ("anthropic", "messages"), ("gemini", "contents"),
+                                         ("agent", "prompt")])
+def test_each_target_gives_a_request_body(target, key):
+    [case] = lines(run_chatconv("prompt", MULTI, "--target", target))
+    assert set(case) == {"id", "request"} and key in case["request"]
+
+
+def test_cli_patterns_and_default_system_prompt(repo):
+    (repo / "rules.md").write_text("Be exact.")
+    path = repo / "e.yaml"
+    path.write_text("evalcases:\n  - id: c\n    outcome: o\n    input_messages:\n"
+                    "      - {role: user, content: [{type: file, value: rules.md}, {type: text, value: hi}]}\n")
+    [case] = lines(run_chatconv("prompt", path, "--guideline-pattern", "*.md", "--default-system-prompt", "Judge.",
+                                "--target", "openai"))
+    assert case["request"]["messages"][0] == {"role": "system",
+                                              "content": "Judge.\n\n[[ ## Guidelines ## ]]\n\nBe exact."}
+
+
+def test_case_selection_and_unknown_case():
+    assert [c["id"] for c in lines(run_chatconv("prompt", MULTI, "--case", "debug-off-by-one"))] == ["debug-off-by-one"]
+    result = run_chatconv("prompt", MULTI, "--case", "nope")
+    assert result.returncode == 2 and "no case 'nope'" in result.stderr_text and "debug-off-by-one" in result.stderr_text
+
+
+def _eval(repo, content_yaml):
+    path = repo / "e.yaml"
+    path.write_text("evalcases:\n  - id: c\n    outcome: o\n    input_messages:\n" + content_yaml)
+    return path
+
+
+BAD = {
+    "missing file": ("      - {role: user, content: [{type: file, value: gone.md}]}\n", [], 1,
+                     "e.yaml:5:45: error: $.evalcases[0].input_messages[0].content[0].value: file 'gone.md' not found"),
+    "file outside the root": ("      - {role: user, content: [{type: file, value: ../secret.md}]}\n", [], 1,
+                              "resolves outside the repository root"),
+    "bad glob": ("      - {role: user, content: hi}\n", ["--guideline-pattern", "docs/[a.md"], 1,
+                 "bad glob 'docs/[a.md': an unclosed '['"),
+    "invalid eval file": ("      - {role: human, content: hi}\n", [], 1, "'human' is not one of"),
+    "late system message for anthropic": (
+        "      - {role: user, content: a}\n      - {role: system, content: b}\n",
+        ["--target", "anthropic", "--system-policy", "keep"], 1,
+        "e.yaml:2:5: error: $.evalcases[0]: case 'c': anthropic: a system message after the conversation has started"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_bad_input_gives_one_clear_message(repo, name):
+    content, options, status, expected = BAD[name]
+    (repo.parent / "secret.md").write_text("secret")
+    result = run_chatconv("prompt", _eval(repo, content), *options)
+    assert result.returncode == status
+    assert result.stdout_text == ""
+    [message] = result.stderr_text.splitlines()
+    assert expected in message
+
+
+def test_unreadable_config_is_named(repo):
+    (repo / "chatconv.yaml").write_bytes(b"guideline_patterns: [\n")
+    result = run_chatconv("prompt", _eval(repo, "      - {role: user, content: hi}\n"))
+    assert result.returncode == 1 and "chatconv.yaml:2:1: error: $: invalid YAML" in result.stderr_text
+
+
+def test_missing_eval_file_is_exit_2(tmp_path):
+    result = run_chatconv("prompt", tmp_path / "nope.yaml")
+    assert result.returncode == 2 and "no such file" in result.stderr_text
+
+
+def test_older_spellings_work_as_read(repo):
+    path = repo / "old.yaml"
+    path.write_text("tests:\n  - id: c\n    criteria: o\n    input: Hello\n")
+    result = run_chatconv("prompt", path)
+    assert lines(result) == [{"id": "c", "question": "Hello", "guidelines": "", "chat_prompt": None}]
+    assert "0003_eval_file_spellings" in result.stderr_text  # the warning names the migration
