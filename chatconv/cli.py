@@ -198,6 +198,115 @@ def _fail(problems, status: int):
     sys.exit(status)
 
 
+# ---------------------------------------------------------------------------------------------
+# Recordings: text, tools, dataset
+
+
+def _recording_options(command):
+    command = click.option("--format", "output_format", type=click.Choice(["jsonl", "table"]), default="jsonl",
+                           show_default=True, help="jsonl: one JSON object per line; table: for a person.")(command)
+    command = click.option("--field", "fields", multiple=True, metavar="NAME=KEY",
+                           help="Read the step field NAME from KEY (repeatable), e.g. --field output=response.")(command)
+    return click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))(command)
+
+
+def _steps_of(file, fields, problems):
+    from .recordings import iter_recording_steps, parse_field_map
+
+    try:
+        yield from iter_recording_steps(file, parse_field_map(list(fields)), problems)
+    except UnreadableInput as exc:
+        _fail(exc.problems, EXIT_UNREADABLE)
+
+
+def _emit(row: dict, output_format: str, columns: tuple) -> None:
+    if output_format == "jsonl":
+        _write_json_line(row)
+        return
+    cells = []
+    for column in columns:
+        value = row[column]
+        text = value if isinstance(value, str) else orjson.dumps(value).decode()
+        text = text.replace("\n", " ")
+        cells.append(text if len(text) <= 60 else text[:57] + "...")
+    click.echo("  ".join(cells))
+
+
+def _finish(problems) -> None:
+    for problem in problems:
+        click.echo(problem.format_text(), err=True)
+    sys.exit(EXIT_INVALID if any(p.is_error for p in problems) else EXIT_OK)
+
+
+@cli.command()
+@_recording_options
+def text(file, fields, output_format):
+    """The text of each step's whole output array: {"conversationId", "stepIndex", "text"}.
+
+    FILE holds one step per line or one conversation per line (legacy shapes are read too).
+    """
+    from .recordings import step_text
+
+    problems = []
+    for item in _steps_of(file, fields, problems):
+        row = {"conversationId": item.conversation_id, "stepIndex": item.step["stepIndex"],
+               "text": step_text(item.step)}
+        _emit(row, output_format, ("conversationId", "stepIndex", "text"))
+    _finish(problems)
+
+
+@cli.command()
+@_recording_options
+@click.option("--window", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Conversations followed at once: calls are paired within this many recent conversations.")
+def tools(file, fields, output_format, window):
+    """Each tool call with its result, paired by toolCallId across the steps of a conversation.
+
+    \b
+    {"conversationId", "stepIndex", "toolCallId", "toolName", "args", "result", "status"}
+    status is ok, error or unanswered; result is the tool result's output value (null when
+    unanswered). Calls come out per conversation, in order. Results that answer no call and
+    repeated ids are reported on stderr.
+    """
+    from .recordings import ConversationPairings
+
+    problems = []
+    pairings = ConversationPairings(window)
+
+    def emit(flushed):
+        for conversation_id, pairing in flushed:
+            for paired in pairing.calls:
+                call = paired.call
+                row = {"conversationId": conversation_id, "stepIndex": paired.step_index,
+                       "toolCallId": call["toolCallId"], "toolName": call["toolName"], "args": call["args"],
+                       "result": paired.result["output"].get("value") if paired.result else None,
+                       "status": paired.status}
+                _emit(row, output_format, ("conversationId", "stepIndex", "toolName", "status", "toolCallId"))
+            for step_index, result in pairing.orphans:
+                problems.append(Problem(file, None, None, "$", f"conversation {conversation_id!r} step {step_index}: "
+                                        f"tool-result {result['toolCallId']!r} answers no earlier tool-call"))
+            for step_index, call in pairing.duplicates:
+                problems.append(Problem(file, None, None, "$", f"conversation {conversation_id!r} step {step_index}: "
+                                        f"duplicate toolCallId {call['toolCallId']!r}", "warning"))
+
+    for item in _steps_of(file, fields, problems):
+        emit(pairings.add(item.conversation_id, item.step))
+    emit(pairings.finish())
+    _finish(problems)
+
+
+@cli.command()
+@_recording_options
+def dataset(file, fields, output_format):
+    """Dataset items, one per step: {"id": "<conversation id>-step-<i>", "prompt", "completion", "metadata"}."""
+    from .recordings import step_to_dataset_item
+
+    problems = []
+    for item in _steps_of(file, fields, problems):
+        _emit(step_to_dataset_item(item.conversation_id, item.step), output_format, ("id", "prompt", "completion"))
+    _finish(problems)
+
+
 def main() -> None:
     try:
         cli.main(prog_name="chatconv")

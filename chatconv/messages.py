@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 
@@ -39,3 +40,124 @@ def message_parts(message: Any) -> list:
         if isinstance(content, list):
             return content
     return []
+
+
+# ---------------------------------------------------------------------------------------------
+# Output arrays, text and tool calls (SPEC §5)
+
+
+def normalize_output(output: Any) -> list:
+    """A step's output as an array: a list stays, one message becomes [message]."""
+    from .problems import ChatconvError, Problem
+
+    if isinstance(output, list):
+        return output
+    if isinstance(output, dict):
+        return [output]
+    kind = "null" if output is None else type(output).__name__
+    raise ChatconvError(Problem("<step>", None, None, "$.output",
+                                f"output must be a message or an array of messages, got {kind}",
+                                "error", "record every message the agent produced as a list"))
+
+
+def extract_text_from_message(message: dict, include_reasoning: bool = False) -> str:
+    """String content as it is; else the text parts (and reasoning, when asked) joined by lines."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    kinds = ("text", "reasoning") if include_reasoning else ("text",)
+    return "\n".join(p["text"] for p in message_parts(message)
+                     if isinstance(p, dict) and p.get("type") in kinds and isinstance(p.get("text"), str))
+
+
+def extract_text_from_messages(messages: list, include_reasoning: bool = False) -> str:
+    """Each message's text, empty ones left out, separated by a blank line."""
+    texts = (extract_text_from_message(m, include_reasoning) for m in messages if isinstance(m, dict))
+    return "\n\n".join(t for t in texts if t)
+
+
+def extract_tool_calls(message: dict) -> list[dict]:
+    """The tool calls of an assistant message, in order: {toolCallId, toolName, args}."""
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return []
+    return [{"toolCallId": p.get("toolCallId"), "toolName": p.get("toolName"),
+             "args": p["input"] if "input" in p else p.get("args", {})}
+            for p in message_parts(message) if isinstance(p, dict) and p.get("type") == "tool-call"]
+
+
+def extract_tool_calls_from_messages(messages: list) -> list[dict]:
+    return [call for message in messages for call in extract_tool_calls(message)]
+
+
+def typed_tool_output(result: Any, is_error: bool = False) -> dict:
+    """An AI SDK 4 `result` as an AI SDK 5 output: text for a string, else json; error-* on error."""
+    kind = "text" if isinstance(result, str) else "json"
+    return {"type": f"error-{kind}" if is_error else kind, "value": result}
+
+
+def extract_tool_results(message: dict) -> list[dict]:
+    """The tool results of a message, in order: {toolCallId, toolName, output} (AI SDK 5 output)."""
+    results = []
+    for part in message_parts(message):
+        if isinstance(part, dict) and part.get("type") == "tool-result":
+            output = part["output"] if "output" in part else typed_tool_output(part.get("result"),
+                                                                                part.get("isError") is True)
+            results.append({"toolCallId": part.get("toolCallId"), "toolName": part.get("toolName"),
+                             "output": output})
+    return results
+
+
+def extract_tool_results_from_messages(messages: list) -> list[dict]:
+    return [result for message in messages for result in extract_tool_results(message)]
+
+
+def step_messages(step: dict) -> list:
+    """The input and every output message of a step, in order."""
+    return [message for _, message in iter_step_messages(step)]
+
+
+@dataclass
+class ToolCall:
+    """A call and what became of it: `status` is ok, error or unanswered."""
+
+    step_index: Any
+    call: dict
+    result: dict | None = None
+
+    @property
+    def status(self) -> str:
+        if self.result is None:
+            return "unanswered"
+        return "error" if str(self.result["output"].get("type", "")).startswith("error-") else "ok"
+
+
+@dataclass
+class ToolPairing:
+    """Calls paired with their results by toolCallId, across the steps of one conversation.
+
+    A result may come in a later step than its call. A result with no earlier call, and a
+    toolCallId used twice, are kept in `orphans` and `duplicates` for the caller to report.
+    """
+
+    calls: list[ToolCall] = field(default_factory=list)
+    orphans: list[tuple[Any, dict]] = field(default_factory=list)
+    duplicates: list[tuple[Any, dict]] = field(default_factory=list)
+    _open: dict[str, ToolCall] = field(default_factory=dict)
+    _seen: set = field(default_factory=set)
+
+    def add_step(self, step: dict) -> None:
+        index = step.get("stepIndex")
+        for message in step_messages(step):
+            for call in extract_tool_calls(message):
+                if call["toolCallId"] in self._seen:
+                    self.duplicates.append((index, call))
+                self._seen.add(call["toolCallId"])
+                paired = ToolCall(index, call)
+                self.calls.append(paired)
+                self._open[call["toolCallId"]] = paired
+            for result in extract_tool_results(message):
+                paired = self._open.pop(result["toolCallId"], None)
+                if paired is None:
+                    self.orphans.append((index, result))
+                else:
+                    paired.result = result
