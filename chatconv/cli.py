@@ -73,7 +73,10 @@ def cli():
               help="Accept file references that resolve outside the repository root.")
 @click.option("--skip-unknown", is_flag=True,
               help="Skip named files whose kind cannot be told (as in folders), e.g. from pre-commit.")
-def validate(paths, kind, output_format, max_errors, allow_outside_root, skip_unknown):
+@click.option("--jobs", type=click.IntRange(min=1), metavar="N",
+              help="Worker processes that check JSONL files (output is the same for any N). "
+                   "[default: one per core for files of 16 MiB or more, else 1]")
+def validate(paths, kind, output_format, max_errors, allow_outside_root, skip_unknown, jobs):
     """Check eval files, configs and recorded conversations against their schemas.
 
     PATHS are files, folders (searched for .yaml, .yml, .json and .jsonl files) or - for
@@ -87,7 +90,7 @@ def validate(paths, kind, output_format, max_errors, allow_outside_root, skip_un
     """
     validator = Validator(kind=canonical_kind(kind) if kind else None,
                           allow_outside_root=allow_outside_root, max_errors=max_errors,
-                          skip_unknown=skip_unknown)
+                          skip_unknown=skip_unknown, jobs=jobs)
     problems = []
     for problem in validator.run(paths):
         if output_format == "text":

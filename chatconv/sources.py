@@ -126,7 +126,7 @@ def load_yaml(text: str, file: str) -> Record:
     finally:
         loader.dispose()
     if node is None:
-        return Record(file, 1, error=_empty(file))
+        return Record(file, 1, error=empty_file_problem(file))
     builder = _YamlBuilder(file, loader)
     try:
         data = builder.build(node, ())
@@ -135,7 +135,7 @@ def load_yaml(text: str, file: str) -> Record:
     return Record(file, 1, data, problems=builder.problems, positions=builder.positions)
 
 
-def _empty(file: str) -> Problem:
+def empty_file_problem(file: str) -> Problem:
     return Problem(file, 1, 1, "$", "the file is empty", "error", "a file must hold a record")
 
 
@@ -219,7 +219,7 @@ def load_json(data: bytes, file: str, first_line: int = 1) -> Record:
 
 def _json_problem(exc: orjson.JSONDecodeError, data: bytes, file: str, first_line: int) -> Problem:
     if not data.strip():
-        return _empty(file)
+        return empty_file_problem(file)
     try:
         decode_utf8(data, file, first_line)
     except ChatconvError as bad_encoding:
@@ -319,20 +319,38 @@ def iter_records(path: str | Path) -> Iterator[Record]:
         return
     fmt = file_format(path)
     if fmt == "jsonl":
-        try:
-            stream = open(path, "rb")
-        except OSError:
-            read_bytes(path)  # raises the right UnreadableInput
-            raise
-        with stream:
+        with open_binary(path) as stream:
             empty = True
             for record in iter_jsonl(stream, file):
                 empty = False
                 yield record
             if empty:
-                yield Record(file, 1, error=_empty(file))
+                yield Record(file, 1, error=empty_file_problem(file))
         return
     yield _load_document(read_bytes(path), file, fmt)
+
+
+def open_binary(path: str | Path) -> BinaryIO:
+    """The file, open for reading bytes; UnreadableInput says why it cannot be."""
+    try:
+        return open(path, "rb")
+    except OSError:
+        read_bytes(path)  # raises the right UnreadableInput
+        raise
+
+
+def iter_line_batches(stream: BinaryIO, batch_bytes: int) -> Iterator[tuple[int, bytes]]:
+    """(number of the first line, whole lines) of about `batch_bytes` each, in file order.
+
+    Lines are numbered as iterating the stream numbers them (split at b"\\n" only); a line
+    longer than `batch_bytes` makes a batch of its own; the last line may lack its newline.
+    """
+    number = 1
+    while batch := stream.read(batch_bytes):
+        if not batch.endswith(b"\n"):
+            batch += stream.readline()  # finish the line the read cut
+        yield number, batch
+        number += batch.count(b"\n")
 
 
 def _load_document(data: bytes, file: str, fmt: str) -> Record:

@@ -5,17 +5,25 @@ checks a schema cannot state (unique ids, tool-call pairing, step order, referen
 from __future__ import annotations
 
 import difflib
+import multiprocessing
 import os
+import signal
+from collections import OrderedDict, deque
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
+
+import orjson
 
 from .messages import iter_step_messages, iter_steps, message_parts
 from .migrate import upgrade_record
 from .problems import ChatconvError, Problem, UnreadableInput
 from .prompt.files import FileReferenceError, find_repo_root, resolve_reference
 from .schemas import explaining_validator, fast_validator, load_schema, schema_names
-from .sources import DATA_SUFFIXES, Record, iter_records, problem_at
+from .sources import (DATA_SUFFIXES, Record, empty_file_problem, file_format, iter_line_batches,
+                      iter_records, load_json, open_binary, problem_at)
 
 RECORDING_KINDS = {"step-record", "conversation", "conversation-step", "model-message"}
 KIND_ALIASES = {"step": "step-record", "eval": "eval-file", "prompt": "chat-prompt"}
@@ -24,6 +32,10 @@ _CASE_LIST_SPELLINGS = ("evalcases", "testcases", "tests", "cases", "eval_cases"
 _ROLE_SYNONYMS = {"human": "user", "ai": "assistant", "bot": "assistant", "model": "assistant",
                   "function": "tool", "developer": "system"}
 _SKIPPED_FOLDERS = {"node_modules", "__pycache__", "venv"}
+
+CONVERSATION_WINDOW = 10_000  # step-per-line conversations followed at once (RecordingChecks)
+BATCH_BYTES = 4 * 1024 * 1024  # the lines of a JSONL file are checked this many bytes at a time
+PARALLEL_MIN_BYTES = 16 * 1024 * 1024  # unless --jobs says otherwise, smaller files use no workers
 
 
 def kind_names() -> list[str]:
@@ -80,52 +92,147 @@ class Summary:
 
 @dataclass
 class Validator:
-    """Validates files and folders, counting into `summary`; `run` yields problems as found."""
+    """Validates files and folders, counting into `summary`; `run` yields problems as found.
+
+    JSONL files are checked a batch of lines at a time, by `jobs` worker processes when more
+    than one (None: one per core for files of PARALLEL_MIN_BYTES or more); the problems come
+    out in line order whatever the number of workers.
+    """
 
     kind: str | None = None
     allow_outside_root: bool = False
     max_errors: int | None = None
     skip_unknown: bool = False  # skip named files of unknown kind too, as folders' files are
+    jobs: int | None = None
+    batch_bytes: int = BATCH_BYTES
+    conversation_window: int = CONVERSATION_WINDOW
     summary: Summary = field(default_factory=Summary)
+    _pool: ProcessPoolExecutor | None = field(default=None, init=False, repr=False)
 
     def run(self, paths: Iterable[str | Path]) -> Iterator[Problem]:
-        for path, explicit in discover(paths):
-            for problem in self._file(path, explicit):
-                self.summary.count(problem)
-                yield problem
-                if self.max_errors and self.summary.errors >= self.max_errors:
-                    self.summary.stopped = True
-                    return
+        try:
+            for path, explicit in discover(paths):
+                for problem in self._file(path, explicit):
+                    self.summary.count(problem)
+                    yield problem
+                    if self.max_errors and self.summary.errors >= self.max_errors:
+                        self.summary.stopped = True
+                        return
+        finally:
+            self._stop_workers()
 
     def _file(self, path: str, explicit: bool) -> Iterator[Problem]:
-        checks = RecordingChecks()
-        counted = False
+        options = LineOptions(path, self.kind, explicit, self.skip_unknown, self.allow_outside_root)
         try:
-            for record in iter_records(path):
-                kind = None
-                if not record.error:
-                    kind = self.kind or detect_kind(record.data, path)
-                    if kind is None and (self.skip_unknown or not explicit):
-                        self.summary.skipped += 1  # a folder's file that is not ours
-                        return
-                if not counted:
-                    self.summary.files += 1
-                    counted = True
-                if record.error:
-                    yield record.error
-                    continue
-                self.summary.records += 1
-                yield from record.problems
-                if kind is None:
-                    yield problem_at(record, (), "cannot tell what kind of record this is",
-                                     hint=f"pass --kind (one of: {', '.join(kind_names())})")
-                    continue
-                yield from check_record(record, kind, checks, self.allow_outside_root)
+            yield from self._merge(path, self._batches(options), RecordingChecks(self.conversation_window))
         except UnreadableInput as exc:
             self.summary.unreadable += 1
             yield from exc.problems
-            return
+
+    def _merge(self, path: str, batches: Iterable[tuple[Callable, Iterable]],
+               checks: RecordingChecks) -> Iterator[Problem]:
+        """Count and report each line's outcome in line order, with the checks across lines."""
+        summary = self.summary
+        counted = False
+        for make_record, entries in batches:
+            for where, outcome, step in entries:
+                if outcome is NOT_OURS:
+                    summary.skipped += 1  # a folder's file that is not ours
+                    return
+                if not counted:
+                    summary.files += 1
+                    counted = True
+                if isinstance(outcome, Problem):  # the line is not a record: it could not be read
+                    yield outcome
+                    continue
+                summary.records += 1
+                if outcome:
+                    yield from outcome
+                if step is not None:
+                    found = checks.add_step(*step, make_record, where)
+                    if found:
+                        yield from found
+        if not counted:  # a JSONL file of blank lines
+            summary.files += 1
+            yield empty_file_problem(path)
         yield from checks.finish()
+
+    def _batches(self, options: LineOptions) -> Iterator[tuple[Callable, Iterable]]:
+        """(make_record, entries) in order: check_lines describes the entries and `where`."""
+        path = options.file
+        if path == "-" or file_format(path) != "jsonl":
+            yield light_record, ((record, *record_outcome(record, options)) for record in iter_records(path))
+            return
+        with open_binary(path) as stream:
+            jobs = self._jobs_for(os.fstat(stream.fileno()).st_size)
+            batches = iter_line_batches(stream, self.batch_bytes)
+            if jobs > 1:
+                yield from self._checked_by_workers(batches, options, jobs)
+                return
+            for first_line, lines in batches:
+                yield LineBatch(path, lines).record, check_lines(lines, first_line, options)
+
+    def _jobs_for(self, size: int) -> int:
+        if size <= self.batch_bytes:
+            return 1  # one batch: nothing to share out
+        if self.jobs is None:
+            return available_cores() if size >= PARALLEL_MIN_BYTES else 1
+        return self.jobs
+
+    def _checked_by_workers(self, batches: Iterable[tuple[int, bytes]], options: LineOptions,
+                            jobs: int) -> Iterator[tuple[Callable, list]]:
+        """Batches checked by worker processes, handed on in file order.
+
+        At most two batches per worker are read ahead, so memory stays flat; batches still
+        queued when the caller stops (--max-errors) are cancelled.
+        """
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(jobs, mp_context=_worker_context(), initializer=_ignore_interrupts)
+        pending: deque = deque()
+        try:
+            for first_line, lines in batches:
+                pending.append((lines, self._pool.submit(check_lines, lines, first_line, options)))
+                if len(pending) >= 2 * jobs:
+                    yield self._collect(options.file, *pending.popleft())
+            while pending:
+                yield self._collect(options.file, *pending.popleft())
+        finally:
+            for _, future in pending:
+                future.cancel()
+
+    def _collect(self, path: str, lines: bytes, future) -> tuple[Callable, list]:
+        try:
+            return LineBatch(path, lines).record, future.result()
+        except BrokenProcessPool:
+            self._stop_workers()
+            raise UnreadableInput(Problem(
+                path, None, None, "$", "validation stopped: a worker process ended unexpectedly",
+                "error", "run again, or with --jobs 1 (e.g. if memory is short)")) from None
+
+    def _stop_workers(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity mask where the system has one)."""
+    if hasattr(os, "process_cpu_count"):  # Python 3.13
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _worker_context():
+    # Forked workers start at once with the schemas already compiled; spawn is the fallback.
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else None)
+
+
+def _ignore_interrupts() -> None:
+    # Ctrl-C is the main process's to handle; workers end when it shuts the pool down.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def discover(paths: Iterable[str | Path]) -> Iterator[tuple[str, bool]]:
@@ -195,9 +302,113 @@ def load_eval_file(path: str | Path, allow_outside_root: bool = False) -> tuple[
 
 
 def validate_path(path: str | Path, kind: str | None = None, **options) -> tuple[list[Problem], Summary]:
-    """Every problem of a file or folder, and the counts."""
+    """Every problem of a file or folder, and the counts; `options` are Validator's (e.g. jobs)."""
     validator = Validator(kind=canonical_kind(kind) if kind else None, **options)
     return list(validator.run([path])), validator.summary
+
+
+# ---------------------------------------------------------------------------------------------
+# The records of a file, one at a time; for JSONL, a batch of lines at a time (in workers)
+
+
+NOT_OURS = None  # the outcome of a record of unknown kind in a file that is then skipped
+_CHECKED_FURTHER = {"eval-file", "step-record", "conversation"}  # more than the schema to check
+
+
+@dataclass(frozen=True)
+class LineOptions:
+    """What checking one file's records takes; sent to the worker processes with each batch."""
+
+    file: str
+    kind: str | None  # forced with --kind, else told from each record
+    explicit: bool  # named on the command line, rather than found in a folder
+    skip_unknown: bool
+    allow_outside_root: bool
+
+
+def record_outcome(record: Record, options: LineOptions) -> tuple[Any, tuple | None]:
+    """(outcome, step) of one record, as check_lines describes them."""
+    if record.error:
+        return record.error, None
+    kind = options.kind or detect_kind(record.data, record.file)
+    if kind is None and (options.skip_unknown or not options.explicit):
+        return NOT_OURS, None
+    if kind is None:
+        return (*record.problems, problem_at(record, (), "cannot tell what kind of record this is",
+                                             hint=f"pass --kind (one of: {', '.join(kind_names())})")), None
+    steps = _StepCollector()
+    problems = (*record.problems, *check_record(record, kind, steps, options.allow_outside_root))
+    return problems, steps.step
+
+
+class _StepCollector:
+    """The `checks` of check_record for record_outcome: a step-per-line record's facts are kept
+    for the checks across lines, which the caller runs; a conversation is checked whole here."""
+
+    step: tuple | None = None
+
+    def add(self, record: Record, kind: str) -> Iterator[Problem]:
+        if kind == "conversation":
+            return RecordingChecks().add(record, kind)
+        self.step = (record.data.get("conversationId"), *step_facts(record.data, record.text))
+        return iter(())
+
+
+def check_lines(lines: bytes, first_line: int, options: LineOptions) -> list[tuple]:
+    """The outcome of each non-blank line of `lines` (whole JSONL lines, from line `first_line`).
+
+    Each entry is (where, outcome, step), in line order:
+    - where: (line number, start, end) of the line in `lines` (LineBatch makes its Record);
+    - outcome: a tuple of the record's own problems (mostly empty); a Problem when the line is
+      not a record (invalid JSON); NOT_OURS for a record of unknown kind in a file that is
+      then skipped (the last entry);
+    - step: for a step-per-line record, (conversationId, stepIndex, tool parts) for the checks
+      across lines (RecordingChecks.add_step), else None.
+    Runs in worker processes. A line that passes the fast schema check costs a parse, a check
+    and a tuple; any other becomes a Record and goes through check_record.
+    """
+    file, forced_kind = options.file, options.kind
+    loads, is_step = orjson.loads, fast_validator("step-record").is_valid
+    entries = []
+    number, start = first_line, 0
+    for line in lines.split(b"\n"):
+        end = start + len(line) + 1
+        try:
+            data = loads(line)
+        except orjson.JSONDecodeError:
+            if line.strip():
+                record = load_json(lines[start:end], file, number)  # the BOM of line 1, or an error
+                entries.append(((number, start, end), *record_outcome(record, options)))
+        else:
+            kind = forced_kind or detect_kind(data, file)
+            if kind == "step-record" and is_step(data):
+                step = (data.get("conversationId"), *step_facts(data, line))
+                entries.append(((number, start, end), (), step))
+            elif kind is not None and kind not in _CHECKED_FURTHER and fast_validator(kind).is_valid(data):
+                entries.append(((number, start, end), (), None))
+            else:
+                record = Record(file, number, data, text=lines[start:end])
+                entries.append(((number, start, end), *record_outcome(record, options)))
+                if entries[-1][1] is NOT_OURS:
+                    break  # the file is skipped: the rest of it does not matter
+        number += 1
+        start = end
+    return entries
+
+
+class LineBatch:
+    """Lines of a JSONL file held by the main process while their outcomes are merged."""
+
+    __slots__ = ("file", "lines")
+
+    def __init__(self, file: str, lines: bytes):
+        self.file = file
+        self.lines = lines
+
+    def record(self, where: tuple[int, int, int]) -> Record:
+        """A light Record of one line: enough to locate a problem in it, no parsed data."""
+        number, start, end = where
+        return Record(self.file, number, text=self.lines[start:end])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -353,77 +564,120 @@ def _check_file_references(record: Record, allow_outside_root: bool) -> Iterator
 # Checks a schema cannot state: recordings
 
 
-@dataclass
+@dataclass(slots=True)
 class _Conversation:
+    order: int  # when it was first seen: unanswered calls are reported in this order at the end
     last_step: int | None = None
-    open_calls: dict[str, tuple[Record, tuple]] = field(default_factory=dict)
+    open_calls: dict[str, tuple[Record, tuple]] = field(default_factory=dict)  # light record, path
     call_ids: set[str] = field(default_factory=set)
+
+
+def light_record(record: Record) -> Record:
+    """The record without its data: what locating a problem in it takes, kept for later."""
+    return Record(record.file, record.line, text=record.text, positions=record.positions)
+
+
+def _itself(record: Record) -> Record:
+    return record
+
+
+def step_facts(step: dict, text: str | bytes | None, path: tuple = ()) -> tuple[int, tuple | None]:
+    """A valid step's stepIndex and tool parts: (is a call, toolCallId, path of the part)."""
+    # Most steps hold no tool parts; the raw line tells so without walking the messages.
+    if isinstance(text, bytes) and b'"tool-' not in text:
+        return step["stepIndex"], None
+    parts = []
+    for message_path, message in iter_step_messages(step):
+        for p_index, part in enumerate(message_parts(message)):
+            kind = part.get("type")
+            if kind in ("tool-call", "tool-result"):
+                parts.append((kind == "tool-call", part["toolCallId"], path + message_path + ("content", p_index)))
+    return step["stepIndex"], tuple(parts)
 
 
 class RecordingChecks:
     """Step order and tool-call pairing, per conversation, across the records of one file.
 
-    A conversation-per-line record is one conversation; step-per-line records are grouped by
-    `conversationId`. Unanswered calls are reported by `finish`, when no later step can answer.
+    A conversation-per-line record is one conversation. Step-per-line records are grouped by
+    `conversationId` within a window of the `window` most recently active conversations, so
+    that memory stays flat however long the file: a conversation that falls out of the window
+    has its unanswered calls reported then, and is forgotten. `finish` reports the unanswered
+    calls of the others, when no later step can answer them.
     """
 
-    def __init__(self):
-        self._by_id: dict[Any, _Conversation] = {}
+    def __init__(self, window: int = CONVERSATION_WINDOW):
+        self.window = window
+        self._recent: OrderedDict[Any, _Conversation] = OrderedDict()  # least recently active first
+        self._started = 0
 
     def add(self, record: Record, kind: str) -> Iterator[Problem]:
         data = record.data
         if kind == "conversation":
-            conversation = _Conversation()
-            for path, step in iter_steps(data):
-                yield from self._step(record, conversation, path, step)
+            conversation, problems = _Conversation(0), []
+            for path, step in iter_steps(data):  # the record outlives its conversation: no copy
+                self._step(conversation, *step_facts(step, record.text, path), path, _itself, record, problems)
+            yield from problems
             yield from _unanswered(conversation)
         else:
-            conversation = self._by_id.setdefault(data.get("conversationId"), _Conversation())
-            yield from self._step(record, conversation, (), data)
+            yield from self.add_step(data.get("conversationId"), *step_facts(data, record.text),
+                                     light_record, record)
+
+    def add_step(self, conversation_id: Any, index: int, parts: tuple | None,
+                 make_record: Callable[[Any], Record], where: Any) -> list[Problem]:
+        """The problems of one step-per-line record, given its facts (see step_facts).
+
+        `make_record(where)` makes a light Record of the line, only when a problem is found or a
+        tool call is left open.
+        """
+        problems: list[Problem] = []
+        conversation = self._recent.get(conversation_id)
+        if conversation is None:
+            conversation = self._begin(conversation_id, problems)
+        else:
+            self._recent.move_to_end(conversation_id)
+        self._step(conversation, index, parts, (), make_record, where, problems)
+        return problems
 
     def finish(self) -> Iterator[Problem]:
-        for conversation in self._by_id.values():
+        for conversation in sorted(self._recent.values(), key=lambda c: c.order):
             yield from _unanswered(conversation)
-        self._by_id.clear()
+        self._recent.clear()
 
-    def _step(self, record: Record, conversation: _Conversation, path: tuple, step: dict) -> Iterator[Problem]:
-        index = step["stepIndex"]
+    def _begin(self, conversation_id: Any, problems: list[Problem]) -> _Conversation:
+        if len(self._recent) >= self.window:
+            _, oldest = self._recent.popitem(last=False)
+            problems.extend(_unanswered(oldest))
+        conversation = self._recent[conversation_id] = _Conversation(self._started)
+        self._started += 1
+        return conversation
+
+    @staticmethod
+    def _step(conversation: _Conversation, index: int, parts: tuple | None, path: tuple,
+              make_record: Callable[[Any], Record], where: Any, problems: list[Problem]) -> None:
         if conversation.last_step is not None and index <= conversation.last_step:
-            yield problem_at(record, path + ("stepIndex",),
-                             f"stepIndex {index} does not follow {conversation.last_step}",
-                             hint="steps of a conversation must have increasing stepIndex, in file order")
+            problems.append(problem_at(
+                make_record(where), path + ("stepIndex",), f"stepIndex {index} does not follow {conversation.last_step}",
+                hint="steps of a conversation must have increasing stepIndex, in file order"))
         conversation.last_step = index
-        # Most steps hold no tool parts; the raw line tells so without walking the messages.
-        if isinstance(record.text, bytes) and b'"tool-' not in record.text:
-            return
-        for message_path, message in iter_step_messages(step):
-            for p_index, part in enumerate(message_parts(message)):
-                kind = part.get("type")
-                if kind == "tool-call":
-                    yield from self._call(record, conversation, path + message_path + ("content", p_index), part)
-                elif kind == "tool-result":
-                    yield from self._result(record, conversation, path + message_path + ("content", p_index), part)
-
-    @staticmethod
-    def _call(record, conversation, path, part) -> Iterator[Problem]:
-        call_id = part["toolCallId"]
-        if call_id in conversation.call_ids:
-            yield problem_at(record, path + ("toolCallId",), f"duplicate toolCallId {call_id!r}",
-                             "warning", "each tool call should have its own id")
-        conversation.call_ids.add(call_id)
-        conversation.open_calls[call_id] = (record, path)
-
-    @staticmethod
-    def _result(record, conversation, path, part) -> Iterator[Problem]:
-        call_id = part["toolCallId"]
-        if conversation.open_calls.pop(call_id, None) is None and call_id not in conversation.call_ids:
-            yield problem_at(record, path + ("toolCallId",),
-                             f"tool-result {call_id!r} answers no earlier tool-call",
-                             hint="a tool result must follow the tool-call with the same toolCallId")
+        record = None
+        for is_call, call_id, part_path in parts or ():
+            if record is None:
+                record = make_record(where)
+            if is_call:
+                if call_id in conversation.call_ids:
+                    problems.append(problem_at(record, part_path + ("toolCallId",), f"duplicate toolCallId {call_id!r}",
+                                               "warning", "each tool call should have its own id"))
+                conversation.call_ids.add(call_id)
+                conversation.open_calls[call_id] = (record, part_path)
+            elif conversation.open_calls.pop(call_id, None) is None and call_id not in conversation.call_ids:
+                problems.append(problem_at(
+                    record, part_path + ("toolCallId",), f"tool-result {call_id!r} answers no earlier tool-call",
+                    hint="a tool result must follow the tool-call with the same toolCallId"))
 
 
-def _unanswered(conversation: _Conversation) -> Iterator[Problem]:
-    for call_id, (record, path) in conversation.open_calls.items():
-        yield problem_at(record, path + ("toolCallId",), f"tool-call {call_id!r} is never answered",
-                         "warning", "no later tool-result in this conversation has this toolCallId")
+def _unanswered(conversation: _Conversation) -> list[Problem]:
+    problems = [problem_at(record, path + ("toolCallId",), f"tool-call {call_id!r} is never answered",
+                           "warning", "no later tool-result in this conversation has this toolCallId")
+                for call_id, (record, path) in conversation.open_calls.items()]
     conversation.open_calls.clear()
+    return problems

@@ -1,0 +1,190 @@
+"""JSONL checked a batch of lines at a time, in this process or in workers: the same problems in
+the same order and the same summary as one record at a time; the window of conversations."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import sys
+
+import orjson
+import pytest
+
+from chatconv import validate
+from chatconv.validate import validate_path
+from conftest import RECORDED, read_jsonl, recorded_files, run_chatconv, write_jsonl
+
+# (jobs, batch_bytes): one batch in this process; many small batches in this process; many
+# small batches (mostly a line or two each) in two workers; bigger batches in two workers.
+MODES = [(1, validate.BATCH_BYTES), (1, 1024), (2, 1024), (2, 16 * 1024)]
+MODE_IDS = ["serial", "serial-batches", "workers-tiny-batches", "workers"]
+
+ORPHAN = {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "nobody", "toolName": "t",
+                                       "output": {"type": "text", "value": "v"}}]}
+NEVER = {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "never", "toolName": "t",
+                                           "input": {}}]}
+
+
+def _fixture_steps() -> list[dict]:
+    """The steps of the step-per-line fixtures, each file's conversation with its own id."""
+    return [dict(step, conversationId=f"{path.stem}-{step['conversationId']}")
+            for path in recorded_files() for step in read_jsonl(path) if "steps" not in step]
+
+
+def _recording(copies: int) -> list[dict]:
+    """Copies of the recorded step files, two conversations at a time interleaved line by line,
+    with unique conversation and tool-call ids."""
+    steps = []
+    for copy in range(copies):
+        for step in _fixture_steps():
+            text = orjson.dumps(step).decode()
+            for part_id in _tool_call_ids(step):
+                text = text.replace(f'"{part_id}"', f'"{part_id}-{copy}"')
+            step = orjson.loads(text)
+            step["conversationId"] = f"{step['conversationId']}-{copy}"
+            steps.append(step)
+    half = len(steps) // 2
+    return [step for pair in zip(steps[:half], steps[half:]) for step in pair] + steps[2 * half:]
+
+
+def _tool_call_ids(step: dict) -> set[str]:
+    return {part["toolCallId"] for message in [step["input"], *step["output"]]
+            for part in (message["content"] if isinstance(message["content"], list) else [])
+            if "toolCallId" in part}
+
+
+def _faulty_recording(path, copies: int = 60):
+    """A recording of a few thousand steps with one of each kind of fault, spread through it."""
+    steps = _recording(copies)
+    steps[300]["colour"] = "red"                                   # unknown key: a warning
+    steps[500]["output"] = steps[500]["output"][0]                 # legacy single output
+    steps[700]["output"] = [ORPHAN]                                # a result answering nothing
+    steps[900]["output"].append(NEVER)                             # a call never answered
+    steps[1300]["input"]["role"] = "human"                         # a schema error
+    later = next(i for i in range(1100, len(steps)) if steps[i]["stepIndex"] > 1)
+    steps[later]["stepIndex"] = 0                                  # stepIndex going down
+    lines = [orjson.dumps(step) + b"\n" for step in steps]
+    lines[100] = b'{"stepIndex": 1, "input": {"role": "user", "content": \n'  # a broken line
+    lines[1200] = b"   \n"                                         # a blank line
+    lines[1400] = b"[1, 2]\n"                                      # JSON, but not a record
+    lines[-1] = lines[-1][:len(lines[-1]) // 2]                     # the last line cut short
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def _run(path, jobs, batch_bytes, **options):
+    return validate_path(path, jobs=jobs, batch_bytes=batch_bytes, **options)
+
+
+def _one_record_at_a_time(monkeypatch, path, **options):
+    """The problems read through standard input, which takes the record-by-record path."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    problems, summary = validate_path("-", **options)
+    return [dataclasses.replace(p, file=str(path)) for p in problems], summary
+
+
+@pytest.mark.parametrize("jobs, batch_bytes", MODES, ids=MODE_IDS)
+def test_faults_are_reported_alike_in_every_mode(tmp_path, monkeypatch, jobs, batch_bytes):
+    path = _faulty_recording(tmp_path / "faulty.jsonl")
+    expected = _one_record_at_a_time(monkeypatch, path)
+    assert _run(path, jobs, batch_bytes) == expected
+    messages = [p.message for p in expected[0]]
+    for fault in ["invalid JSON", "unknown key 'colour'", "legacy shape", "'nobody' answers no earlier",
+                  "'never' is never answered", "does not follow", "'human' is not one of",
+                  "cannot tell what kind", "unexpected end of data"]:
+        assert any(fault in m for m in messages), fault
+
+
+@pytest.mark.parametrize("jobs, batch_bytes", MODES, ids=MODE_IDS)
+def test_max_errors_stops_at_the_same_problem(tmp_path, monkeypatch, jobs, batch_bytes):
+    path = _faulty_recording(tmp_path / "faulty.jsonl")
+    expected = _one_record_at_a_time(monkeypatch, path, max_errors=3)
+    assert expected[1].stopped and expected[1].errors == 3
+    assert _run(path, jobs, batch_bytes, max_errors=3) == expected
+
+
+@pytest.mark.parametrize("jobs, batch_bytes", MODES, ids=MODE_IDS)
+def test_recorded_fixtures_alike_in_every_mode(jobs, batch_bytes):
+    serial = validate_path(RECORDED, jobs=1)
+    assert serial[1].files == 5 and serial[0] == []
+    assert _run(RECORDED, jobs, batch_bytes) == serial
+    for path in recorded_files():
+        assert _run(path, jobs, batch_bytes) == validate_path(path, jobs=1)
+
+
+@pytest.mark.parametrize("jobs, batch_bytes", MODES, ids=MODE_IDS)
+def test_a_folder_file_that_is_not_ours_is_skipped_alike(tmp_path, jobs, batch_bytes):
+    steps = _recording(2)
+    steps[3]["output"] = [ORPHAN]
+    lines = [orjson.dumps(step) + b"\n" for step in steps]
+    lines[40] = b'{"name": "not a record of ours"}\n'
+    (tmp_path / "mixed.jsonl").write_bytes(b"".join(lines))
+    problems, summary = _run(tmp_path, jobs, batch_bytes)
+    assert (summary.files, summary.skipped, summary.records) == (1, 1, 40)
+    assert [p.line for p in problems] == [4]
+
+
+@pytest.mark.parametrize("content", [b"", b"\n  \n\n", b"\xef\xbb\xbf" + orjson.dumps(_fixture_steps()[0]) + b"\n"],
+                         ids=["empty", "blank lines", "BOM"])
+def test_edge_files_alike(tmp_path, content):
+    path = tmp_path / "edge.jsonl"
+    path.write_bytes(content)
+    assert _run(path, 2, 8) == _run(path, 1, validate.BATCH_BYTES)
+
+
+def _step(conversation, index, output):
+    return {"conversationId": conversation, "stepIndex": index, "input": {"role": "user", "content": "go"},
+            "output": output}
+
+
+def test_a_conversation_pushed_out_of_the_window_has_its_open_calls_reported(tmp_path):
+    path = write_jsonl(tmp_path / "r.jsonl", [
+        _step("a", 0, [NEVER]),
+        _step("b", 0, []),
+        _step("c", 0, []),            # a is the least recently active of three: it is forgotten
+        _step("b", 1, []),
+        _step("a", 1, [ORPHAN]),      # a starts afresh: nothing of it is remembered
+    ])
+    assert validate_path(path)[0][0].message == "tool-result 'nobody' answers no earlier tool-call"
+    for jobs, batch_bytes in MODES:
+        problems, _ = validate_path(path, jobs=jobs, batch_bytes=batch_bytes, conversation_window=2)
+        assert [(p.line, p.message) for p in problems] == [
+            (1, "tool-call 'never' is never answered"),
+            (5, "tool-result 'nobody' answers no earlier tool-call"),
+        ]
+        assert problems[0].column == orjson.dumps(_step("a", 0, [NEVER])).index(b'"toolCallId"') + 1
+
+
+def test_the_window_follows_recent_activity_not_first_appearance(tmp_path):
+    path = write_jsonl(tmp_path / "r.jsonl", [
+        _step("a", 0, [NEVER]),
+        _step("b", 0, []),
+        _step("a", 1, []),            # a is active again, so b is the one pushed out next
+        _step("c", 0, []),
+        _step("b", 0, []),            # b starts afresh: stepIndex 0 is not out of order
+    ])
+    problems, _ = validate_path(path, conversation_window=2)
+    assert [(p.line, p.message) for p in problems] == [(1, "tool-call 'never' is never answered")]
+
+
+def _crash(*args):
+    os._exit(3)
+
+
+def test_a_worker_that_dies_is_reported_not_waited_for(tmp_path, monkeypatch):
+    path = write_jsonl(tmp_path / "r.jsonl", _recording(2))
+    monkeypatch.setattr(validate, "check_lines", _crash)  # workers fork with it in place
+    problems, summary = validate_path(path, jobs=2, batch_bytes=1024)
+    assert summary.unreadable == 1
+    assert [p.message for p in problems] == ["validation stopped: a worker process ended unexpectedly"]
+
+
+def test_cli_jobs_option_gives_the_same_output(tmp_path):
+    path = _faulty_recording(tmp_path / "faulty.jsonl", copies=150)  # over one 4 MiB batch
+    assert path.stat().st_size > validate.BATCH_BYTES
+    serial = run_chatconv("validate", "--jobs", "1", path)
+    parallel = run_chatconv("validate", "--jobs", "2", path)
+    assert serial.returncode == parallel.returncode == 1
+    assert parallel.stdout_text == serial.stdout_text
+    assert parallel.stdout_text == run_chatconv("validate", path).stdout_text
