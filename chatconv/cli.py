@@ -310,6 +310,171 @@ def dataset(file, fields, output_format):
     _finish(problems)
 
 
+PROGRESS_MIN_BYTES = 32 << 20  # a progress bar on a terminal for files from this size
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.option("-o", "--output", type=click.Path(allow_dash=False), metavar="OUT",
+              help="Write here: a file for one input file, else a folder (made if needed) that mirrors the inputs.")
+@click.option("--in-place", is_flag=True, help="Rewrite each file in place, atomically (old or new, whole).")
+@click.option("--backup", is_flag=True, help="With --in-place: keep the old file as FILE.bak.")
+@click.option("--dry-run", is_flag=True, help="Write nothing; print what would change, per migration, with examples.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when anything would change (for CI).")
+@click.option("--rejects", "rejects_file", type=click.Path(dir_okay=False, allow_dash=False), metavar="FILE",
+              help="Set records that cannot be parsed or migrated aside in FILE (JSONL, appended) and go on.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Worker processes for JSONL files.")
+def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs):
+    """Rewrite recordings (JSONL) and eval files (YAML, JSON) in the current shape.
+
+    PATHS are files, folders (searched as `validate` searches them) or - for standard input.
+    Each record goes through the numbered migrations that apply to it; a record that none
+    changes is written byte for byte as it was read. Migrated records go to standard output
+    (one input), to -o OUT, or back into each file with --in-place.
+
+    \b
+    Standard error: FILE:LINE: error: message for a record that stops the run, then
+      N files, N records read: N migrated, N unchanged, N rejected
+    and one line per migration applied.
+    Exit status: 0 done, 1 a record stopped the run (or --check found changes),
+    2 unreadable input or usage error.
+    """
+    from .migrate import LineRejected, Tally, Workers, migrate_file
+
+    if in_place and output:
+        raise click.UsageError("use -o OUT or --in-place, not both")
+    if backup and not in_place:
+        raise click.UsageError("--backup keeps FILE.bak of a file rewritten with --in-place")
+    writes = not (dry_run or check)
+    targets = _migration_targets(paths, output, in_place, writes)
+    total, done, status = Tally(), [], EXIT_OK
+    rejects = _open_rejects(rejects_file if writes else os.devnull) if rejects_file else None
+    try:
+        with Workers(jobs) as workers:
+            for file, target in targets:
+                try:
+                    with _migration_progress(file) as progress:
+                        tally = migrate_file(file, target if writes else None, backup=backup, rejects=rejects,
+                                             workers=workers, progress=progress)
+                except LineRejected as exc:
+                    click.echo(f"{exc.reject.file}:{exc.reject.line}: error: {exc.reject.error}", err=True)
+                    status = EXIT_INVALID
+                    break
+                except UnreadableInput as exc:
+                    for problem in exc.problems:
+                        hint = f" ({problem.hint})" if problem.hint else ""
+                        click.echo(f"{problem.file}: error: {problem.message}{hint}", err=True)
+                    status = EXIT_UNREADABLE
+                    continue
+                total.add(tally)
+                done.append((file, tally))
+    finally:
+        sys.stdout.flush()
+        if rejects is not None:
+            rejects.close()
+    changed = [(file, tally) for file, tally in done if tally.migrated or tally.rejected]
+    if dry_run:
+        _print_dry_run(changed, total)
+    if check:
+        for file, tally in changed:
+            click.echo(f"would migrate {file} ({tally.migrated + tally.rejected} of {tally.read} records)", err=True)
+    if done:
+        _print_migration_summary(total, len(done), writes)
+    if status == EXIT_OK and check and changed:
+        status = EXIT_INVALID
+    sys.exit(status)
+
+
+def _migration_targets(paths, output, in_place, writes) -> list[tuple[str, object]]:
+    """(input file, where its migrated bytes go: a Path, standard output, or None) for each file."""
+    from pathlib import Path
+
+    from .validate import discover
+
+    files = []  # (file, its name under a -o folder)
+    for path in paths:
+        if path != "-" and os.path.isdir(path):
+            files += [(file, os.path.relpath(file, path)) for file, _ in discover([path])]
+        else:
+            files.append((path, os.path.basename(path)))
+    if not writes:
+        return [(file, None) for file, _ in files]
+    if in_place:
+        if any(file == "-" for file, _ in files):
+            raise click.UsageError("standard input cannot be rewritten in place; use -o OUT")
+        return [(file, Path(file)) for file, _ in files]
+    if not output:
+        if len(files) != 1 or os.path.isdir(paths[0]):
+            raise click.UsageError("several input files: pass -o FOLDER or --in-place (or --dry-run, --check)")
+        return [(files[0][0], sys.stdout.buffer)]
+    if len(files) == 1 and not os.path.isdir(paths[0]) and not os.path.isdir(output):
+        return [(files[0][0], Path(output))]
+    names = [name for _, name in files]
+    if "-" in names or len(set(names)) < len(names):
+        raise click.UsageError("-o FOLDER needs input files with distinct names (not standard input)")
+    for name in names:
+        (Path(output) / name).parent.mkdir(parents=True, exist_ok=True)
+    return [(file, Path(output) / name) for file, name in files]
+
+
+def _open_rejects(file: str):
+    # Appended to, never truncated: an earlier run's rejects may be the only copy of those lines.
+    try:
+        return open(file, "ab")
+    except OSError as exc:
+        raise click.UsageError(f"cannot write the rejects file {file}: {exc.strerror}") from None
+
+
+def _migration_progress(file: str):
+    """A progress bar on a terminal for a long file, as a callback taking the bytes read."""
+    import contextlib
+
+    size = os.path.getsize(file) if file != "-" and os.path.isfile(file) else 0
+    if size < PROGRESS_MIN_BYTES or not sys.stderr.isatty():
+        return contextlib.nullcontext(None)
+
+    @contextlib.contextmanager
+    def bar():
+        with click.progressbar(length=size, label=file, file=sys.stderr) as progress:
+            yield lambda done: progress.update(done - progress.pos)
+
+    return bar()
+
+
+def _print_dry_run(changed, total) -> None:
+    from .migrate import migrations
+
+    for file, tally in changed:
+        click.echo(f"would migrate {file}: {tally.migrated} of {tally.read} records"
+                   + (f", {tally.rejected} rejected" if tally.rejected else ""))
+    for migration in migrations():
+        count = total.by_migration.get(migration.name)
+        if count:
+            click.echo(f"{migration.name}: {count} record{'' if count == 1 else 's'} ({migration.summary})")
+            for file, line, path in total.examples[migration.name]:
+                click.echo(f"  {file}:{line}: {path}")
+    if total.rejected:
+        click.echo(f"rejected: {total.rejected} record{'' if total.rejected == 1 else 's'}")
+        for file, line, error in total.rejected_examples:
+            click.echo(f"  {file}:{line}: {error}")
+
+
+def _print_migration_summary(total, files: int, writes: bool) -> None:
+    from .migrate import migrations
+
+    def plural(n: int, word: str) -> str:
+        return f"{n} {word}{'' if n == 1 else 's'}"
+
+    line = (f"{plural(files, 'file')}, {plural(total.read, 'record')} read: {total.migrated} migrated, "
+            f"{total.unchanged} unchanged, {total.rejected} rejected")
+    click.echo(line + ("" if writes else " (nothing written)"), err=True)
+    for migration in migrations():
+        count = total.by_migration.get(migration.name)
+        if count:
+            click.echo(f"  {migration.name}: {plural(count, 'record')}", err=True)
+
+
 def main() -> None:
     try:
         cli.main(prog_name="chatconv")

@@ -1,22 +1,50 @@
-"""The migration engine: finds the numbered modules in migrations/ and chains them.
+"""The migration engine: finds the numbered modules in migrations/, chains them, and rewrites
+JSONL recordings and YAML / JSON documents without losing a byte of meaning.
 
 Each module says which record kinds it upgrades (KINDS), what shape it upgrades (SUMMARY),
 finds that shape itself (`detect(record)` -> the JSON path of the first spot, or None) and
-upgrades one record (`upgrade(record)` -> record). Modules run in the order of their numbers.
+upgrades one record in place (`upgrade(record)` -> record). Modules run in the order of their
+numbers.
+
+`migrate_record` upgrades one record, `migrate_lines` a block of JSONL bytes (bytes in, bytes
+out: it runs as it is inside other engines, e.g. Dask), `migrate_file` a whole file.
 """
 
 from __future__ import annotations
 
+import base64
 import importlib.util
+import io
+import json
+import os
 import re
-from dataclasses import dataclass
+import shutil
+import sys
+import tempfile
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import nullcontext
+from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
+import orjson
+
+from .problems import ChatconvError, Problem, UnreadableInput, json_path
 from .schemas import resource_dir
+from .sources import UTF8_BOM, decode_utf8, file_format, iter_line_batches, load_json, open_binary
 
 _MODULE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.py$")
 _MISSING = object()
+
+BATCH_BYTES = 1 << 20  # lines are read, migrated and written in batches of about this size
+EXAMPLES_KEPT = 3  # spots kept per migration for --dry-run
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding and chaining the migrations
 
 
 @dataclass(frozen=True)
@@ -44,20 +72,44 @@ def migrations() -> tuple[Migration, ...]:
     return tuple(found)
 
 
-def upgrade_record(record: Any, kind: str) -> tuple[Any, list[tuple[Migration, tuple]]]:
+@cache
+def migrations_for(kind: str | None) -> tuple[Migration, ...]:
+    return tuple(m for m in migrations() if kind in m.kinds)
+
+
+def upgrade_record(record: Any, kind: str | None) -> tuple[Any, list[tuple[Migration, tuple]]]:
     """Run every migration for `kind` whose shape the record has, in order.
 
     Returns the upgraded record (the input may have been changed in place) and the migrations
     applied, each with the path of the first spot it found.
     """
     applied = []
-    for migration in migrations():
-        if kind in migration.kinds:
-            spot = migration.detect(record)
-            if spot is not None:
-                record = migration.upgrade(record)
-                applied.append((migration, spot))
+    for migration in migrations_for(kind):
+        spot = migration.detect(record)
+        if spot is not None:
+            record = migration.upgrade(record)
+            applied.append((migration, spot))
     return record, applied
+
+
+def migrate_record(record: Any, kind: str | None = None) -> tuple[Any, list[str]]:
+    """Upgrade one record to the current shape; its kind is told from its content unless given.
+
+    Returns the record (changed in place where possible) and the names of the migrations applied.
+    """
+    kind = kind or _detect_kind()(record)
+    record, applied = upgrade_record(record, kind)
+    return record, [migration.name for migration, _ in applied]
+
+
+def _detect_kind() -> Callable[..., str | None]:
+    from .validate import detect_kind  # imported here: validate imports this module
+
+    return detect_kind
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers for migrations: edits that keep key order, and ruamel.yaml comments
 
 
 def rename_key(mapping: dict, old: str, new: str, value: Any = _MISSING) -> None:
@@ -67,7 +119,7 @@ def rename_key(mapping: dict, old: str, new: str, value: Any = _MISSING) -> None
     """
     if value is _MISSING:
         value = mapping[old]
-    if hasattr(mapping, "insert") and hasattr(mapping, "ca"):  # ruamel round-trip mapping
+    if _is_commented(mapping):
         position = list(mapping).index(old)
         comment = mapping.ca.items.pop(old, None)
         del mapping[old]
@@ -75,6 +127,555 @@ def rename_key(mapping: dict, old: str, new: str, value: Any = _MISSING) -> None
         if comment is not None:
             mapping.ca.items[new] = comment
         return
-    items = [(new, value) if key == old else (key, item) for key, item in mapping.items()]
+    keys = list(mapping)
+    after = [(key, mapping.pop(key)) for key in keys[keys.index(old) + 1:]]  # most often none
+    del mapping[old]
+    mapping[new] = value
+    mapping.update(after)
+
+
+def insert_after(mapping: dict, anchor: str, key: str, value: Any) -> None:
+    """Add `key` right after `anchor` (which must be in the mapping), keeping the other keys' order."""
+    if _is_commented(mapping):
+        mapping.insert(list(mapping).index(anchor) + 1, key, value)
+        return
+    items = list(mapping.items())
+    items.insert(list(mapping).index(anchor) + 1, (key, value))
     mapping.clear()
     mapping.update(items)
+
+
+def move_comment(source: dict, source_key: str, target: dict, target_key: str) -> None:
+    """Move the comment after `source_key`'s value to after `target_key`'s value.
+
+    For a value that a migration wraps (`input: text` -> `input_messages: [{..., content: text}]`):
+    the comment that followed the text must follow it in its new place. No-op on plain dicts.
+    """
+    if _is_commented(source) and _is_commented(target):
+        comment = source.ca.items.pop(source_key, None)
+        if comment is not None:
+            target.ca.items[target_key] = comment
+
+
+def new_like(container: Any, items: Iterable = ()) -> Any:
+    """A new list or mapping of the same type as `container` (a ruamel.yaml one for YAML)."""
+    made = type(container)()
+    if isinstance(made, list):
+        made.extend(items)
+    else:
+        made.update(items)
+    return made
+
+
+def _is_commented(container: Any) -> bool:
+    return hasattr(container, "ca") and hasattr(container, "insert")
+
+
+# ---------------------------------------------------------------------------------------------
+# JSONL: blocks of lines, bytes in and bytes out
+
+
+@dataclass
+class Reject:
+    """A line (or a YAML / JSON document) that could not be parsed or migrated."""
+
+    file: str
+    line: int
+    error: str
+    text: bytes  # as read, without its line ending
+
+    def to_json_line(self) -> bytes:
+        """{"file", "line", "error", "text"}; text that is not UTF-8 also comes whole as base64."""
+        entry: dict[str, Any] = {"file": self.file, "line": self.line, "error": self.error}
+        try:
+            entry["text"] = self.text.decode("utf-8")
+        except UnicodeDecodeError:
+            entry["text"] = self.text.decode("utf-8", "replace")
+            entry["base64"] = base64.b64encode(self.text).decode("ascii")
+        return orjson.dumps(entry) + b"\n"
+
+
+class LineRejected(ChatconvError):
+    """A line that cannot be parsed or migrated: it stops the run unless rejects are kept."""
+
+    def __init__(self, reject: Reject):
+        self.reject = reject
+        super().__init__(Problem(reject.file, reject.line, None, "$", reject.error))
+
+    def __reduce__(self):  # crosses process boundaries (--jobs, Dask) whole
+        return (type(self), (self.reject,))
+
+
+@dataclass
+class Tally:
+    """Counts of records (JSONL lines, blank ones included, or whole documents)."""
+
+    read: int = 0
+    migrated: int = 0
+    unchanged: int = 0
+    rejected: int = 0
+    by_migration: dict[str, int] = field(default_factory=dict)  # records each migration changed
+    examples: dict[str, list[tuple[str, int, str]]] = field(default_factory=dict)  # (file, line, path)
+    rejected_examples: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, error)
+
+    @property
+    def written(self) -> int:
+        return self.migrated + self.unchanged
+
+    def count_migrated(self, file: str, line: int, applied: list[tuple[Migration, tuple]]) -> None:
+        self.migrated += 1
+        for migration, spot in applied:
+            count = self.by_migration[migration.name] = self.by_migration.get(migration.name, 0) + 1
+            if count <= EXAMPLES_KEPT:
+                self.examples.setdefault(migration.name, []).append((file, line, json_path(spot)))
+
+    def count_rejected(self, reject: Reject) -> None:
+        self.rejected += 1
+        if self.rejected <= EXAMPLES_KEPT:
+            self.rejected_examples.append((reject.file, reject.line, reject.error))
+
+    def add(self, other: Tally) -> None:
+        self.read += other.read
+        self.migrated += other.migrated
+        self.unchanged += other.unchanged
+        self.rejected += other.rejected
+        for name, count in other.by_migration.items():
+            self.by_migration[name] = self.by_migration.get(name, 0) + count
+        for name, spots in other.examples.items():
+            kept = self.examples.setdefault(name, [])
+            kept.extend(spots[:EXAMPLES_KEPT - len(kept)])
+        self.rejected_examples.extend(other.rejected_examples[:EXAMPLES_KEPT - len(self.rejected_examples)])
+
+
+@dataclass
+class MigratedLines:
+    data: bytes  # what to write: every line that was not rejected, in order
+    tally: Tally
+    rejects: list[Reject]
+
+
+class _BadRecord(Exception):
+    """Why one record cannot be parsed or migrated; becomes a Reject with its position."""
+
+    def __init__(self, message: str, line_offset: int = 0):
+        super().__init__(message)
+        self.line_offset = line_offset  # within a document: lines after its first
+
+
+def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
+                  keep_rejects: bool = False) -> MigratedLines:
+    """Migrate whole JSONL lines; returns the bytes to write, the counts and the rejects.
+
+    A line that no migration changes (a blank line included) is written as it was read, byte
+    for byte; a migrated line becomes compact JSON (orjson: keys in order, UTF-8, no spaces)
+    with the line's own ending (`\\n`, `\\r\\n` or none). A line that cannot be parsed or
+    migrated raises LineRejected, or, with keep_rejects, is left out and returned in `rejects`.
+    """
+    kind_of = _detect_kind()
+    written: list[bytes] = []
+    tally = Tally()
+    rejects: list[Reject] = []
+    for number, line in enumerate(io.BytesIO(data), first_line):
+        tally.read += 1
+        try:
+            applied = _migrate_line(line, kind_of, written)
+        except _BadRecord as exc:
+            reject = Reject(file, number, str(exc), line.rstrip(b"\r\n"))
+            if not keep_rejects:
+                raise LineRejected(reject) from None
+            rejects.append(reject)
+            tally.count_rejected(reject)
+            continue
+        if applied:
+            tally.count_migrated(file, number, applied)
+    tally.unchanged = tally.read - tally.migrated - tally.rejected
+    return MigratedLines(b"".join(written), tally, rejects)
+
+
+def _migrate_line(line: bytes, kind_of, written: list[bytes]) -> list:
+    """Append what to write for `line` to `written`; return the migrations applied."""
+    if line.isspace():
+        written.append(line)
+        return []
+    record, applied = _upgrade(_parse_json(line), kind_of)  # JSON allows the line ending
+    if not applied:
+        written.append(line)
+        return applied
+    text = orjson.dumps(record)
+    _check_integers_kept(line, text)
+    if line.startswith(UTF8_BOM):
+        written.append(UTF8_BOM)
+    written += (text, _line_ending(line))
+    return applied
+
+
+def _line_ending(line: bytes) -> bytes:
+    if line.endswith(b"\r\n"):
+        return b"\r\n"
+    return b"\n" if line.endswith(b"\n") else b""
+
+
+def _parse_json(text: bytes) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
+    record = load_json(text, "", 1)  # accepts a leading UTF-8 BOM; else explains the error
+    if record.error:
+        problem = record.error
+        where = f" at line {problem.line}, column {problem.column}" if b"\n" in text.rstrip() else (
+            f" at column {problem.column}")
+        hint = f" ({problem.hint})" if problem.hint else ""
+        raise _BadRecord(f"{problem.message}{where}{hint}", (problem.line or 1) - 1)
+    return record.data
+
+
+def _upgrade(record: Any, kind_of: Callable[[Any], str | None]) -> tuple[Any, list]:
+    try:
+        return upgrade_record(record, kind_of(record))
+    except Exception as exc:  # a migration tripped on a shape it did not expect: that record's fault
+        raise _BadRecord(f"cannot be migrated: {type(exc).__name__}: {exc}") from None
+
+
+def _check_integers_kept(original: bytes, written: bytes) -> None:
+    """Refuse to rewrite an integer beyond 64 bits: orjson reads it as a float, which would
+    change its digits. Such a float (|x| >= 2**63) is always written as `d.ddde+NN`, so a `+`
+    in the written text is the cheap sign that the original needs a closer look."""
+    if b"+" in written:
+        json.loads(original.removeprefix(UTF8_BOM), parse_int=_int_within_64_bits)
+
+
+def _int_within_64_bits(digits: str) -> int:
+    value = int(digits)
+    if not -(1 << 63) <= value < (1 << 64):  # the integers orjson keeps exact
+        raise _BadRecord(f"the integer {digits} is beyond 64 bits and would not be rewritten exactly")
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# YAML and JSON documents (eval files, mostly)
+
+
+def migrate_document(data: bytes, file: str, fmt: str, keep_rejects: bool = False) -> MigratedLines:
+    """Migrate a whole YAML or JSON document; its bytes are kept when nothing changes.
+
+    YAML is rewritten with ruamel.yaml's round trip (comments, quoting, key order and the
+    file's indentation kept); JSON keeps its indentation, or stays on one line.
+    A document that cannot be read is rejected whole (LineRejected unless keep_rejects).
+    """
+    tally = Tally(read=1)
+    try:
+        new, applied = _migrate_yaml(data, file) if fmt == "yaml" else _migrate_json(data)
+    except _BadRecord as exc:
+        reject = Reject(file, 1 + exc.line_offset, str(exc), data)
+        if not keep_rejects:
+            raise LineRejected(reject) from None
+        tally.count_rejected(reject)
+        return MigratedLines(b"", tally, [reject])
+    if applied:
+        tally.count_migrated(file, 1, applied)
+    else:
+        tally.unchanged = 1
+    return MigratedLines(new, tally, [])
+
+
+def _migrate_json(data: bytes) -> tuple[bytes, list]:
+    record = _parse_json(data)
+    record, applied = _upgrade(record, _detect_kind())
+    if not applied:
+        return data, []
+    indent = _json_indent(data)
+    if indent is None:
+        written = orjson.dumps(record)
+    else:
+        written = json.dumps(record, indent=indent, ensure_ascii=False).encode()
+    _check_integers_kept(data, written)
+    return _like_original(written, data), applied
+
+
+def _json_indent(data: bytes) -> str | None:
+    """The indentation of a pretty-printed JSON text (its first indented line), None for one line."""
+    match = re.search(rb"\n([ \t]+)\S", data.strip())
+    return match.group(1).decode() if match else None
+
+
+def _migrate_yaml(data: bytes, file: str) -> tuple[bytes, list]:
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        text = decode_utf8(data, file)
+    except ChatconvError as exc:
+        raise _BadRecord(exc.problems[0].message, (exc.problems[0].line or 1) - 1) from None
+    yaml = _round_trip_yaml(text)
+    try:
+        document = yaml.load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+        raise _BadRecord(f"invalid YAML: {message}", mark.line if mark else 0) from None
+    except YAMLError as exc:
+        raise _BadRecord(f"invalid YAML: {exc}") from None
+    document, applied = _upgrade(document, lambda data: _detect_kind()(data, file))
+    if not applied:
+        return data, []
+    out = io.StringIO()
+    yaml.dump(document, out)
+    return _like_original(out.getvalue().encode(), data), applied
+
+
+def _round_trip_yaml(text: str):
+    """A ruamel.yaml round-trip reader and writer set up to write `text` back as it was."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML()  # round trip: comments, key order, anchors
+    yaml.preserve_quotes = True
+    yaml.width = 1 << 16  # never fold a long line that was not folded
+    mapping, sequence, offset = _yaml_indents(text)
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+    yaml.explicit_start = bool(re.match(r"(\s*#[^\n]*\n)*\s*---", text))
+    return yaml
+
+
+_KEY_ONLY = re.compile(r"^([ -]*)[^ #-][^#]*:\s*(#.*)?$")  # `key:` or `- key:`, its value below
+
+
+def _yaml_indents(text: str) -> tuple[int, int, int]:
+    """(mapping, sequence, offset) indentation as ruamel.yaml takes them, read from the first
+    block mapping and the first block sequence under a `key:` line (else 2, 2, 0)."""
+    mapping = sequence = offset = None
+    parent = None  # the column of the previous line's key when that line was `key:` alone
+    for line in text.splitlines():
+        content = line.lstrip(" ")
+        if not content or content.startswith("#"):
+            continue
+        column = len(line) - len(content)
+        if parent is not None:
+            if content.startswith("- ") and sequence is None and column >= parent:
+                item = content[1:].lstrip(" ")
+                offset, sequence = column - parent, len(line) - len(item) - parent
+            elif not content.startswith("-") and mapping is None and column > parent:
+                mapping = column - parent
+        key_only = _KEY_ONLY.match(line)
+        parent = len(key_only.group(1)) if key_only else None
+    if sequence is None:
+        offset, sequence = 0, 2
+    return mapping or 2, sequence, offset
+
+
+def _like_original(new: bytes, original: bytes) -> bytes:
+    """`new` with the original's BOM, line endings (CRLF) and final newline (or its absence)."""
+    if b"\r\n" in original:
+        new = new.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    newline = b"\r\n" if b"\r\n" in original else b"\n"
+    new = new.rstrip(b"\r\n")
+    if original.endswith(b"\n"):
+        new += newline
+    if original.startswith(UTF8_BOM) and not new.startswith(UTF8_BOM):
+        new = UTF8_BOM + new
+    return new
+
+
+# ---------------------------------------------------------------------------------------------
+# Files: blocks, worker processes, atomic rewrite
+
+
+class Workers:
+    """Migrates batches of lines, in `jobs` worker processes when jobs > 1, else in this one;
+    results come back in file order. At most two batches per process are in flight, so memory
+    stays flat in the file size. Use it as a context manager: leaving it ends the processes.
+    """
+
+    def __init__(self, jobs: int = 1):
+        from .validate import _ignore_interrupts, _worker_context  # validate's --jobs set-up
+
+        self.jobs = jobs
+        self._pool = (ProcessPoolExecutor(jobs, mp_context=_worker_context(), initializer=_ignore_interrupts)
+                      if jobs > 1 else None)
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+
+    def migrate(self, batches: Iterable[tuple[int, bytes]], file: str,
+                keep_rejects: bool) -> Iterator[MigratedLines]:
+        """migrate_lines over (number of the first line, whole lines) batches, in order."""
+        if self._pool is None:
+            for first_line, lines in batches:
+                yield migrate_lines(lines, file, first_line, keep_rejects)
+            return
+        pending: deque = deque()
+        try:
+            for first_line, lines in batches:
+                pending.append(self._pool.submit(migrate_lines, lines, file, first_line, keep_rejects))
+                if len(pending) >= 2 * self.jobs:
+                    yield _result(pending.popleft(), file)
+            while pending:
+                yield _result(pending.popleft(), file)
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def _result(future, file: str) -> MigratedLines:
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        raise UnreadableInput(Problem(
+            file, None, None, "$", "migration stopped: a worker process ended unexpectedly", "error",
+            "run again, or with --jobs 1 (e.g. if memory is short); the file was not changed")) from None
+
+
+class AtomicFile:
+    """A file written beside `target` that replaces it whole on commit(), else vanishes.
+
+    The data is fsynced before os.replace (atomic), and the folder after it: a crash at any
+    moment leaves the old file or the new one. A killed run may leave its `.NAME.*.tmp` behind,
+    never a partial TARGET. With backup, the old file is kept as TARGET.bak (a hard link).
+    """
+
+    def __init__(self, target: Path, backup: bool = False):
+        self.target = target
+        self.backup = backup
+        handle, self.temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                                  suffix=".tmp")
+        self.stream = os.fdopen(handle, "wb")
+
+    def __enter__(self) -> AtomicFile:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.discard()
+
+    def write(self, data: bytes) -> None:
+        self.stream.write(data)
+
+    def commit(self) -> None:
+        self.stream.flush()
+        os.fsync(self.stream.fileno())
+        self.stream.close()
+        os.chmod(self.temporary, _mode_for(self.target))
+        if self.backup and self.target.exists():
+            _keep_backup(self.target)
+        os.replace(self.temporary, self.target)
+        _fsync_folder(self.target.parent)
+
+    def discard(self) -> None:
+        self.stream.close()
+        if os.path.exists(self.temporary):
+            os.unlink(self.temporary)
+
+
+def _mode_for(target: Path) -> int:
+    """The target's permissions, or those a new file gets (mkstemp makes its files 0600)."""
+    try:
+        return os.stat(target).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)  # the only portable way to read the umask is to set it
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _keep_backup(target: Path) -> None:
+    backup = target.with_name(target.name + ".bak")
+    staged = target.with_name(f".{target.name}.bak.{os.getpid()}.tmp")
+    if staged.exists():
+        staged.unlink()
+    try:
+        os.link(target, staged)  # the old bytes stay where they are: no copy of a large file
+    except OSError:
+        shutil.copy2(target, staged)
+    os.replace(staged, backup)
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return  # folders cannot be opened on Windows; the rename is durable there already
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = False,
+                 rejects: BinaryIO | None = None, workers: Workers | None = None,
+                 progress: Callable[[int], None] | None = None) -> Tally:
+    """Migrate one file (`-` is standard input) to `output` and return its counts.
+
+    output: a path (written through AtomicFile; the input itself for an in-place run, which
+    is left alone when nothing changes), a binary stream, or None to only count (dry run).
+    rejects: a binary stream that receives a JSON line per rejected record (see Reject); it
+    is fsynced before the file is replaced. Without it, a bad record raises LineRejected and
+    leaves `output` untouched. progress, if given, is called with the input bytes read so far.
+    Raises UnreadableInput when the file cannot be read.
+    """
+    in_place = isinstance(output, Path) and path != "-" and output.exists() and os.path.samefile(path, output)
+    keep_rejects = rejects is not None
+    tally = Tally()
+    with _open_input(path) as source:
+        sink = AtomicFile(output, backup) if isinstance(output, Path) else None
+        try:
+            fmt, head = _input_format(path, source)
+            if fmt == "jsonl":
+                results = (workers or Workers()).migrate(_batches(source, head), path, keep_rejects)
+            else:
+                results = [migrate_document(head + source.read(), path, fmt, keep_rejects)]
+            for result in results:
+                tally.add(result.tally)
+                if sink is not None:
+                    sink.write(result.data)
+                elif output is not None:
+                    output.write(result.data)
+                for reject in result.rejects:
+                    rejects.write(reject.to_json_line())
+                if progress is not None and source.seekable():
+                    progress(source.tell())
+            if sink is not None and _should_commit(fmt, tally, in_place):
+                if rejects is not None:
+                    rejects.flush()
+                    os.fsync(rejects.fileno())  # the rejected lines are safe before they leave the file
+                sink.commit()
+        finally:
+            if sink is not None:
+                sink.discard()
+    return tally
+
+
+def _should_commit(fmt: str, tally: Tally, in_place: bool) -> bool:
+    if fmt != "jsonl" and tally.rejected:
+        return False  # a document that cannot be read is set aside whole: its file stays as it is
+    return not in_place or bool(tally.migrated or tally.rejected)
+
+
+def _open_input(path: str):
+    return nullcontext(sys.stdin.buffer) if path == "-" else open_binary(path)
+
+
+def _batches(source: BinaryIO, head: bytes) -> Iterator[tuple[int, bytes]]:
+    """(number of the first line, whole lines) from iter_line_batches, after `head`: the first
+    line, when it was read to tell the format."""
+    if head:
+        yield 1, head
+    for batch in iter_line_batches(source, BATCH_BYTES):
+        yield batch[0] + bool(head), batch[-1]  # its first line number and its lines
+
+
+def _input_format(path: str, source: BinaryIO) -> tuple[str, bytes]:
+    """jsonl, json or yaml, and the bytes read to tell: standard input is JSONL when its first
+    line is a whole JSON object (as `validate -` reads it); files go by their name."""
+    if path != "-":
+        return file_format(path), b""
+    first = source.readline()
+    try:
+        is_jsonl = isinstance(orjson.loads(first), dict)
+    except orjson.JSONDecodeError:
+        is_jsonl = False
+    if is_jsonl:
+        return "jsonl", first
+    return ("json" if first.lstrip()[:1] in (b"{", b"[") else "yaml"), first

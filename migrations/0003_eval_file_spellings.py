@@ -5,9 +5,10 @@
 (a string is one user message), `expected_output` -> `expected_messages` (a string is one
 assistant message), `expected_outcome` / `criteria` -> `outcome`. Keys are renamed where they
 stand; a rename whose target already exists is left alone, so nothing is overwritten.
+Works on plain data and on ruamel.yaml's round-trip data, whose comments stay with the text.
 """
 
-from chatconv.migrate import rename_key
+from chatconv.migrate import insert_after, move_comment, new_like, rename_key
 
 KINDS = ("eval-file",)
 SUMMARY = "older eval-file spellings (testcases, tests, input, expected_output, criteria, ...)"
@@ -15,6 +16,7 @@ SUMMARY = "older eval-file spellings (testcases, tests, input, expected_output, 
 _CASE_LISTS = ("testcases", "tests", "cases", "eval_cases")
 _CASE_KEYS = {"input": "input_messages", "expected_output": "expected_messages",
               "expected_outcome": "outcome", "criteria": "outcome"}
+_WRAPPED_ROLE = {"input": "user", "expected_output": "assistant"}
 
 
 def _case_list_key(record):
@@ -57,26 +59,28 @@ def detect(record):
     return None
 
 
-def _as_messages(value, role):
-    return [{"role": role, "content": value}] if isinstance(value, str) else value
+def _as_messages(case, key):
+    """The value at `key` as a list of messages: a string is one message."""
+    value = case[key]
+    if not isinstance(value, str):
+        return value
+    message = new_like(case, {"role": _WRAPPED_ROLE[key], "content": value}.items())
+    move_comment(case, key, message, "content")  # a comment after the text stays after it
+    return [message]
 
 
 def _upgrade_case(case):
     for old, new in _case_renames(case):
-        value = case[old]
-        if old == "input":
-            value = _as_messages(value, "user")
-        elif old == "expected_output":
-            value = _as_messages(value, "assistant")
+        value = _as_messages(case, old) if old in _WRAPPED_ROLE else case[old]
         rename_key(case, old, new, value)
     if _splits_messages(case):
-        messages = list(case["messages"])
-        expected = [messages.pop()] if len(messages) > 1 and messages[-1].get("role") == "assistant" else []
-        rename_key(case, "messages", "input_messages", messages)
-        if expected and "expected_messages" not in case:
-            case["expected_messages"] = expected
-        elif expected:
-            messages.append(expected[0])  # an explicit expected_messages wins; keep the message
+        messages = case["messages"]
+        rename_key(case, "messages", "input_messages")
+        # The trailing assistant message is the expected answer, unless the case says otherwise.
+        if len(messages) > 1 and messages[-1].get("role") == "assistant" and "expected_messages" not in case:
+            expected = new_like(messages, [messages[-1]])
+            del messages[-1]  # not pop(): ruamel.yaml's sequence keeps its comments in step on del
+            insert_after(case, "input_messages", "expected_messages", expected)
 
 
 def upgrade(record):
