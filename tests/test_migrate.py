@@ -1,0 +1,472 @@
+"""The migration engine and the three migrations: real recordings made legacy migrate back to
+their exact bytes; properties of migrate_lines; YAML and JSON eval files; atomic rewrites."""
+
+from __future__ import annotations
+
+import copy
+import os
+import pickle
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chatconv.messages import iter_step_messages, iter_steps, message_parts
+from chatconv.migrate import (AtomicFile, LineRejected, MigratedLines, migrate_document, migrate_lines,
+                              migrate_record, migrations, rename_key)
+from conftest import recorded_files
+
+# ---------------------------------------------------------------------------------------------
+# Legacy versions of current records: the exact inverse of migrations 0001 and 0002
+
+
+def _rename_in_place(obj: dict, old: str, new: str, value=None) -> None:
+    items = [(new, obj[old] if value is None else value) if key == old else (key, item)
+             for key, item in obj.items()]
+    obj.clear()
+    obj.update(items)
+
+
+def _to_ai_sdk4(obj: dict) -> None:
+    for new, old in (("mediaType", "mimeType"), ("providerOptions", "experimental_providerMetadata")):
+        if new in obj and old not in obj:
+            _rename_in_place(obj, new, old)
+    if obj.get("type") == "tool-call" and "input" in obj and "args" not in obj:
+        _rename_in_place(obj, "input", "args")
+    output = obj.get("output")
+    # Only an output that 0002 would build back the same: {type, value}, text for a string.
+    if (obj.get("type") == "tool-result" and "result" not in obj and "isError" not in obj
+            and isinstance(output, dict) and list(output) == ["type", "value"]
+            and output["type"] in ("text", "json", "error-text", "error-json")
+            and isinstance(output["value"], str) == output["type"].endswith("text")):
+        _rename_in_place(obj, "output", "result", output["value"])
+        if output["type"].startswith("error-"):
+            obj["isError"] = True
+
+
+def to_legacy(record: dict) -> dict:
+    """The record as older writers wrote it: a one-message output as that message (0001), and
+    AI SDK 4 parts (0002: input->args, output->result (+isError), mediaType->mimeType,
+    providerOptions->experimental_providerMetadata), each key renamed where it stands."""
+    for _, step in iter_steps(record):
+        for _, message in iter_step_messages(step):
+            if isinstance(message, dict):
+                _to_ai_sdk4(message)
+                for part in message_parts(message):
+                    if isinstance(part, dict):
+                        _to_ai_sdk4(part)
+        if isinstance(step.get("output"), list) and len(step["output"]) == 1:
+            step["output"] = step["output"][0]
+    return record
+
+
+def legacy_bytes(data: bytes) -> bytes:
+    """A JSONL file's bytes with every record made legacy; each line keeps its ending."""
+    lines = data.splitlines(keepends=True)
+    return b"".join(orjson.dumps(to_legacy(orjson.loads(line))) + line[len(line.rstrip(b"\r\n")):]
+                    for line in lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Real recordings
+
+
+def test_the_migrations_are_found_in_order():
+    assert [m.name for m in migrations()] == [
+        "0001_step_output_array", "0002_ai_sdk5_parts", "0003_eval_file_spellings"]
+    assert all(m.summary and m.kinds for m in migrations())
+
+
+@pytest.mark.parametrize("path", recorded_files(), ids=lambda p: p.name)
+def test_legacy_recordings_migrate_back_to_their_exact_bytes(path):
+    original = path.read_bytes()
+    legacy = legacy_bytes(original)
+    assert legacy != original
+    result = migrate_lines(legacy, path.name)
+    assert result.data == original
+    assert result.tally.read == result.tally.migrated == original.count(b"\n") + (not original.endswith(b"\n"))
+    assert result.tally.unchanged == result.tally.rejected == 0
+
+
+@pytest.mark.parametrize("path", recorded_files(), ids=lambda p: p.name)
+def test_current_recordings_come_out_byte_identical(path):
+    original = path.read_bytes()
+    result = migrate_lines(original)
+    assert result.data == original
+    assert result.tally.migrated == 0
+
+
+def test_both_migrations_are_exercised_by_the_recordings():
+    applied = set()
+    for path in recorded_files():
+        applied |= set(migrate_lines(legacy_bytes(path.read_bytes())).tally.by_migration)
+    assert applied == {"0001_step_output_array", "0002_ai_sdk5_parts"}
+
+
+# ---------------------------------------------------------------------------------------------
+# One record
+
+
+def test_migrate_record_upgrades_ai_sdk4_parts_where_they_stand():
+    step = {"stepIndex": 0, "input": {"role": "user", "content": [
+        {"type": "image", "image": "AAAA", "mimeType": "image/png", "x": 1}]},
+        "output": {"role": "assistant", "experimental_providerMetadata": {"a": {"b": 1}}, "content": [
+            {"type": "tool-call", "toolCallId": "c1", "toolName": "t", "args": {"q": 1}, "extra": True},
+            {"type": "tool-result", "toolCallId": "c1", "toolName": "t", "result": "boom", "isError": True},
+            {"type": "tool-result", "toolCallId": "c2", "toolName": "t", "result": {"ok": 1}},
+            {"type": "text", "text": "done", "args": "not a tool call: kept"}]},
+        "zzz": "unknown, kept last"}
+    record, applied = migrate_record(step)
+    assert applied == ["0001_step_output_array", "0002_ai_sdk5_parts"]
+    assert orjson.dumps(record) == orjson.dumps({
+        "stepIndex": 0, "input": {"role": "user", "content": [
+            {"type": "image", "image": "AAAA", "mediaType": "image/png", "x": 1}]},
+        "output": [{"role": "assistant", "providerOptions": {"a": {"b": 1}}, "content": [
+            {"type": "tool-call", "toolCallId": "c1", "toolName": "t", "input": {"q": 1}, "extra": True},
+            {"type": "tool-result", "toolCallId": "c1", "toolName": "t",
+             "output": {"type": "error-text", "value": "boom"}},
+            {"type": "tool-result", "toolCallId": "c2", "toolName": "t", "output": {"type": "json", "value": {"ok": 1}}},
+            {"type": "text", "text": "done", "args": "not a tool call: kept"}]}],
+        "zzz": "unknown, kept last"})
+
+
+def test_a_rename_never_overwrites_a_key_that_is_already_there():
+    part = {"type": "tool-call", "toolCallId": "c", "toolName": "t", "args": {"old": 1}, "input": {"new": 1}}
+    record, applied = migrate_record({"stepIndex": 0, "input": {"role": "user", "content": "hi"},
+                                      "output": [{"role": "assistant", "content": [dict(part)]}]})
+    assert applied == [] and record["output"][0]["content"][0] == part
+
+
+def test_migrate_record_on_a_conversation_upgrades_every_step():
+    conversation = {"id": "c", "steps": [
+        {"stepIndex": 0, "input": {"role": "user", "content": "a"}, "output": {"role": "assistant", "content": "b"}},
+        {"stepIndex": 1, "input": {"role": "user", "content": "c"}, "output": [{"role": "assistant", "content": "d"}]},
+        {"stepIndex": 2, "input": {"role": "user", "content": "e"}, "output": {"role": "assistant", "content": "f"}}]}
+    record, applied = migrate_record(conversation)
+    assert applied == ["0001_step_output_array"]
+    assert [type(step["output"]) for step in record["steps"]] == [list, list, list]
+
+
+def test_rename_key_keeps_key_order_on_plain_dicts():
+    mapping = {"a": 1, "b": 2, "c": 3}
+    rename_key(mapping, "b", "B")
+    assert list(mapping.items()) == [("a", 1), ("B", 2), ("c", 3)]
+    rename_key(mapping, "c", "C", 30)
+    assert list(mapping.items()) == [("a", 1), ("B", 2), ("C", 30)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Lines: endings, blank lines, rejects
+
+
+STEP = b'{"stepIndex":0,"input":{"role":"user","content":"hi"},"output":{"role":"assistant","content":"h\xc3\xa9"}}'
+STEP_MIGRATED = b'{"stepIndex":0,"input":{"role":"user","content":"hi"},"output":[{"role":"assistant","content":"h\xc3\xa9"}]}'
+
+
+def test_each_line_keeps_its_own_ending_and_blank_lines_are_kept():
+    data = STEP + b"\r\n" + b"\n" + b"   \n" + STEP + b"\n" + STEP
+    result = migrate_lines(data)
+    assert result.data == (STEP_MIGRATED + b"\r\n" + b"\n" + b"   \n" + STEP_MIGRATED + b"\n" + STEP_MIGRATED)
+    assert (result.tally.read, result.tally.migrated, result.tally.unchanged) == (5, 3, 2)
+
+
+def test_a_line_with_a_bom_keeps_it():
+    assert migrate_lines(b"\xef\xbb\xbf" + STEP + b"\n").data == b"\xef\xbb\xbf" + STEP_MIGRATED + b"\n"
+
+
+def test_a_bad_line_stops_with_its_line_number():
+    with pytest.raises(LineRejected) as caught:
+        migrate_lines(STEP + b"\n" + b'{"stepIndex":1,"input"\n' + STEP + b"\n", "run.jsonl", first_line=10)
+    reject = caught.value.reject
+    assert (reject.file, reject.line, reject.text) == ("run.jsonl", 11, b'{"stepIndex":1,"input"')
+    assert "invalid JSON" in reject.error and "truncated" in reject.error
+    assert pickle.loads(pickle.dumps(caught.value)).reject == reject  # crosses process boundaries
+
+
+def test_rejects_are_set_aside_with_the_reason_and_every_line_is_accounted_for():
+    data = STEP + b"\n" + b"not json\n" + b"\xff\xfe\n" + STEP + b"\n"
+    result = migrate_lines(data, "run.jsonl", keep_rejects=True)
+    assert result.data == STEP_MIGRATED + b"\n" + STEP_MIGRATED + b"\n"
+    assert [(r.line, r.text) for r in result.rejects] == [(2, b"not json"), (3, b"\xff\xfe")]
+    assert orjson.loads(result.rejects[0].to_json_line()) == {
+        "file": "run.jsonl", "line": 2, "error": result.rejects[0].error, "text": "not json"}
+    entry = orjson.loads(result.rejects[1].to_json_line())
+    assert entry["base64"] == "//4=" and entry["text"] == "\ufffd\ufffd"  # not UTF-8: kept whole as base64
+    assert (result.tally.read, result.tally.migrated, result.tally.rejected) == (4, 2, 2)
+    assert pickle.loads(pickle.dumps(result)) == result
+
+
+def test_an_integer_beyond_64_bits_is_never_rewritten_as_a_float():
+    big = STEP[:-1] + b',"metadata":{"id":-9223372036854775809}}'
+    with pytest.raises(LineRejected, match="beyond 64 bits"):
+        migrate_lines(big + b"\n")
+    fits = STEP[:-1] + b',"metadata":{"id":18446744073709551615,"n":1e300}}'
+    assert migrate_lines(fits).data == STEP_MIGRATED[:-1] + b',"metadata":{"id":18446744073709551615,"n":1e+300}}'
+    current_big = STEP_MIGRATED[:-1] + b',"metadata":{"id":123456789012345678901234567890}}'
+    assert migrate_lines(current_big).data == current_big  # untouched lines are never re-serialized
+
+
+# ---------------------------------------------------------------------------------------------
+# Properties
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2 ** 63), 2 ** 63 - 1) | st.text(max_size=8)
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6)
+_UNKNOWN = st.dictionaries(st.from_regex(r"\Ax_[a-z]{1,6}\Z"), _JSON, max_size=2)  # never a key a migration owns
+
+
+@st.composite
+def _with_unknown_keys(draw, known: dict) -> dict:
+    """`known` with unknown keys slipped in at drawn places."""
+    items = list(known.items())
+    for key, value in draw(_UNKNOWN).items():
+        items.insert(draw(st.integers(0, len(items))), (key, value))
+    return dict(items)
+
+
+_TEXT = st.text(max_size=12)
+_OPTIONS = st.dictionaries(st.sampled_from(["openai", "anthropic"]), st.dictionaries(_TEXT, _JSON, max_size=2), max_size=1)
+
+
+@st.composite
+def _part(draw) -> dict:
+    kind = draw(st.sampled_from(["text", "tool-call", "tool-result", "file", "image"]))
+    if kind == "text":
+        part = {"type": "text", "text": draw(_TEXT)}
+    elif kind == "tool-call":
+        part = {"type": "tool-call", "toolCallId": draw(_TEXT), "toolName": draw(_TEXT), "input": draw(_JSON)}
+    elif kind == "tool-result":
+        output = draw(st.one_of(
+            st.builds(lambda v: {"type": "text", "value": v}, _TEXT),
+            st.builds(lambda v: {"type": "json", "value": v}, _JSON.filter(lambda v: not isinstance(v, str))),
+            st.builds(lambda v: {"type": "error-text", "value": v}, _TEXT),
+            st.builds(lambda v: {"type": "content", "value": [{"type": "text", "text": v}]}, _TEXT)))
+        part = {"type": "tool-result", "toolCallId": draw(_TEXT), "toolName": draw(_TEXT), "output": output}
+    elif kind == "file":
+        part = {"type": "file", "data": draw(_TEXT), "mediaType": "text/plain"}
+    else:
+        part = {"type": "image", "image": draw(_TEXT), "mediaType": "image/png"}
+    if draw(st.booleans()):
+        part["providerOptions"] = draw(_OPTIONS)
+    return draw(_with_unknown_keys(part))
+
+
+@st.composite
+def _message(draw, role: str) -> dict:
+    content = draw(_TEXT | st.lists(_part(), max_size=3))
+    message = {"role": role, "content": content}
+    if draw(st.booleans()):
+        message["providerOptions"] = draw(_OPTIONS)
+    return draw(_with_unknown_keys(message))
+
+
+@st.composite
+def _step(draw, index: int = 0) -> dict:
+    step = {"stepIndex": index, "input": draw(_message("user")),
+            "output": draw(st.lists(_message("assistant") | _message("tool"), min_size=1, max_size=3))}
+    return draw(_with_unknown_keys(step))
+
+
+@st.composite
+def current_records(draw) -> dict:
+    if draw(st.booleans()):
+        return draw(_step())
+    steps = [draw(_step(i)) for i in range(draw(st.integers(1, 3)))]
+    return draw(_with_unknown_keys({"id": draw(_TEXT), "steps": steps}))
+
+
+_ENDINGS = st.sampled_from([b"\n", b"\r\n"])
+_GARBAGE = st.sampled_from([b"{", b'{"stepIndex":', b"nope", b'{"a":1}}', b"\xff\xfe"])
+
+
+@st.composite
+def jsonl_lines(draw) -> list[tuple[str, bytes]]:
+    """(what, line) pairs: current, legacy, blank and broken lines with mixed endings; the last
+    line may lack its ending."""
+    lines = []
+    for _ in range(draw(st.integers(0, 8))):
+        what = draw(st.sampled_from(["current", "legacy", "blank", "bad"]))
+        if what in ("current", "legacy"):
+            record = draw(current_records())
+            body = orjson.dumps(to_legacy(record) if what == "legacy" else record)
+        else:
+            body = draw(st.sampled_from([b"", b"  ", b"\t"])) if what == "blank" else draw(_GARBAGE)
+        lines.append((what, body + draw(_ENDINGS)))
+    if lines and draw(st.booleans()) and lines[-1][0] != "blank":
+        lines[-1] = (lines[-1][0], lines[-1][1].rstrip(b"\r\n"))
+    return lines
+
+
+_PROPERTIES = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@_PROPERTIES
+@given(current_records())
+def test_unknown_fields_and_key_order_survive_a_round_trip_through_legacy(record):
+    current = orjson.dumps(record)
+    legacy = orjson.dumps(to_legacy(copy.deepcopy(record)))
+    assert migrate_lines(legacy + b"\n").data == current + b"\n"
+
+
+@_PROPERTIES
+@given(jsonl_lines())
+def test_migrating_twice_changes_nothing_the_second_time(lines):
+    once = migrate_lines(b"".join(line for _, line in lines), keep_rejects=True)
+    twice = migrate_lines(once.data, keep_rejects=True)
+    assert twice.data == once.data
+    assert twice.tally.migrated == twice.tally.rejected == 0
+
+
+@_PROPERTIES
+@given(jsonl_lines(), st.integers(1, 4))
+def test_every_line_is_accounted_for_in_any_batching(lines, batches):
+    data = b"".join(line for _, line in lines)
+    whole = migrate_lines(data, keep_rejects=True)
+    tally = whole.tally
+    written = whole.data.splitlines(keepends=True)
+    assert tally.read == len(lines) == tally.migrated + tally.unchanged + tally.rejected
+    assert len(written) == tally.migrated + tally.unchanged  # lines in = lines out + lines rejected
+    assert [r.line for r in whole.rejects] == [n for n, (what, _) in enumerate(lines, 1) if what == "bad"]
+    kept = [line for what, line in lines if what != "bad"]
+    for (what, line), out in zip([pair for pair in lines if pair[0] != "bad"], written):
+        if what in ("current", "blank"):
+            assert out == line  # byte for byte
+        assert out[len(out.rstrip(b"\r\n")):] == line[len(line.rstrip(b"\r\n")):]  # same ending
+    assert len(kept) == len(written)
+    # Split anywhere between lines (as --jobs and Dask do), the parts give the same bytes and lines.
+    size = max(1, len(lines) // batches)
+    parts, first = [], 1
+    for start in range(0, len(lines), size):
+        chunk = b"".join(line for _, line in lines[start:start + size])
+        parts.append(migrate_lines(chunk, first_line=first, keep_rejects=True))
+        first += size
+    assert b"".join(p.data for p in parts) == whole.data
+    assert [r.line for p in parts for r in p.rejects] == [r.line for r in whole.rejects]
+
+
+# ---------------------------------------------------------------------------------------------
+# Eval files
+
+EVAL_BEFORE = """\
+# Review suite: older spellings, comments and quoting everywhere
+description: 'Code review'   # single quotes
+tests:   # the old name of evalcases
+  - id: "case-1"
+    criteria: The reply names the bug   # what the judge looks for
+    input: "Why does this crash?"
+    expected_output: |
+      It dereferences None.
+    # a comment before the next case
+  - id: case-2
+    messages:
+      - role: system
+        content: Be brief.
+      # the user's turn
+      - role: user
+        content: 'Hi'   # greeting
+      - role: assistant
+        content: Hello!   # the expected answer
+    note: last
+"""
+
+EVAL_AFTER = """\
+# Review suite: older spellings, comments and quoting everywhere
+description: 'Code review'   # single quotes
+evalcases: # the old name of evalcases
+  - id: "case-1"
+    outcome: The reply names the bug    # what the judge looks for
+    input_messages:
+      - role: user
+        content: "Why does this crash?"
+    expected_messages:
+      - role: assistant
+        content: |
+          It dereferences None.
+    # a comment before the next case
+  - id: case-2
+    input_messages:
+      - role: system
+        content: Be brief.
+      # the user's turn
+      - role: user
+        content: 'Hi'   # greeting
+    expected_messages:
+      - role: assistant
+        content: Hello!   # the expected answer
+    note: last
+"""
+
+
+def test_yaml_eval_file_keeps_comments_quoting_and_order():
+    result = migrate_document(EVAL_BEFORE.encode(), "review.yaml", "yaml")
+    assert result.data.decode() == EVAL_AFTER
+    assert result.tally.by_migration == {"0003_eval_file_spellings": 1}
+    again = migrate_document(result.data, "review.yaml", "yaml")
+    assert again.data == result.data and again.tally.migrated == 0
+
+
+def test_yaml_indentation_line_endings_and_missing_final_newline_are_kept():
+    before = "evalcases:\n- id: a\n  criteria: ok\n  input:\n  - role: user\n    content: hi"
+    after = "evalcases:\n- id: a\n  outcome: ok\n  input_messages:\n  - role: user\n    content: hi"
+    assert migrate_document(before.encode(), "a.yaml", "yaml").data.decode() == after
+    crlf = before.replace("\n", "\r\n") + "\r\n"
+    assert migrate_document(crlf.encode(), "a.yaml", "yaml").data.decode() == after.replace("\n", "\r\n") + "\r\n"
+
+
+@pytest.mark.parametrize("name", ["code-review.yaml", "multi-turn.yaml", "single-turn.yaml"])
+def test_current_eval_files_are_left_byte_identical(name):
+    from conftest import REPO
+
+    data = (REPO / "examples" / "evals" / name).read_bytes()
+    result = migrate_document(data, name, "yaml")
+    assert result.data == data and result.tally.unchanged == 1
+
+
+def test_json_eval_file_keeps_its_indentation_and_unicode():
+    before = b'{\n  "description": "\xc3\x9cn\xc3\xafcode",\n  "cases": [{"id": "a", "expected_outcome": "ok", ' \
+             b'"input": "hi", "expected_output": "hello"}]\n}\n'
+    result = migrate_document(before, "e.json", "json")
+    assert result.data == (
+        b'{\n  "description": "\xc3\x9cn\xc3\xafcode",\n  "evalcases": [\n    {\n      "id": "a",\n'
+        b'      "outcome": "ok",\n      "input_messages": [\n        {\n          "role": "user",\n'
+        b'          "content": "hi"\n        }\n      ],\n      "expected_messages": [\n        {\n'
+        b'          "role": "assistant",\n          "content": "hello"\n        }\n      ]\n    }\n  ]\n}\n')
+    assert migrate_document(b'{"tests":[{"id":"a"}]}', "e.json", "json").data == b'{"evalcases":[{"id":"a"}]}'
+
+
+def test_testcases_messages_split_into_input_and_expected():
+    record, applied = migrate_record({"testcases": [{"id": "x", "outcome": "o", "messages": [
+        {"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]}]})
+    assert applied == ["0003_eval_file_spellings"]
+    assert record == {"evalcases": [{"id": "x", "outcome": "o", "input_messages": [{"role": "user", "content": "q"}],
+                                     "expected_messages": [{"role": "assistant", "content": "a"}]}]}
+
+
+def test_a_broken_yaml_file_is_rejected_with_its_line():
+    with pytest.raises(LineRejected) as caught:
+        migrate_document(b"evalcases:\n  - id: a\n  b: [\n", "bad.yaml", "yaml")
+    assert caught.value.reject.line == 3 and "invalid YAML" in caught.value.reject.error
+    kept = migrate_document(b"a: [\n", "bad.yaml", "yaml", keep_rejects=True)
+    assert kept == MigratedLines(b"", kept.tally, kept.rejects) and kept.tally.rejected == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Atomic files
+
+
+def test_atomic_file_replaces_the_target_only_on_commit(tmp_path):
+    target = tmp_path / "run.jsonl"
+    target.write_bytes(b"old\n")
+    os.chmod(target, 0o640)
+    with AtomicFile(target) as out:
+        out.write(b"half")
+    assert target.read_bytes() == b"old\n" and os.listdir(tmp_path) == ["run.jsonl"]  # discarded
+    with AtomicFile(target, backup=True) as out:
+        out.write(b"new\n")
+        out.commit()
+    assert target.read_bytes() == b"new\n" and (tmp_path / "run.jsonl.bak").read_bytes() == b"old\n"
+    assert os.stat(target).st_mode & 0o777 == 0o640  # the file keeps its permissions
+    assert sorted(os.listdir(tmp_path)) == ["run.jsonl", "run.jsonl.bak"]
