@@ -1,0 +1,154 @@
+"""`chatconv migrate` as a user runs it: outputs, --check, --dry-run, rejects, exit codes."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from conftest import RECORDED, recorded_files, run_chatconv
+from test_migrate import EVAL_AFTER, EVAL_BEFORE, legacy_bytes
+
+WEATHER = RECORDED / "weather-steps.jsonl"
+
+
+@pytest.fixture
+def legacy_folder(tmp_path):
+    """Legacy copies of every recording, in a folder of their own."""
+    folder = tmp_path / "legacy"
+    folder.mkdir()
+    for path in recorded_files():
+        (folder / path.name).write_bytes(legacy_bytes(path.read_bytes()))
+    return folder
+
+
+def test_one_input_goes_to_stdout_with_a_summary_on_stderr(legacy_folder):
+    result = run_chatconv("migrate", legacy_folder / WEATHER.name)
+    assert result.returncode == 0, result.stderr_text
+    assert result.stdout == WEATHER.read_bytes()
+    assert result.stderr_text == ("1 file, 10 records read: 10 migrated, 0 unchanged, 0 rejected\n"
+                                  "  0001_step_output_array: 5 records\n  0002_ai_sdk5_parts: 5 records\n")
+
+
+def test_standard_input_to_standard_output():
+    result = run_chatconv("migrate", "-", stdin=legacy_bytes(WEATHER.read_bytes()))
+    assert result.returncode == 0 and result.stdout == WEATHER.read_bytes()
+
+
+def test_a_folder_to_an_output_folder_with_two_jobs(legacy_folder, tmp_path):
+    out = tmp_path / "out"
+    result = run_chatconv("migrate", legacy_folder, "-o", out, "--jobs", "2")
+    assert result.returncode == 0, result.stderr_text
+    for path in recorded_files():
+        assert (out / path.name).read_bytes() == path.read_bytes()
+    assert "5 files, 45 records read: 45 migrated, 0 unchanged, 0 rejected" in result.stderr_text
+
+
+def test_in_place_with_a_backup(legacy_folder):
+    path = legacy_folder / WEATHER.name
+    legacy = path.read_bytes()
+    result = run_chatconv("migrate", path, "--in-place", "--backup")
+    assert result.returncode == 0, result.stderr_text
+    assert path.read_bytes() == WEATHER.read_bytes()
+    assert (legacy_folder / (WEATHER.name + ".bak")).read_bytes() == legacy
+    again = run_chatconv("migrate", path, "--in-place", "--backup")  # nothing to change: nothing touched
+    assert again.returncode == 0 and "0 migrated, 10 unchanged" in again.stderr_text
+    assert (legacy_folder / (WEATHER.name + ".bak")).read_bytes() == legacy
+
+
+def test_check_exits_1_when_anything_would_change_and_writes_nothing(legacy_folder):
+    before = {p: p.read_bytes() for p in legacy_folder.iterdir()}
+    result = run_chatconv("migrate", "--check", legacy_folder, RECORDED)
+    assert result.returncode == 1
+    assert result.stdout == b""
+    assert f"would migrate {legacy_folder / WEATHER.name} (10 of 10 records)" in result.stderr_text
+    assert "10 files, 90 records read: 45 migrated, 45 unchanged, 0 rejected (nothing written)" in result.stderr_text
+    assert {p: p.read_bytes() for p in legacy_folder.iterdir()} == before
+    current = run_chatconv("migrate", "--check", RECORDED)
+    assert current.returncode == 0, current.stderr_text
+    assert "would migrate" not in current.stderr_text
+
+
+def test_dry_run_says_what_would_change_per_migration_with_examples(legacy_folder):
+    path = legacy_folder / WEATHER.name
+    result = run_chatconv("migrate", "--dry-run", path)
+    assert result.returncode == 0
+    assert result.stdout_text == (
+        f"would migrate {path}: 10 of 10 records\n"
+        "0001_step_output_array: 5 records (step output is one message object; it becomes a one-message array)\n"
+        f"  {path}:6: $.output\n  {path}:7: $.output\n  {path}:8: $.output\n"
+        "0002_ai_sdk5_parts: 5 records (AI SDK 4 parts (args, result/isError, mimeType, experimental_providerMetadata))\n"
+        f"  {path}:1: $.output[0].content[0]\n  {path}:2: $.output[0].content[0]\n  {path}:3: $.output[0].content[0]\n")
+    assert path.read_bytes() == legacy_bytes(WEATHER.read_bytes())
+
+
+def _with_a_bad_line(tmp_path):
+    lines = legacy_bytes(WEATHER.read_bytes()).splitlines(keepends=True)
+    lines[3] = lines[3][:40] + b"\n"  # a record cut short, as by a crash while recording
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"".join(lines))
+    return path, lines
+
+
+def test_a_bad_line_stops_the_run_and_leaves_the_input_untouched(tmp_path):
+    path, lines = _with_a_bad_line(tmp_path)
+    result = run_chatconv("migrate", path, "--in-place")
+    assert result.returncode == 1
+    assert result.stderr_text.startswith(f"{path}:4: error: invalid JSON: ")
+    assert "at column 41 (the record ends too early: the line or file may be truncated)" in result.stderr_text
+    assert path.read_bytes() == b"".join(lines)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.jsonl"]  # no temporary file left
+    check = run_chatconv("migrate", "--check", path)
+    assert check.returncode == 1 and f"{path}:4: error: invalid JSON" in check.stderr_text
+
+
+def test_with_rejects_a_bad_line_is_set_aside_and_every_line_accounted_for(tmp_path):
+    path, lines = _with_a_bad_line(tmp_path)
+    rejects = tmp_path / "rejects.jsonl"
+    result = run_chatconv("migrate", path, "--in-place", "--rejects", rejects)
+    assert result.returncode == 0, result.stderr_text
+    assert "1 file, 10 records read: 9 migrated, 0 unchanged, 1 rejected" in result.stderr_text
+    expected = WEATHER.read_bytes().splitlines(keepends=True)
+    assert path.read_bytes() == b"".join(expected[:3] + expected[4:])  # 10 in = 9 out + 1 rejected
+    [entry] = [orjson.loads(line) for line in rejects.read_bytes().splitlines()]
+    assert entry == {"file": str(path), "line": 4, "error": entry["error"], "text": lines[3][:40].decode()}
+    assert entry["error"].startswith("invalid JSON")
+
+
+def test_dry_run_with_rejects_lists_them_and_writes_nothing(tmp_path):
+    path, lines = _with_a_bad_line(tmp_path)
+    rejects = tmp_path / "rejects.jsonl"
+    result = run_chatconv("migrate", "--dry-run", path, "--rejects", rejects)
+    assert result.returncode == 0
+    assert "rejected: 1 record\n" in result.stdout_text and f"  {path}:4: invalid JSON" in result.stdout_text
+    assert not rejects.exists() and path.read_bytes() == b"".join(lines)
+
+
+def test_yaml_eval_file_in_place_keeps_comments_and_quoting(tmp_path):
+    path = tmp_path / "review.yaml"
+    path.write_text(EVAL_BEFORE)
+    result = run_chatconv("migrate", path, "--in-place")
+    assert result.returncode == 0, result.stderr_text
+    assert path.read_text() == EVAL_AFTER
+    assert "0003_eval_file_spellings: 1 record" in result.stderr_text
+    assert run_chatconv("migrate", "--check", path).returncode == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["a.jsonl", "b.jsonl"], "several input files"),
+    (["a.jsonl", "-o", "x", "--in-place"], "not both"),
+    (["a.jsonl", "--backup"], "--backup keeps FILE.bak"),
+    (["-", "--in-place"], "standard input cannot be rewritten in place"),
+    (["a.jsonl", "--jobs", "0"], "--jobs"),
+])
+def test_usage_errors_exit_2(tmp_path, args, message):
+    for name in ("a.jsonl", "b.jsonl"):
+        (tmp_path / name).write_bytes(WEATHER.read_bytes())
+    result = run_chatconv("migrate", *[tmp_path / a if a.endswith(".jsonl") else a for a in args])
+    assert result.returncode == 2 and message in result.stderr_text
+
+
+def test_unreadable_input_exits_2_and_other_files_still_migrate(tmp_path, legacy_folder):
+    result = run_chatconv("migrate", tmp_path / "missing.jsonl", legacy_folder / WEATHER.name, "-o", tmp_path / "out")
+    assert result.returncode == 2
+    assert f"{tmp_path / 'missing.jsonl'}: error: no such file" in result.stderr_text
+    assert (tmp_path / "out" / WEATHER.name).read_bytes() == WEATHER.read_bytes()
