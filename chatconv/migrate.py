@@ -16,9 +16,11 @@ import base64
 import importlib.util
 import io
 import json
+import multiprocessing
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 from collections import deque
@@ -172,7 +174,7 @@ def _is_commented(container: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# JSONL: blocks of lines, bytes in and bytes out
+# JSONL: batches of lines, bytes in and bytes out
 
 
 @dataclass
@@ -476,7 +478,7 @@ def _like_original(new: bytes, original: bytes) -> bytes:
 
 
 # ---------------------------------------------------------------------------------------------
-# Files: blocks, worker processes, atomic rewrite
+# Files: batches, worker processes, atomic rewrite
 
 
 class Workers:
@@ -486,11 +488,8 @@ class Workers:
     """
 
     def __init__(self, jobs: int = 1):
-        from .validate import _ignore_interrupts, _worker_context  # validate's --jobs set-up
-
         self.jobs = jobs
-        self._pool = (ProcessPoolExecutor(jobs, mp_context=_worker_context(), initializer=_ignore_interrupts)
-                      if jobs > 1 else None)
+        self._pool = _start_workers(jobs) if jobs > 1 else None
 
     def __enter__(self) -> Workers:
         return self
@@ -517,6 +516,14 @@ class Workers:
         finally:
             for future in pending:
                 future.cancel()
+
+
+def _start_workers(jobs: int) -> ProcessPoolExecutor:
+    # Forked workers start at once, with chatconv and the migrations loaded; Ctrl-C is the main
+    # process's to handle (it stops the pool), so workers ignore it rather than print tracebacks.
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork" if fork else None),
+                               initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
 
 
 def _result(future, file: str) -> MigratedLines:
