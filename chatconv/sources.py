@@ -339,18 +339,20 @@ def open_binary(path: str | Path) -> BinaryIO:
         raise
 
 
-def iter_line_batches(stream: BinaryIO, batch_bytes: int) -> Iterator[tuple[int, bytes]]:
-    """(number of the first line, whole lines) of about `batch_bytes` each, in file order.
+def iter_line_batches(stream: BinaryIO, batch_bytes: int) -> Iterator[tuple[int, int, bytes]]:
+    """(number of the first line, offset in the file, whole lines) of about `batch_bytes` each.
 
     Lines are numbered as iterating the stream numbers them (split at b"\\n" only); a line
     longer than `batch_bytes` makes a batch of its own; the last line may lack its newline.
     """
     number = 1
+    offset = 0
     while batch := stream.read(batch_bytes):
         if not batch.endswith(b"\n"):
             batch += stream.readline()  # finish the line the read cut
-        yield number, batch
+        yield number, offset, batch
         number += batch.count(b"\n")
+        offset += len(batch)
 
 
 def _load_document(data: bytes, file: str, fmt: str) -> Record:

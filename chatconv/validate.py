@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
-from .messages import iter_step_messages, iter_steps, message_parts
+from .messages import iter_steps
 from .migrate import upgrade_record
 from .problems import ChatconvError, Problem, UnreadableInput
 from .prompt.files import FileReferenceError, find_repo_root, resolve_reference
@@ -34,7 +34,7 @@ _ROLE_SYNONYMS = {"human": "user", "ai": "assistant", "bot": "assistant", "model
 _SKIPPED_FOLDERS = {"node_modules", "__pycache__", "venv"}
 
 CONVERSATION_WINDOW = 10_000  # step-per-line conversations followed at once (RecordingChecks)
-BATCH_BYTES = 4 * 1024 * 1024  # the lines of a JSONL file are checked this many bytes at a time
+BATCH_BYTES = 1024 * 1024  # the lines of a JSONL file are checked this many bytes at a time
 PARALLEL_MIN_BYTES = 16 * 1024 * 1024  # unless --jobs says otherwise, smaller files use no workers
 
 
@@ -135,7 +135,7 @@ class Validator:
         summary = self.summary
         counted = False
         for make_record, entries in batches:
-            for where, outcome, step in entries:
+            for where, outcome, steps in entries:
                 if outcome is NOT_OURS:
                     summary.skipped += 1  # a folder's file that is not ours
                     return
@@ -148,20 +148,30 @@ class Validator:
                 summary.records += 1
                 if outcome:
                     yield from outcome
-                if step is not None:
-                    found = checks.add_step(*step, make_record, where)
-                    if found:
-                        yield from found
+                if steps is not None:
+                    yield from self._steps(checks, steps, make_record, where)
         if not counted:  # a JSONL file of blank lines
             summary.files += 1
             yield empty_file_problem(path)
         yield from checks.finish()
 
+    def _steps(self, checks: RecordingChecks, steps: tuple, make_record: Callable,
+               where: Any) -> Iterator[Problem]:
+        """The checks across lines of a run of steps (see check_lines); the first is counted."""
+        conversation_id, first_index, last_index, count, tool_lines = steps
+        first = self.summary.records
+        conversation, found = checks.add_steps(conversation_id, first_index, last_index, make_record, where)
+        yield from found
+        for offset, tool_where, parts in tool_lines:
+            self.summary.records = first + offset  # exact, should --max-errors stop on this line
+            yield from checks.add_tool_parts(conversation, parts, make_record, tool_where)
+        self.summary.records = first + count - 1
+
     def _batches(self, options: LineOptions) -> Iterator[tuple[Callable, Iterable]]:
         """(make_record, entries) in order: check_lines describes the entries and `where`."""
         path = options.file
         if path == "-" or file_format(path) != "jsonl":
-            yield light_record, ((record, *record_outcome(record, options)) for record in iter_records(path))
+            yield light_record, (record_entry(record, record, options) for record in iter_records(path))
             return
         with open_binary(path) as stream:
             jobs = self._jobs_for(os.fstat(stream.fileno()).st_size)
@@ -169,7 +179,7 @@ class Validator:
             if jobs > 1:
                 yield from self._checked_by_workers(batches, options, jobs)
                 return
-            for first_line, lines in batches:
+            for first_line, _, lines in batches:
                 yield LineBatch(path, lines).record, check_lines(lines, first_line, options)
 
     def _jobs_for(self, size: int) -> int:
@@ -179,19 +189,22 @@ class Validator:
             return available_cores() if size >= PARALLEL_MIN_BYTES else 1
         return self.jobs
 
-    def _checked_by_workers(self, batches: Iterable[tuple[int, bytes]], options: LineOptions,
+    def _checked_by_workers(self, batches: Iterable[tuple[int, int, bytes]], options: LineOptions,
                             jobs: int) -> Iterator[tuple[Callable, list]]:
         """Batches checked by worker processes, handed on in file order.
 
-        At most two batches per worker are read ahead, so memory stays flat; batches still
-        queued when the caller stops (--max-errors) are cancelled.
+        Workers read their batch from the file themselves (cheaper than a pipe); this process
+        keeps it to locate the few problems found across lines. At most two batches per worker
+        are read ahead, so memory stays flat; those still queued when the caller stops
+        (--max-errors) are cancelled.
         """
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(jobs, mp_context=_worker_context(), initializer=_ignore_interrupts)
+            self._pool = _start_workers(jobs)
         pending: deque = deque()
         try:
-            for first_line, lines in batches:
-                pending.append((lines, self._pool.submit(check_lines, lines, first_line, options)))
+            for first_line, offset, lines in batches:
+                future = self._pool.submit(check_file_lines, offset, len(lines), first_line, options)
+                pending.append((lines, future))
                 if len(pending) >= 2 * jobs:
                     yield self._collect(options.file, *pending.popleft())
             while pending:
@@ -224,10 +237,11 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
-def _worker_context():
-    # Forked workers start at once with the schemas already compiled; spawn is the fallback.
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else None)
+def _start_workers(jobs: int) -> ProcessPoolExecutor:
+    # Forked workers start at once, with chatconv imported; spawn is the fallback.
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if fork else None)
+    return ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_interrupts)
 
 
 def _ignore_interrupts() -> None:
@@ -326,74 +340,109 @@ class LineOptions:
     allow_outside_root: bool
 
 
-def record_outcome(record: Record, options: LineOptions) -> tuple[Any, tuple | None]:
-    """(outcome, step) of one record, as check_lines describes them."""
+def record_entry(record: Record, where: Any, options: LineOptions) -> tuple:
+    """The (where, outcome, steps) entry of one record, as check_lines describes them."""
     if record.error:
-        return record.error, None
+        return where, record.error, None
     kind = options.kind or detect_kind(record.data, record.file)
     if kind is None and (options.skip_unknown or not options.explicit):
-        return NOT_OURS, None
+        return where, NOT_OURS, None
     if kind is None:
-        return (*record.problems, problem_at(record, (), "cannot tell what kind of record this is",
-                                             hint=f"pass --kind (one of: {', '.join(kind_names())})")), None
-    steps = _StepCollector()
-    problems = (*record.problems, *check_record(record, kind, steps, options.allow_outside_root))
-    return problems, steps.step
+        unknown = problem_at(record, (), "cannot tell what kind of record this is",
+                             hint=f"pass --kind (one of: {', '.join(kind_names())})")
+        return where, (*record.problems, unknown), None
+    step = _StepCollector()
+    problems = (*record.problems, *check_record(record, kind, step, options.allow_outside_root))
+    if step.facts is None:
+        return where, problems, None
+    conversation_id, index, parts = step.facts
+    return where, problems, (conversation_id, index, index, 1, ((0, where, parts),) if parts else ())
 
 
 class _StepCollector:
-    """The `checks` of check_record for record_outcome: a step-per-line record's facts are kept
+    """The `checks` of check_record for record_entry: a step-per-line record's facts are kept
     for the checks across lines, which the caller runs; a conversation is checked whole here."""
 
-    step: tuple | None = None
+    facts: tuple | None = None
 
     def add(self, record: Record, kind: str) -> Iterator[Problem]:
         if kind == "conversation":
             return RecordingChecks().add(record, kind)
-        self.step = (record.data.get("conversationId"), *step_facts(record.data, record.text))
+        self.facts = (record.data.get("conversationId"), *step_facts(record.data, record.text))
         return iter(())
 
 
 def check_lines(lines: bytes, first_line: int, options: LineOptions) -> list[tuple]:
     """The outcome of each non-blank line of `lines` (whole JSONL lines, from line `first_line`).
 
-    Each entry is (where, outcome, step), in line order:
+    Each entry is (where, outcome, steps), in line order:
     - where: (line number, start, end) of the line in `lines` (LineBatch makes its Record);
     - outcome: a tuple of the record's own problems (mostly empty); a Problem when the line is
       not a record (invalid JSON); NOT_OURS for a record of unknown kind in a file that is
       then skipped (the last entry);
-    - step: for a step-per-line record, (conversationId, stepIndex, tool parts) for the checks
-      across lines (RecordingChecks.add_step), else None.
+    - steps: None, or for step-per-line records the facts the checks across lines need, of a
+      run of consecutive lines that are steps of one conversation with increasing stepIndex
+      (the entry stands for the whole run; only its first line may have problems):
+      (conversationId, first stepIndex, last stepIndex, lines in the run, tool lines), where
+      tool lines are (line in the run from 0, where, tool parts) of the lines with tool parts
+      (see step_facts).
     Runs in worker processes. A line that passes the fast schema check costs a parse, a check
-    and a tuple; any other becomes a Record and goes through check_record.
+    and a few facts; any other becomes a Record and goes through check_record.
     """
     file, forced_kind = options.file, options.kind
     loads, is_step = orjson.loads, fast_validator("step-record").is_valid
-    entries = []
-    number, start = first_line, 0
-    for line in lines.split(b"\n"):
-        end = start + len(line) + 1
+    entries: list[tuple] = []
+    run = None  # the run being gathered: [where, conversationId, first, last, lines, tool lines]
+    end = 0
+    for number, line in enumerate(lines.split(b"\n"), first_line):
+        start, end = end, end + len(line) + 1
+        where = (number, start, end)
         try:
             data = loads(line)
         except orjson.JSONDecodeError:
-            if line.strip():
-                record = load_json(lines[start:end], file, number)  # the BOM of line 1, or an error
-                entries.append(((number, start, end), *record_outcome(record, options)))
+            if line.strip():  # blank lines are no records
+                run = _end_run(run, entries)
+                entries.append(record_entry(load_json(lines[start:end], file, number), where, options))
+            continue
+        if forced_kind is None and data.__class__ is dict and "stepIndex" in data and "steps" not in data:
+            kind = "step-record"  # what detect_kind says, told without a call: most lines are steps
         else:
             kind = forced_kind or detect_kind(data, file)
-            if kind == "step-record" and is_step(data):
-                step = (data.get("conversationId"), *step_facts(data, line))
-                entries.append(((number, start, end), (), step))
-            elif kind is not None and kind not in _CHECKED_FURTHER and fast_validator(kind).is_valid(data):
-                entries.append(((number, start, end), (), None))
+        if kind == "step-record" and is_step(data):
+            conversation_id, index = data.get("conversationId"), data["stepIndex"]
+            parts = _tool_parts(data) if b'"tool-' in line else None
+            if run is not None and conversation_id == run[1] and index > run[3]:
+                if parts:
+                    run[5].append((run[4], where, parts))
+                run[3] = index
+                run[4] += 1
             else:
-                record = Record(file, number, data, text=lines[start:end])
-                entries.append(((number, start, end), *record_outcome(record, options)))
-                if entries[-1][1] is NOT_OURS:
-                    break  # the file is skipped: the rest of it does not matter
-        number += 1
-        start = end
+                _end_run(run, entries)
+                run = [where, conversation_id, index, index, 1, [(0, where, parts)] if parts else []]
+            continue
+        run = _end_run(run, entries)
+        if kind is not None and kind not in _CHECKED_FURTHER and fast_validator(kind).is_valid(data):
+            entries.append((where, (), None))
+            continue
+        entries.append(record_entry(Record(file, number, data, text=lines[start:end]), where, options))
+        if entries[-1][1] is NOT_OURS:
+            return entries  # the file is skipped: the rest of it does not matter
+    _end_run(run, entries)
     return entries
+
+
+def _end_run(run: list | None, entries: list) -> None:
+    """Add the entry of the run being gathered, if any; then there is none (None)."""
+    if run is not None:
+        where, conversation_id, first, last, count, tool_lines = run
+        entries.append((where, (), (conversation_id, first, last, count, tuple(tool_lines))))
+
+
+def check_file_lines(offset: int, length: int, first_line: int, options: LineOptions) -> list[tuple]:
+    """check_lines in a worker process, which reads its lines from the file itself."""
+    with open(options.file, "rb") as stream:
+        stream.seek(offset)
+        return check_lines(stream.read(length), first_line, options)
 
 
 class LineBatch:
@@ -582,17 +631,31 @@ def _itself(record: Record) -> Record:
 
 
 def step_facts(step: dict, text: str | bytes | None, path: tuple = ()) -> tuple[int, tuple | None]:
-    """A valid step's stepIndex and tool parts: (is a call, toolCallId, path of the part)."""
+    """A valid step's stepIndex and tool parts (see _tool_parts)."""
     # Most steps hold no tool parts; the raw line tells so without walking the messages.
     if isinstance(text, bytes) and b'"tool-' not in text:
         return step["stepIndex"], None
-    parts = []
-    for message_path, message in iter_step_messages(step):
-        for p_index, part in enumerate(message_parts(message)):
-            kind = part.get("type")
-            if kind in ("tool-call", "tool-result"):
-                parts.append((kind == "tool-call", part["toolCallId"], path + message_path + ("content", p_index)))
-    return step["stepIndex"], tuple(parts)
+    return step["stepIndex"], _tool_parts(step, path)
+
+
+def _tool_parts(step: dict, path: tuple = ()) -> tuple:
+    """(is a call, toolCallId, path) of each tool-call and tool-result part of a valid step."""
+    # The step is valid (its input a message, its output a list of them), so the messages are
+    # walked directly: this runs for every line that mentions "tool-.
+    parts: list[tuple] = []
+    _add_tool_parts(parts, step["input"], path + ("input",))
+    for index, message in enumerate(step["output"]):
+        _add_tool_parts(parts, message, path + ("output", index))
+    return tuple(parts)
+
+
+def _add_tool_parts(parts: list, message: dict, path: tuple) -> None:
+    content = message["content"]
+    if content.__class__ is list:
+        for index, part in enumerate(content):
+            kind = part["type"]
+            if kind == "tool-call" or kind == "tool-result":
+                parts.append((kind == "tool-call", part["toolCallId"], path + ("content", index)))
 
 
 class RecordingChecks:
@@ -603,6 +666,9 @@ class RecordingChecks:
     that memory stays flat however long the file: a conversation that falls out of the window
     has its unanswered calls reported then, and is forgotten. `finish` reports the unanswered
     calls of the others, when no later step can answer them.
+
+    Problems are located in a Record made by `make_record(where)` only when one is found or a
+    tool call is left open; `where` is the record itself, or a line of a LineBatch.
     """
 
     def __init__(self, window: int = CONVERSATION_WINDOW):
@@ -613,29 +679,52 @@ class RecordingChecks:
     def add(self, record: Record, kind: str) -> Iterator[Problem]:
         data = record.data
         if kind == "conversation":
-            conversation, problems = _Conversation(0), []
+            conversation = _Conversation(0)
             for path, step in iter_steps(data):  # the record outlives its conversation: no copy
-                self._step(conversation, *step_facts(step, record.text, path), path, _itself, record, problems)
-            yield from problems
+                index, parts = step_facts(step, record.text, path)
+                yield from _follow(conversation, index, index, _itself, record, path)
+                yield from self.add_tool_parts(conversation, parts, _itself, record)
             yield from _unanswered(conversation)
         else:
-            yield from self.add_step(data.get("conversationId"), *step_facts(data, record.text),
-                                     light_record, record)
+            index, parts = step_facts(data, record.text)
+            conversation, problems = self.add_steps(data.get("conversationId"), index, index,
+                                                    light_record, record)
+            yield from problems
+            yield from self.add_tool_parts(conversation, parts, light_record, record)
 
-    def add_step(self, conversation_id: Any, index: int, parts: tuple | None,
-                 make_record: Callable[[Any], Record], where: Any) -> list[Problem]:
-        """The problems of one step-per-line record, given its facts (see step_facts).
-
-        `make_record(where)` makes a light Record of the line, only when a problem is found or a
-        tool call is left open.
-        """
+    def add_steps(self, conversation_id: Any, first_index: int, last_index: int,
+                  make_record: Callable[[Any], Record], where: Any) -> tuple[_Conversation, list[Problem]]:
+        """Consecutive step-per-line records of one conversation, from `where` on, whose stepIndex
+        increases from first_index to last_index: their conversation, and the problems found."""
         problems: list[Problem] = []
         conversation = self._recent.get(conversation_id)
         if conversation is None:
             conversation = self._begin(conversation_id, problems)
         else:
             self._recent.move_to_end(conversation_id)
-        self._step(conversation, index, parts, (), make_record, where, problems)
+        problems += _follow(conversation, first_index, last_index, make_record, where)
+        return conversation, problems
+
+    @staticmethod
+    def add_tool_parts(conversation: _Conversation, parts: tuple | None,
+                       make_record: Callable[[Any], Record], where: Any) -> list[Problem]:
+        """Pairs the tool parts of one step (see _tool_parts) with the conversation's calls."""
+        problems = []
+        record = None  # made once for the step, when first needed
+        for is_call, call_id, path in parts or ():
+            if is_call:
+                record = record or make_record(where)
+                if call_id in conversation.call_ids:
+                    problems.append(problem_at(
+                        record, path + ("toolCallId",), f"duplicate toolCallId {call_id!r}",
+                        "warning", "each tool call should have its own id"))
+                conversation.call_ids.add(call_id)
+                conversation.open_calls[call_id] = (record, path)
+            elif conversation.open_calls.pop(call_id, None) is None and call_id not in conversation.call_ids:
+                record = record or make_record(where)
+                problems.append(problem_at(
+                    record, path + ("toolCallId",), f"tool-result {call_id!r} answers no earlier tool-call",
+                    hint="a tool result must follow the tool-call with the same toolCallId"))
         return problems
 
     def finish(self) -> Iterator[Problem]:
@@ -646,33 +735,23 @@ class RecordingChecks:
     def _begin(self, conversation_id: Any, problems: list[Problem]) -> _Conversation:
         if len(self._recent) >= self.window:
             _, oldest = self._recent.popitem(last=False)
-            problems.extend(_unanswered(oldest))
+            problems += _unanswered(oldest)
         conversation = self._recent[conversation_id] = _Conversation(self._started)
         self._started += 1
         return conversation
 
-    @staticmethod
-    def _step(conversation: _Conversation, index: int, parts: tuple | None, path: tuple,
-              make_record: Callable[[Any], Record], where: Any, problems: list[Problem]) -> None:
-        if conversation.last_step is not None and index <= conversation.last_step:
-            problems.append(problem_at(
-                make_record(where), path + ("stepIndex",), f"stepIndex {index} does not follow {conversation.last_step}",
-                hint="steps of a conversation must have increasing stepIndex, in file order"))
-        conversation.last_step = index
-        record = None
-        for is_call, call_id, part_path in parts or ():
-            if record is None:
-                record = make_record(where)
-            if is_call:
-                if call_id in conversation.call_ids:
-                    problems.append(problem_at(record, part_path + ("toolCallId",), f"duplicate toolCallId {call_id!r}",
-                                               "warning", "each tool call should have its own id"))
-                conversation.call_ids.add(call_id)
-                conversation.open_calls[call_id] = (record, part_path)
-            elif conversation.open_calls.pop(call_id, None) is None and call_id not in conversation.call_ids:
-                problems.append(problem_at(
-                    record, part_path + ("toolCallId",), f"tool-result {call_id!r} answers no earlier tool-call",
-                    hint="a tool result must follow the tool-call with the same toolCallId"))
+
+def _follow(conversation: _Conversation, first_index: int, last_index: int,
+            make_record: Callable[[Any], Record], where: Any, path: tuple = ()) -> list[Problem]:
+    """The steps first_index..last_index follow the conversation's last one, or a problem."""
+    problems = []
+    if conversation.last_step is not None and first_index <= conversation.last_step:
+        problems.append(problem_at(
+            make_record(where), path + ("stepIndex",),
+            f"stepIndex {first_index} does not follow {conversation.last_step}",
+            hint="steps of a conversation must have increasing stepIndex, in file order"))
+    conversation.last_step = last_index
+    return problems
 
 
 def _unanswered(conversation: _Conversation) -> list[Problem]:

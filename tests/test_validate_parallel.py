@@ -33,19 +33,28 @@ def _fixture_steps() -> list[dict]:
 
 
 def _recording(copies: int) -> list[dict]:
-    """Copies of the recorded step files, two conversations at a time interleaved line by line,
-    with unique conversation and tool-call ids."""
+    """Copies of the recorded step files with unique conversation and tool-call ids; every
+    other pair of copies interleaved line by line, the others one conversation after another."""
     steps = []
-    for copy in range(copies):
-        for step in _fixture_steps():
-            text = orjson.dumps(step).decode()
-            for part_id in _tool_call_ids(step):
-                text = text.replace(f'"{part_id}"', f'"{part_id}-{copy}"')
-            step = orjson.loads(text)
-            step["conversationId"] = f"{step['conversationId']}-{copy}"
-            steps.append(step)
-    half = len(steps) // 2
-    return [step for pair in zip(steps[:half], steps[half:]) for step in pair] + steps[2 * half:]
+    for pair in range(0, copies, 2):
+        first, second = (_copy(copy) for copy in (pair, pair + 1))
+        if pair % 4:
+            steps += [step for steps_pair in zip(first, second) for step in steps_pair]
+        else:
+            steps += first + second
+    return steps
+
+
+def _copy(copy: int) -> list[dict]:
+    steps = []
+    for step in _fixture_steps():
+        text = orjson.dumps(step).decode()
+        for part_id in _tool_call_ids(step):
+            text = text.replace(f'"{part_id}"', f'"{part_id}-{copy}"')
+        step = orjson.loads(text)
+        step["conversationId"] = f"{step['conversationId']}-{copy}"
+        steps.append(step)
+    return steps
 
 
 def _tool_call_ids(step: dict) -> set[str]:
@@ -99,9 +108,10 @@ def test_faults_are_reported_alike_in_every_mode(tmp_path, monkeypatch, jobs, ba
 @pytest.mark.parametrize("jobs, batch_bytes", MODES, ids=MODE_IDS)
 def test_max_errors_stops_at_the_same_problem(tmp_path, monkeypatch, jobs, batch_bytes):
     path = _faulty_recording(tmp_path / "faulty.jsonl")
-    expected = _one_record_at_a_time(monkeypatch, path, max_errors=3)
-    assert expected[1].stopped and expected[1].errors == 3
-    assert _run(path, jobs, batch_bytes, max_errors=3) == expected
+    for max_errors in range(1, 7):
+        expected = _one_record_at_a_time(monkeypatch, path, max_errors=max_errors)
+        assert expected[1].stopped and expected[1].errors == max_errors
+        assert _run(path, jobs, batch_bytes, max_errors=max_errors) == expected
 
 
 @pytest.mark.parametrize("jobs, batch_bytes", MODES, ids=MODE_IDS)
@@ -125,8 +135,10 @@ def test_a_folder_file_that_is_not_ours_is_skipped_alike(tmp_path, jobs, batch_b
     assert [p.line for p in problems] == [4]
 
 
-@pytest.mark.parametrize("content", [b"", b"\n  \n\n", b"\xef\xbb\xbf" + orjson.dumps(_fixture_steps()[0]) + b"\n"],
-                         ids=["empty", "blank lines", "BOM"])
+BOM_STEP = b"\xef\xbb\xbf" + orjson.dumps(_fixture_steps()[0]) + b"\n"
+
+
+@pytest.mark.parametrize("content", [b"", b"\n  \n\n", BOM_STEP], ids=["empty", "blank lines", "BOM"])
 def test_edge_files_alike(tmp_path, content):
     path = tmp_path / "edge.jsonl"
     path.write_bytes(content)
@@ -181,8 +193,8 @@ def test_a_worker_that_dies_is_reported_not_waited_for(tmp_path, monkeypatch):
 
 
 def test_cli_jobs_option_gives_the_same_output(tmp_path):
-    path = _faulty_recording(tmp_path / "faulty.jsonl", copies=150)  # over one 4 MiB batch
-    assert path.stat().st_size > validate.BATCH_BYTES
+    path = _faulty_recording(tmp_path / "faulty.jsonl")
+    assert path.stat().st_size > 2 * validate.BATCH_BYTES  # so that --jobs 2 uses workers
     serial = run_chatconv("validate", "--jobs", "1", path)
     parallel = run_chatconv("validate", "--jobs", "2", path)
     assert serial.returncode == parallel.returncode == 1
