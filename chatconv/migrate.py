@@ -304,17 +304,14 @@ def _migrate_line(line: bytes, kind_of, written: list[bytes]) -> list:
         written.append(line)
         return applied
     text = orjson.dumps(record)
-    _check_integers_kept(line, text)
+    if b"+" in text:
+        _check_integers_kept(line)
     if line.startswith(UTF8_BOM):
         written.append(UTF8_BOM)
-    written += (text, _line_ending(line))
+    written.append(text)
+    if line.endswith(b"\n"):
+        written.append(b"\r\n" if line.endswith(b"\r\n") else b"\n")
     return applied
-
-
-def _line_ending(line: bytes) -> bytes:
-    if line.endswith(b"\r\n"):
-        return b"\r\n"
-    return b"\n" if line.endswith(b"\n") else b""
 
 
 def _parse_json(text: bytes) -> Any:
@@ -339,12 +336,11 @@ def _upgrade(record: Any, kind_of: Callable[[Any], str | None]) -> tuple[Any, li
         raise _BadRecord(f"cannot be migrated: {type(exc).__name__}: {exc}") from None
 
 
-def _check_integers_kept(original: bytes, written: bytes) -> None:
+def _check_integers_kept(original: bytes) -> None:
     """Refuse to rewrite an integer beyond 64 bits: orjson reads it as a float, which would
-    change its digits. Such a float (|x| >= 2**63) is always written as `d.ddde+NN`, so a `+`
-    in the written text is the cheap sign that the original needs a closer look."""
-    if b"+" in written:
-        json.loads(original.removeprefix(UTF8_BOM), parse_int=_int_within_64_bits)
+    change its digits. Such a float (|x| >= 2**63) is always written as `d.ddde+NN`: callers
+    look closer, with this, only when the text they write holds a `+`."""
+    json.loads(original.removeprefix(UTF8_BOM), parse_int=_int_within_64_bits)
 
 
 def _int_within_64_bits(digits: str) -> int:
@@ -391,7 +387,8 @@ def _migrate_json(data: bytes) -> tuple[bytes, list]:
         written = orjson.dumps(record)
     else:
         written = json.dumps(record, indent=indent, ensure_ascii=False).encode()
-    _check_integers_kept(data, written)
+    if b"+" in written:
+        _check_integers_kept(data)
     return _like_original(written, data), applied
 
 

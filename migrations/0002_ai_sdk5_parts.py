@@ -42,14 +42,10 @@ def _is_legacy_result(obj) -> bool:
     return obj.get("type") == "tool-result" and "result" in obj and "output" not in obj
 
 
-def _is_legacy(obj) -> bool:
-    # isdisjoint first: most objects hold no old key, and it answers that in C.
-    return not _OLD_KEYS.isdisjoint(obj) and bool(_legacy_keys(obj) or _is_legacy_result(obj))
-
-
 def detect(record):
     for path, obj in _places(record):
-        if _is_legacy(obj):
+        # isdisjoint first: most objects hold no old key, and it answers that in C.
+        if not _OLD_KEYS.isdisjoint(obj) and (_legacy_keys(obj) or _is_legacy_result(obj)):
             return path
     return None
 

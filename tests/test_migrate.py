@@ -21,8 +21,11 @@ from conftest import recorded_files
 # Legacy versions of current records: the exact inverse of migrations 0001 and 0002
 
 
-def _rename_in_place(obj: dict, old: str, new: str, value=None) -> None:
-    items = [(new, obj[old] if value is None else value) if key == old else (key, item)
+_SAME = object()
+
+
+def _rename_in_place(obj: dict, old: str, new: str, value=_SAME) -> None:
+    items = [(new, obj[old] if value is _SAME else value) if key == old else (key, item)
              for key, item in obj.items()]
     obj.clear()
     obj.update(items)
