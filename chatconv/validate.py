@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
-from .messages import iter_steps
+from .messages import iter_step_messages, iter_steps, message_parts
 from .migrate import upgrade_record
 from .problems import ChatconvError, Problem, UnreadableInput
 from .prompt.files import FileReferenceError, find_repo_root, resolve_reference
@@ -385,7 +385,7 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions) -> list[tup
       (the entry stands for the whole run; only its first line may have problems):
       (conversationId, first stepIndex, last stepIndex, lines in the run, tool lines), where
       tool lines are (line in the run from 0, where, tool parts) of the lines with tool parts
-      (see step_facts).
+      (see _tool_parts).
     Runs in worker processes. A line that passes the fast schema check costs a parse, a check
     and a few facts; any other becomes a Record and goes through check_record.
     """
@@ -640,22 +640,13 @@ def step_facts(step: dict, text: str | bytes | None, path: tuple = ()) -> tuple[
 
 def _tool_parts(step: dict, path: tuple = ()) -> tuple:
     """(is a call, toolCallId, path) of each tool-call and tool-result part of a valid step."""
-    # The step is valid (its input a message, its output a list of them), so the messages are
-    # walked directly: this runs for every line that mentions "tool-.
-    parts: list[tuple] = []
-    _add_tool_parts(parts, step["input"], path + ("input",))
-    for index, message in enumerate(step["output"]):
-        _add_tool_parts(parts, message, path + ("output", index))
-    return tuple(parts)
-
-
-def _add_tool_parts(parts: list, message: dict, path: tuple) -> None:
-    content = message["content"]
-    if content.__class__ is list:
-        for index, part in enumerate(content):
-            kind = part["type"]
+    parts = []
+    for message_path, message in iter_step_messages(step):
+        for index, part in enumerate(message_parts(message)):
+            kind = part.get("type")
             if kind == "tool-call" or kind == "tool-result":
-                parts.append((kind == "tool-call", part["toolCallId"], path + ("content", index)))
+                parts.append((kind == "tool-call", part["toolCallId"], path + message_path + ("content", index)))
+    return tuple(parts)
 
 
 class RecordingChecks:
