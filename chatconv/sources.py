@@ -342,8 +342,9 @@ def open_binary(path: str | Path) -> BinaryIO:
 def iter_line_batches(stream: BinaryIO, batch_bytes: int) -> Iterator[tuple[int, int, bytes]]:
     """(number of the first line, offset in the file, whole lines) of about `batch_bytes` each.
 
-    Lines are numbered as iterating the stream numbers them (split at b"\\n" only); a line
-    longer than `batch_bytes` makes a batch of its own; the last line may lack its newline.
+    Lines are numbered as iterating the stream numbers them (split at b"\\n" only). A batch
+    ends with the line its `batch_bytes`-th byte is in (a long line makes it longer); the last
+    line of the file may lack its newline.
     """
     number = 1
     offset = 0

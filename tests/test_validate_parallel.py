@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from chatconv import validate
+from chatconv.sources import iter_line_batches
 from chatconv.validate import validate_path
 from conftest import RECORDED, read_jsonl, recorded_files, run_chatconv, write_jsonl
 
@@ -143,6 +144,16 @@ def test_edge_files_alike(tmp_path, content):
     path = tmp_path / "edge.jsonl"
     path.write_bytes(content)
     assert _run(path, 2, 8) == _run(path, 1, validate.BATCH_BYTES)
+
+
+def test_line_batches_hold_whole_lines_numbered_as_in_the_file():
+    content = b'{"a": 1}\n\n{"b": 2}\n' + b"c" * 50 + b'\n{"d": 4}'
+    batches = list(iter_line_batches(io.BytesIO(content), 4))
+    assert b"".join(lines for _, _, lines in batches) == content
+    for number, offset, lines in batches:
+        assert content[offset:offset + len(lines)] == lines
+        assert number == content.count(b"\n", 0, offset) + 1
+        assert lines.endswith(b"\n") or offset + len(lines) == len(content)
 
 
 def _step(conversation, index, output):
