@@ -3,10 +3,14 @@
 The schemas stay the source of truth: tests/test_models.py checks that a schema and its model
 accept and reject the same data. Eval-file records forbid unknown keys (SPEC §1: a misspelt key
 is an error); recorded conversations keep them, so that no key is ever dropped.
+
+Dump with `model_dump(mode="json", exclude_unset=True)`: an optional key that was absent stays
+absent, and keys come out in the order they were read (unknown ones after the known ones).
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
@@ -15,14 +19,12 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
-    PrivateAttr,
     RootModel,
     StrictBool,
     StrictInt,
     StrictStr,
     StringConstraints,
     Tag,
-    model_serializer,
     model_validator,
 )
 
@@ -45,32 +47,39 @@ ProviderOptions = dict[str, dict[str, Any]]
 TIMESTAMP_PATTERN: str = load_schema("conversation-step")["properties"]["timestamp"]["pattern"]
 
 
+@cache
+def _field_names(model: type[BaseModel]) -> dict[str, str]:
+    names = {name: name for name in model.model_fields}
+    return names | {f.alias: name for name, f in model.model_fields.items() if f.alias}
+
+
 class _Record(BaseModel):
     """A record whose dump lists its keys in the order they were read (SPEC §6)."""
 
     model_config = ConfigDict(strict=True, populate_by_name=True, serialize_by_alias=True)
-    _key_order: tuple[str, ...] = PrivateAttr(default=())
 
     @model_validator(mode="wrap")
     @classmethod
-    def _remember_key_order(cls, data: Any, handler: Any) -> Any:
+    def _keep_key_order(cls, data: Any, handler: Any) -> Any:
         record = handler(data)
         if isinstance(data, dict):
-            record._key_order = tuple(data)
+            # pydantic fills __dict__ in declaration order and dumps fields in __dict__ order
+            # (unknown keys come after them); model_construct sets __dict__ the same way.
+            names, values = _field_names(cls), record.__dict__
+            ordered = {names[key]: values[names[key]] for key in data if key in names}
+            object.__setattr__(record, "__dict__", ordered | values)
         return record
-
-    @model_serializer(mode="wrap")
-    def _dump_in_key_order(self, handler: Any) -> dict[str, Any]:
-        dumped = handler(self)
-        rank = {key: i for i, key in enumerate(self._key_order)}
-        return dict(sorted(dumped.items(), key=lambda item: rank.get(item[0], len(rank))))
 
 
 class EvalRecord(_Record):
+    """A record of an eval file or of a prompt: an unknown key is an error."""
+
     model_config = ConfigDict(extra="forbid")
 
 
 class RecordedRecord(_Record):
+    """A part of a recorded conversation: an unknown key is kept, never dropped."""
+
     model_config = ConfigDict(extra="allow")
 
 
