@@ -24,10 +24,10 @@ import signal
 import sys
 import tempfile
 from collections import deque
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
@@ -479,14 +479,15 @@ def _like_original(new: bytes, original: bytes) -> bytes:
 
 
 class Workers:
-    """Migrates batches of lines, in `jobs` worker processes when jobs > 1, else in this one;
-    results come back in file order. At most two batches per process are in flight, so memory
-    stays flat in the file size. Use it as a context manager: leaving it ends the processes.
+    """Migrates a JSONL file a batch of whole lines at a time, in `jobs` worker processes when
+    jobs > 1, else in this one; results come back in file order. At most two batches per
+    process are in flight, so memory stays flat in the file size. Use it as a context manager:
+    leaving it ends the processes.
     """
 
     def __init__(self, jobs: int = 1):
         self.jobs = jobs
-        self._pool = _start_workers(jobs) if jobs > 1 else None
+        self._pool, self._turn = _start_workers(jobs) if jobs > 1 else (None, None)
 
     def __enter__(self) -> Workers:
         return self
@@ -495,41 +496,131 @@ class Workers:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
 
-    def migrate(self, batches: Iterable[tuple[int, bytes]], file: str,
-                keep_rejects: bool) -> Iterator[MigratedLines]:
-        """migrate_lines over (number of the first line, whole lines) batches, in order."""
-        if self._pool is None:
-            for first_line, lines in batches:
-                yield migrate_lines(lines, file, first_line, keep_rejects)
+    def migrate(self, file: str, source: BinaryIO, head: bytes, keep_rejects: bool,
+                append_to: str | None = None) -> Iterator[tuple[int, MigratedLines]]:
+        """(input bytes done, result) for each batch of `file`, in order. `source` is open on
+        it, past `head` (standard input's first line, read to tell its format). With
+        `append_to`, worker processes append the migrated lines to that file themselves, in
+        order, and return results without them; else results hold them."""
+        if self._pool is None or file == "-":
+            done = 0
+            for first_line, lines in _batches(source, head):
+                done += len(lines)
+                yield done, migrate_lines(lines, file, first_line, keep_rejects)
             return
+        # This process only finds where batches end: the workers read, count, migrate and
+        # write the lines, so that nearly all the work is shared out. Line numbers are made
+        # whole here, from the lines counted in the batches before.
+        condition, turn = self._turn
+        with condition:
+            turn.value = 0
+        lines_before = 0
+        tasks = ((offset + length, (_migrate_file_part, file, offset, length, keep_rejects, batch, append_to))
+                 for batch, (offset, length) in enumerate(_file_parts(source)))
+        for done, future in self._ahead(tasks):
+            result = _result(future, file, lines_before)
+            lines_before += result.tally.read
+            yield done, result
+
+    def _ahead(self, tasks: Iterable[tuple[int, tuple]]) -> Iterator[tuple[int, Future]]:
+        """Submit (key, (function, *args)) tasks, two per process ahead; (key, future) in order."""
         pending: deque = deque()
         try:
-            for first_line, lines in batches:
-                pending.append(self._pool.submit(migrate_lines, lines, file, first_line, keep_rejects))
+            for key, (function, *args) in tasks:
+                pending.append((key, self._pool.submit(function, *args)))
                 if len(pending) >= 2 * self.jobs:
-                    yield _result(pending.popleft(), file)
+                    yield pending.popleft()
             while pending:
-                yield _result(pending.popleft(), file)
+                yield pending.popleft()
         finally:
-            for future in pending:
+            for _, future in pending:
                 future.cancel()
 
 
-def _start_workers(jobs: int) -> ProcessPoolExecutor:
-    # Forked workers start at once, with chatconv and the migrations loaded; Ctrl-C is the main
-    # process's to handle (it stops the pool), so workers ignore it rather than print tracebacks.
-    fork = "fork" in multiprocessing.get_all_start_methods()
-    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork" if fork else None),
-                               initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+def _start_workers(jobs: int) -> tuple[ProcessPoolExecutor, tuple]:
+    """The pool, and the turn its workers write in: (a condition, the next batch to write)."""
+    # Forked workers start at once, with chatconv and the migrations loaded.
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    turn = (context.Condition(), context.RawValue("q", 0))
+    return ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(turn,)), turn
 
 
-def _result(future, file: str) -> MigratedLines:
+_turn: tuple | None = None  # in a worker process: (condition, number of the next batch to write)
+_STOPPED = -1  # the turn after a batch that failed: the batches after it write nothing
+
+
+def _start_worker(turn: tuple) -> None:
+    global _turn
+    _turn = turn
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's: it stops the pool
+
+
+def _file_parts(stream: BinaryIO) -> Iterator[tuple[int, int]]:
+    """(offset, length) of a file's batches of whole lines of about BATCH_BYTES, found by
+    seeking to where each would end and reading on to the end of that line."""
+    size = os.fstat(stream.fileno()).st_size
+    offset = 0
+    while offset < size:
+        stream.seek(offset + BATCH_BYTES)
+        stream.readline()
+        end = min(stream.tell(), size)
+        yield offset, end - offset
+        offset = end
+
+
+def _migrate_file_part(file: str, offset: int, length: int, keep_rejects: bool, batch: int,
+                       append_to: str | None) -> MigratedLines:
+    """migrate_lines on a part of a file, its lines numbered from 1 (see _result); with
+    append_to, the lines are appended to that file in the batch's turn, not returned."""
+    with open(file, "rb") as stream:
+        stream.seek(offset)
+        data = stream.read(length)
     try:
-        return future.result()
+        result = migrate_lines(data, file, 1, keep_rejects)
+    except BaseException:
+        if append_to is not None:
+            _write_in_turn(batch, None)  # the batches before are written; those after must not be
+        raise
+    if append_to is None:
+        return result
+    _write_in_turn(batch, append_to, result.data)
+    return replace(result, data=b"")
+
+
+def _write_in_turn(batch: int, path: str | None, data: bytes = b"") -> None:
+    """Wait for this batch's turn, then append `data` to `path` and pass the turn on; with no
+    path (the batch failed), stop the batches after it instead."""
+    condition, turn = _turn
+    with condition:
+        condition.wait_for(lambda: turn.value in (batch, _STOPPED))
+        if turn.value == _STOPPED:
+            return
+        if path is None:
+            turn.value = _STOPPED
+        else:
+            with open(path, "ab") as out:
+                out.write(data)
+            turn.value = batch + 1
+        condition.notify_all()
+
+
+def _result(future: Future, file: str, lines_before: int) -> MigratedLines:
+    """A worker's result, its lines numbered from the start of the file."""
+    try:
+        result = future.result()
+    except LineRejected as exc:
+        raise LineRejected(replace(exc.reject, line=exc.reject.line + lines_before)) from None
     except BrokenProcessPool:
         raise UnreadableInput(Problem(
             file, None, None, "$", "migration stopped: a worker process ended unexpectedly", "error",
             "run again, or with --jobs 1 (e.g. if memory is short); the file was not changed")) from None
+    for reject in result.rejects:
+        reject.line += lines_before
+    tally = result.tally
+    tally.examples = {name: [(path, line + lines_before, spot) for path, line, spot in spots]
+                      for name, spots in tally.examples.items()}
+    tally.rejected_examples = [(path, line + lines_before, error) for path, line, error in tally.rejected_examples]
+    return result
 
 
 class AtomicFile:
@@ -627,10 +718,14 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
         try:
             fmt, head = _input_format(path, source)
             if fmt == "jsonl":
-                results = (workers or Workers()).migrate(_batches(source, head), path, keep_rejects)
+                # Worker processes write straight into a file (a dry run's into nowhere); what
+                # goes to a stream comes back to be written here.
+                append_to = sink.temporary if sink is not None else os.devnull if output is None else None
+                results = (workers or Workers()).migrate(path, source, head, keep_rejects, append_to)
             else:
-                results = [migrate_document(head + source.read(), path, fmt, keep_rejects)]
-            for result in results:
+                data = head + source.read()
+                results = [(len(data), migrate_document(data, path, fmt, keep_rejects))]
+            for done, result in results:
                 tally.add(result.tally)
                 if sink is not None:
                     sink.write(result.data)
@@ -638,8 +733,8 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
                     output.write(result.data)
                 for reject in result.rejects:
                     rejects.write(reject.to_json_line())
-                if progress is not None and source.seekable():
-                    progress(source.tell())
+                if progress is not None:
+                    progress(done)
             if sink is not None and _should_commit(fmt, tally, in_place):
                 if rejects is not None:
                     rejects.flush()
@@ -662,12 +757,11 @@ def _open_input(path: str):
 
 
 def _batches(source: BinaryIO, head: bytes) -> Iterator[tuple[int, bytes]]:
-    """(number of the first line, whole lines) from iter_line_batches, after `head`: the first
-    line, when it was read to tell the format."""
+    """(number of the first line, whole lines) of the source's batches, after `head`."""
     if head:
         yield 1, head
     for batch in iter_line_batches(source, BATCH_BYTES):
-        yield batch[0] + bool(head), batch[-1]  # its first line number and its lines
+        yield batch[0] + bool(head), batch[-1]  # the batch's first line number, and its lines
 
 
 def _input_format(path: str, source: BinaryIO) -> tuple[str, bytes]:

@@ -152,3 +152,27 @@ def test_unreadable_input_exits_2_and_other_files_still_migrate(tmp_path, legacy
     assert result.returncode == 2
     assert f"{tmp_path / 'missing.jsonl'}: error: no such file" in result.stderr_text
     assert (tmp_path / "out" / WEATHER.name).read_bytes() == WEATHER.read_bytes()
+
+
+def test_two_jobs_give_the_same_bytes_line_numbers_and_rejects_as_one(tmp_path):
+    legacy = legacy_bytes(WEATHER.read_bytes()).splitlines(keepends=True)
+    lines = [legacy[i % len(legacy)] for i in range(4000)]  # ~3 MB: several batches of ~1 MiB
+    for number in (2500, 3999):
+        lines[number - 1] = b'{"stepIndex": oops}\n'
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b"".join(lines))
+    stopped = run_chatconv("migrate", path, "--jobs", "2")
+    assert stopped.returncode == 1 and stopped.stderr_text.startswith(f"{path}:2500: error: invalid JSON")
+    outputs = {}
+    for jobs in ("1", "2"):
+        rejects = tmp_path / f"rejects-{jobs}.jsonl"
+        result = run_chatconv("migrate", path, "-o", tmp_path / f"out-{jobs}.jsonl", "--jobs", jobs,
+                              "--rejects", rejects)
+        assert result.returncode == 0, result.stderr_text
+        assert "4000 records read: 3998 migrated, 0 unchanged, 2 rejected" in result.stderr_text
+        assert [orjson.loads(line)["line"] for line in rejects.read_bytes().splitlines()] == [2500, 3999]
+        outputs[jobs] = (tmp_path / f"out-{jobs}.jsonl").read_bytes()
+        dry = run_chatconv("migrate", "--dry-run", path, "--jobs", jobs, "--rejects", rejects)
+        outputs[jobs, "dry"] = dry.stdout
+    assert outputs["1"] == outputs["2"] and outputs["1", "dry"] == outputs["2", "dry"]
+    assert b"big.jsonl:2500: invalid JSON" in outputs["2", "dry"]
