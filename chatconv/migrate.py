@@ -760,8 +760,8 @@ def _batches(source: BinaryIO, head: bytes) -> Iterator[tuple[int, bytes]]:
     """(number of the first line, whole lines) of the source's batches, after `head`."""
     if head:
         yield 1, head
-    for batch in iter_line_batches(source, BATCH_BYTES):
-        yield batch[0] + bool(head), batch[-1]  # the batch's first line number, and its lines
+    for first_line, _, lines in iter_line_batches(source, BATCH_BYTES):
+        yield first_line + bool(head), lines
 
 
 def _input_format(path: str, source: BinaryIO) -> tuple[str, bytes]:
