@@ -272,21 +272,27 @@ def _searched(folder: str) -> bool:
 # One record
 
 
+def check_schema(record: Record, kind: str) -> list[Problem]:
+    """The schema problems of one record; legacy shapes are upgraded in memory (record.data changes)."""
+    if fast_validator(kind).is_valid(record.data):
+        return []
+    record.data, applied = upgrade_record(record.data, kind)
+    problems = [problem_at(record, spot, f"legacy shape: {migration.summary}", "warning",
+                           f"read as upgraded; `chatconv migrate` rewrites it (migration {migration.name})")
+                for migration, spot in applied]
+    if not (applied and fast_validator(kind).is_valid(record.data)):
+        problems += explain(record, kind)
+    return problems
+
+
 def check_record(record: Record, kind: str, checks: "RecordingChecks | None" = None,
                  allow_outside_root: bool = False) -> Iterator[Problem]:
-    """Every problem of one record; legacy shapes are upgraded in memory (record.data changes)."""
-    if not fast_validator(kind).is_valid(record.data):
-        record.data, applied = upgrade_record(record.data, kind)
-        for migration, spot in applied:
-            yield problem_at(
-                record, spot, f"legacy shape: {migration.summary}", "warning",
-                f"read as upgraded; `chatconv migrate` rewrites it (migration {migration.name})")
-        if not (applied and fast_validator(kind).is_valid(record.data)):
-            problems = list(explain(record, kind))
-            yield from problems
-            # Eval-file checks read defensively, so they still run: every problem at once.
-            if any(p.is_error for p in problems) and kind != "eval-file":
-                return
+    """Every problem of one record: its schema, then the checks a schema cannot state."""
+    problems = check_schema(record, kind)
+    yield from problems
+    # Eval-file checks read defensively, so they still run: every problem at once.
+    if any(p.is_error for p in problems) and kind != "eval-file":
+        return
     if kind == "eval-file":
         yield from check_eval_file(record, allow_outside_root)
     elif kind in ("step-record", "conversation"):
