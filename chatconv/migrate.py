@@ -36,7 +36,7 @@ import orjson
 
 from .problems import ChatconvError, Problem, UnreadableInput, json_path
 from .schemas import resource_dir
-from .sources import UTF8_BOM, decode_utf8, file_format, iter_line_batches, load_json, open_binary
+from .sources import UTF8_BOM, decode_utf8, file_format, iter_line_batches, load_json, open_binary, stdin_format
 
 _MODULE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.py$")
 _MISSING = object()
@@ -770,10 +770,4 @@ def _input_format(path: str, source: BinaryIO) -> tuple[str, bytes]:
     if path != "-":
         return file_format(path), b""
     first = source.readline()
-    try:
-        is_jsonl = isinstance(orjson.loads(first), dict)
-    except orjson.JSONDecodeError:
-        is_jsonl = False
-    if is_jsonl:
-        return "jsonl", first
-    return ("json" if first.lstrip()[:1] in (b"{", b"[") else "yaml"), first
+    return stdin_format(first), first

@@ -366,15 +366,21 @@ def _load_document(data: bytes, file: str, fmt: str) -> Record:
     return load_yaml(text, file)
 
 
+def stdin_format(first_line: bytes) -> str:
+    """Standard input is JSONL when its first line is a whole JSON object, else one JSON or
+    YAML document, told by its first character."""
+    try:
+        if isinstance(orjson.loads(first_line), dict):
+            return "jsonl"
+    except orjson.JSONDecodeError:
+        pass
+    return "json" if first_line.lstrip()[:1] in (b"{", b"[") else "yaml"
+
+
 def _iter_stdin() -> Iterator[Record]:
-    """Standard input is JSONL when its first line is a whole JSON object, else one document."""
     stream = sys.stdin.buffer
     first = stream.readline()
-    try:
-        is_jsonl = isinstance(orjson.loads(first), dict)
-    except orjson.JSONDecodeError:
-        is_jsonl = False
-    if is_jsonl:
+    if stdin_format(first) == "jsonl":
         yield load_json(first, "-", 1)
         yield from iter_jsonl(stream, "-", start=2)
         return
