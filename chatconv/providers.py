@@ -121,6 +121,23 @@ def _hoist_system(messages: list[dict], state: Rendering) -> tuple[str, list[dic
     return "\n\n".join(system), rest
 
 
+def _merged_turns(messages: list[dict], state: Rendering, assistant_role: str,
+                  to_block: Callable[[dict, int, Rendering], dict | None]) -> list[dict]:
+    """Turns of {"role", "blocks", "index"}: tool results go with the user, runs of one role merge."""
+    turns: list[dict] = []
+    for index, message in enumerate(messages):
+        message = _tool_text_message(message) or message
+        role = assistant_role if message["role"] == "assistant" else "user"
+        blocks = [b for b in (to_block(p, index, state) for p in _parts(message)) if b is not None]
+        if not blocks:
+            continue  # nothing of it can be sent (e.g. only reasoning, or repaired empty text)
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["blocks"].extend(blocks)
+        else:
+            turns.append({"role": role, "blocks": blocks, "index": index})
+    return turns
+
+
 # ---------------------------------------------------------------------------------------------
 # OpenAI / Azure OpenAI chat completions
 
@@ -179,17 +196,7 @@ def _openai_part(part: dict) -> dict:
 def render_anthropic(messages: list[dict], repair: bool = False) -> tuple[dict, list[str]]:
     state = Rendering("anthropic", repair)
     system, rest = _hoist_system(messages, state)
-    turns: list[dict] = []  # {"role", "blocks", "index"}: runs of one role merged
-    for index, message in enumerate(rest):
-        message = _tool_text_message(message) or message
-        role = "user" if message["role"] == "tool" else message["role"]
-        blocks = [b for b in (_anthropic_block(p, index, state) for p in _parts(message)) if b is not None]
-        if not blocks:
-            continue  # nothing of it can be sent (e.g. only reasoning, or repaired empty text)
-        if turns and turns[-1]["role"] == role:
-            turns[-1]["blocks"].extend(blocks)
-        else:
-            turns.append({"role": role, "blocks": blocks, "index": index})
+    turns = _merged_turns(rest, state, "assistant", _anthropic_block)
     _check_turns(turns, state, "tool_use", "tool_result", "tool_use_id", "id")
     body: dict[str, Any] = {}
     if system:
@@ -287,17 +294,7 @@ def _drop_call(turn: dict, missing: str, call: str, call_id: str) -> None:
 def render_gemini(messages: list[dict], repair: bool = False) -> tuple[dict, list[str]]:
     state = Rendering("gemini", repair)
     system, rest = _hoist_system(messages, state)
-    turns: list[dict] = []
-    for index, message in enumerate(rest):
-        message = _tool_text_message(message) or message
-        role = "model" if message["role"] == "assistant" else "user"
-        blocks = [b for b in (_gemini_part(p, index, state) for p in _parts(message)) if b is not None]
-        if not blocks:
-            continue
-        if turns and turns[-1]["role"] == role:
-            turns[-1]["blocks"].extend(blocks)
-        else:
-            turns.append({"role": role, "blocks": blocks, "index": index})
+    turns = _merged_turns(rest, state, "model", _gemini_part)
     _check_turns(turns, state, "functionCall", "functionResponse", "id", "id")
     body: dict[str, Any] = {}
     if system:
