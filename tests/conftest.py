@@ -9,6 +9,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from chatconv.messages import iter_step_messages, iter_steps, message_parts
+from chatconv.migrate import rename_key
+
 DATA = Path(__file__).parent / "data"
 RECORDED = DATA / "recorded"
 REPO = Path(__file__).parent.parent
@@ -42,3 +45,47 @@ def repo(tmp_path: Path) -> Path:
     """An empty repository folder (it holds .git, so it is the repository root)."""
     (tmp_path / ".git").mkdir()
     return tmp_path
+
+
+# ---------------------------------------------------------------------------------------------
+# Legacy versions of current records: the exact inverse of migrations 0001 and 0002
+
+
+def _to_ai_sdk4(obj: dict) -> None:
+    for new, old in (("mediaType", "mimeType"), ("providerOptions", "experimental_providerMetadata")):
+        if new in obj and old not in obj:
+            rename_key(obj, new, old)
+    if obj.get("type") == "tool-call" and "input" in obj and "args" not in obj:
+        rename_key(obj, "input", "args")
+    output = obj.get("output")
+    # Only an output that 0002 would build back the same: {type, value}, text for a string.
+    if (obj.get("type") == "tool-result" and "result" not in obj and "isError" not in obj
+            and isinstance(output, dict) and list(output) == ["type", "value"]
+            and output["type"] in ("text", "json", "error-text", "error-json")
+            and isinstance(output["value"], str) == output["type"].endswith("text")):
+        rename_key(obj, "output", "result", output["value"])
+        if output["type"].startswith("error-"):
+            obj["isError"] = True
+
+
+def to_legacy(record: dict) -> dict:
+    """The record as older writers wrote it: a one-message output as that message (0001), and
+    AI SDK 4 parts (0002: input->args, output->result (+isError), mediaType->mimeType,
+    providerOptions->experimental_providerMetadata), each key renamed where it stands."""
+    for _, step in iter_steps(record):
+        for _, message in iter_step_messages(step):
+            if isinstance(message, dict):
+                _to_ai_sdk4(message)
+                for part in message_parts(message):
+                    if isinstance(part, dict):
+                        _to_ai_sdk4(part)
+        if isinstance(step.get("output"), list) and len(step["output"]) == 1:
+            step["output"] = step["output"][0]
+    return record
+
+
+def legacy_bytes(data: bytes) -> bytes:
+    """A JSONL file's bytes with every record made legacy; each line keeps its ending."""
+    lines = data.splitlines(keepends=True)
+    return b"".join(orjson.dumps(to_legacy(orjson.loads(line))) + line[len(line.rstrip(b"\r\n")):]
+                    for line in lines)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from chatconv.providers import render_anthropic, render_gemini, render_openai
 from chatconv.recordings import (adapt, conversation_messages, conversation_to_dataset, from_openai_messages,
                                  iter_recording_steps)
-from conftest import RECORDED, read_jsonl, run_chatconv, write_jsonl
+from conftest import RECORDED, read_jsonl, run_chatconv, to_legacy, write_jsonl
 
 
 def rows(result):
@@ -54,17 +54,7 @@ def test_tools_reports_orphans_and_unanswered(tmp_path):
 
 
 def test_legacy_steps_give_the_same_text_and_tools(tmp_path):
-    steps = read_jsonl(RECORDED / "weather-steps.jsonl")
-    legacy = []
-    for step in steps:
-        step = json.loads(json.dumps(step))
-        for message in step["output"]:
-            for part in message["content"] if isinstance(message["content"], list) else []:
-                if part["type"] == "tool-call":
-                    part["args"] = part.pop("input")
-                if part["type"] == "tool-result":
-                    part["result"] = part.pop("output")["value"]
-        legacy.append(step)
+    legacy = [to_legacy(step) for step in read_jsonl(RECORDED / "weather-steps.jsonl")]
     path = write_jsonl(tmp_path / "legacy.jsonl", legacy)
     for command in ("text", "tools", "dataset"):
         assert rows(run_chatconv(command, path)) == rows(run_chatconv(command, RECORDED / "weather-steps.jsonl"))

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 import os
 import textwrap
 
 import pytest
 
 from chatconv.validate import detect_kind, validate_path, validate_record
-from conftest import read_jsonl, recorded_files, write_jsonl
+from conftest import read_jsonl, recorded_files, to_legacy, write_jsonl
 
 # The YAML snippets of seed 001, each the input_messages of one case.
 SEED_001_SNIPPETS = {
@@ -128,24 +127,10 @@ def test_recordings_validate_in_the_other_line_style(tmp_path, path):
     assert problems == [] and summary.records == len(other)
 
 
-def _legacy(step):
-    """The step as AI SDK 4 wrote it; a one-message output collapsed to that message."""
-    step = copy.deepcopy(step)
-    for message in step["output"]:
-        for part in message["content"] if isinstance(message["content"], list) else []:
-            if part["type"] == "tool-call":
-                part["args"] = part.pop("input")
-            if part["type"] == "tool-result":
-                part["result"] = part.pop("output")["value"]
-    if len(step["output"]) == 1:
-        step["output"] = step["output"][0]
-    return step
-
-
 def test_legacy_shapes_are_warnings_naming_their_migrations(tmp_path):
     for recording in recorded_files():
         if "steps" not in read_jsonl(recording)[0]:
-            write_jsonl(tmp_path / recording.name, [_legacy(s) for s in read_jsonl(recording)])
+            write_jsonl(tmp_path / recording.name, [to_legacy(s) for s in read_jsonl(recording)])
     problems, summary = validate_path(tmp_path)
     assert summary.errors == 0 and summary.files == 4
     names = {p.hint.split("migration ")[1].rstrip(")") for p in problems}
