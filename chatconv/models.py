@@ -39,8 +39,15 @@ def _not_null(value: Any) -> Any:
     return value
 
 
+def _integral_float_as_int(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 # An optional key of the schemas: absent is fine, but `null` is not a value the schema allows.
 Omittable = Annotated[T | None, BeforeValidator(_not_null)]
+# A schema's integer is a number without a fraction, so 1.0 is one (and is read as 1); anything
+# else the schema refuses (1.5, "1", true) strict mode refuses too, rather than coercing it.
+SchemaInt = Annotated[StrictInt, BeforeValidator(_integral_float_as_int)]
 NonEmptyStr = Annotated[StrictStr, StringConstraints(min_length=1)]
 Role = Literal["system", "user", "assistant", "tool"]
 ProviderOptions = dict[str, dict[str, Any]]
@@ -344,7 +351,7 @@ class ModelMessage(RootModel[AnyModelMessage]):
 class ConversationStep(RecordedRecord):
     """One turn of a recorded conversation."""
 
-    stepIndex: Annotated[StrictInt, Field(ge=0)]
+    stepIndex: Annotated[SchemaInt, Field(ge=0)]
     input: AnyModelMessage
     output: list[AnyModelMessage]
     id: Omittable[StrictStr] = None

@@ -6,6 +6,7 @@ as `chatconv/_schemas`; both places are looked up, the packaged one first.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -69,10 +70,42 @@ def fast_validator(name: str):
 @cache
 def explaining_validator(name: str):
     """A jsonschema validator for `name`: slower, used only to explain a record that failed."""
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, validators
     from referencing import Registry, Resource
 
     registry = Registry().with_resources(
         (schema["$id"], Resource.from_contents(schema)) for schema in _all_schemas().values()
     )
-    return Draft202012Validator(load_schema(name), registry=registry)
+    validator_class = validators.extend(Draft202012Validator, {"pattern": _pattern_to_the_end})
+    return validator_class(load_schema(name), registry=registry)
+
+
+def _pattern_to_the_end(validator, pattern: str, instance: Any, schema: dict):
+    """The `pattern` keyword with ECMA-262's `$`, as jsonschema-rs and the models read it.
+
+    In Python's re, `$` also matches before a final newline: "...Z\n" would pass a timestamp
+    pattern here that the fast path refuses, and the failure could not be explained.
+    """
+    from jsonschema.exceptions import ValidationError
+
+    if validator.is_type(instance, "string") and not _ecma_regex(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@cache
+def _ecma_regex(pattern: str) -> re.Pattern:
+    """`pattern` compiled with each `$` anchor (not escaped, not in a [...] class) as `\\Z`."""
+    out, in_class, escaped = [], False, False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "$" and not in_class:
+            char = r"\Z"
+        out.append(char)
+    return re.compile("".join(out))

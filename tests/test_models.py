@@ -448,6 +448,45 @@ def test_model_rejects_what_the_schema_rejects(kind, focus):
     check()
 
 
+STEP = {"stepIndex": 0, "input": {"role": "user", "content": "hi"}, "output": []}
+TIMESTAMP_PATTERN = load_schema("conversation-step")["properties"]["timestamp"]["pattern"]
+
+
+def verdicts(kind: str, instance: Any) -> tuple[bool, bool, bool]:
+    """(explaining validator, fast validator, model) accept the instance."""
+    try:
+        parse_record(kind, instance)
+        model = True
+    except ValidationError:
+        model = False
+    return explaining_validator(kind).is_valid(instance), fast_validator(kind).is_valid(instance), model
+
+
+@pytest.mark.parametrize(("value", "accepted"), [(2, True), (2.0, True), (2.5, False), ("2", False),
+                                                 (True, False), (-1.0, False)])
+def test_an_integral_number_is_an_integer_to_schemas_and_model(value, accepted):
+    # JSON Schema's integer is a number without a fraction: 2.0 is one, and the model reads it as 2.
+    assert verdicts("step-record", {**STEP, "stepIndex": value}) == (accepted,) * 3
+    if accepted:
+        assert parse_record("step-record", {**STEP, "stepIndex": value}).stepIndex == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(timestamp=st.one_of(
+    st.from_regex(TIMESTAMP_PATTERN),
+    st.tuples(st.from_regex(TIMESTAMP_PATTERN, fullmatch=True), st.sampled_from(["\n", " ", "\r\n", "Z"]))
+    .map("".join),
+    st.text(alphabet="0123456789-:TZ.+\n", max_size=30),
+))
+def test_a_timestamp_pattern_reads_alike_in_schemas_and_model(timestamp):
+    # Python's `$` also matches before a final newline; ECMA-262's, jsonschema-rs's and the
+    # model's do not: all three must give one verdict, so that every failure can be explained.
+    found = verdicts("step-record", {**STEP, "timestamp": timestamp})
+    assert found in ((True,) * 3, (False,) * 3), found
+    if timestamp.endswith("\n"):
+        assert found == (False,) * 3
+
+
 def part_types_by_role() -> dict[str, list[str]]:
     """The part types that each role's content allows, as model-message.json says."""
     schema = load_schema("model-message")
