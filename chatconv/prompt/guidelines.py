@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wcmatch import glob
-
 from ..problems import ChatconvError, Problem
 from ..sources import iter_records
 from .files import search_folders
 
-# `**` spans folders, `*` stays within one, dot-folders such as .github/ match, case matters.
-_GLOB_FLAGS = glob.GLOBSTAR | glob.DOTGLOB | glob.CASE
 CONFIG_NAMES = (".agentv/config.yaml", "chatconv.yaml")
 
 
@@ -43,10 +39,14 @@ def is_guideline(value: str, file: Path | None, root: Path, patterns: list[str])
     """True when the file's path from the root, or its value as written, matches a pattern."""
     if not patterns:
         return False
+    from wcmatch import glob  # here: only cases with guideline patterns need it (start-up time)
+
+    # `**` spans folders, `*` stays within one, dot-folders such as .github/ match, case matters.
+    flags = glob.GLOBSTAR | glob.DOTGLOB | glob.CASE
     candidates = [value[2:] if value.startswith("./") else value]
     if file is not None and file.resolve().is_relative_to(root):
         candidates.append(file.resolve().relative_to(root).as_posix())
-    return any(glob.globmatch(c, patterns, flags=_GLOB_FLAGS) for c in candidates)
+    return any(glob.globmatch(c, patterns, flags=flags) for c in candidates)
 
 
 def find_config(eval_dir: Path, root: Path) -> Path | None:
