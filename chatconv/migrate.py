@@ -16,11 +16,9 @@ import base64
 import importlib.util
 import io
 import json
-import multiprocessing
 import os
 import re
 import shutil
-import signal
 import sys
 import tempfile
 from collections import deque
@@ -36,7 +34,8 @@ import orjson
 
 from .problems import ChatconvError, Problem, UnreadableInput, json_path
 from .schemas import resource_dir
-from .sources import UTF8_BOM, decode_utf8, file_format, iter_line_batches, load_json, open_binary, stdin_format
+from .sources import (UTF8_BOM, decode_utf8, detect_kind, file_format, iter_line_batches, load_json,
+                      open_binary, stdin_format)
 
 _MODULE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.py$")
 _MISSING = object()
@@ -99,15 +98,9 @@ def migrate_record(record: Any, kind: str | None = None) -> tuple[Any, list[str]
 
     Returns the record (changed in place where possible) and the names of the migrations applied.
     """
-    kind = kind or _detect_kind()(record)
+    kind = kind or detect_kind(record)
     record, applied = upgrade_record(record, kind)
     return record, [migration.name for migration, _ in applied]
-
-
-def _detect_kind() -> Callable[..., str | None]:
-    from .validate import detect_kind  # imported here: validate imports this module
-
-    return detect_kind
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,7 +266,7 @@ def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
     with the line's own ending (`\\n`, `\\r\\n` or none). A line that cannot be parsed or
     migrated raises LineRejected, or, with keep_rejects, is left out and returned in `rejects`.
     """
-    kind_of = _detect_kind()
+    kind_of = detect_kind
     written: list[bytes] = []
     tally = Tally()
     rejects: list[Reject] = []
@@ -379,7 +372,7 @@ def migrate_document(data: bytes, file: str, fmt: str, keep_rejects: bool = Fals
 
 def _migrate_json(data: bytes) -> tuple[bytes, list]:
     record = _parse_json(data)
-    record, applied = _upgrade(record, _detect_kind())
+    record, applied = _upgrade(record, detect_kind)
     if not applied:
         return data, []
     indent = _json_indent(data)
@@ -414,7 +407,7 @@ def _migrate_yaml(data: bytes, file: str) -> tuple[bytes, list]:
         raise _BadRecord(f"invalid YAML: {message}", mark.line if mark else 0) from None
     except YAMLError as exc:
         raise _BadRecord(f"invalid YAML: {exc}") from None
-    document, applied = _upgrade(document, lambda data: _detect_kind()(data, file))
+    document, applied = _upgrade(document, lambda data: detect_kind(data, file))
     if not applied:
         return data, []
     out = io.StringIO()
@@ -539,10 +532,11 @@ class Workers:
 
 def _start_workers(jobs: int) -> tuple[ProcessPoolExecutor, tuple]:
     """The pool, and the turn its workers write in: (a condition, the next batch to write)."""
-    # Forked workers start at once, with chatconv and the migrations loaded.
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    from .workers import start_pool, worker_context
+
+    context = worker_context()
     turn = (context.Condition(), context.RawValue("q", 0))
-    return ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(turn,)), turn
+    return start_pool(jobs, _start_worker, (turn,), context), turn
 
 
 _turn: tuple | None = None  # in a worker process: (condition, number of the next batch to write)
@@ -552,7 +546,6 @@ _STOPPED = -1  # the turn after a batch that failed: the batches after it write 
 def _start_worker(turn: tuple) -> None:
     global _turn
     _turn = turn
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's: it stops the pool
 
 
 def _file_parts(stream: BinaryIO) -> Iterator[tuple[int, int]]:

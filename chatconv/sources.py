@@ -387,3 +387,33 @@ def _iter_stdin() -> Iterator[Record]:
     data = first + stream.read()
     stripped = data.lstrip()
     yield _load_document(data, "-", "json" if stripped[:1] in (b"{", b"[") else "yaml")
+
+
+# ---------------------------------------------------------------------------------------------
+# What kind of record
+
+_CASE_LIST_SPELLINGS = ("evalcases", "testcases", "tests", "cases", "eval_cases")
+
+
+def detect_kind(data: Any, file: str = "") -> str | None:
+    """The record kind, told from the content (and, for config files, the file name)."""
+    if isinstance(data, dict):
+        if "steps" in data:
+            return "conversation"
+        if "stepIndex" in data or ("input" in data and "output" in data):
+            return "step-record"
+        if any(key in data for key in _CASE_LIST_SPELLINGS):
+            return "eval-file"
+        if "question" in data:
+            return "provider-request"
+        if _is_config_name(file) or (data and set(data) <= {"$schema", "guideline_patterns"}):
+            return "config"
+    if isinstance(data, list) and data and all(isinstance(m, dict) and "role" in m for m in data):
+        return "chat-prompt"
+    return None
+
+
+def _is_config_name(file: str) -> bool:
+    path = Path(file)
+    return path.name in ("chatconv.yaml", "chatconv.yml") or (
+        path.parent.name == ".agentv" and path.stem == "config")

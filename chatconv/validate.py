@@ -5,30 +5,27 @@ checks a schema cannot state (unique ids, tool-call pairing, step order, referen
 from __future__ import annotations
 
 import difflib
-import multiprocessing
 import os
-import signal
 from collections import OrderedDict, deque
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import orjson
 
 from .messages import iter_step_messages, iter_steps, message_parts
-from .migrate import upgrade_record
 from .problems import ChatconvError, Problem, UnreadableInput
 from .prompt.files import FileReferenceError, find_repo_root, resolve_reference
 from .schemas import explaining_validator, fast_validator, load_schema, schema_names
-from .sources import (DATA_SUFFIXES, Record, empty_file_problem, file_format, iter_line_batches,
-                      iter_records, load_json, open_binary, problem_at)
+from .sources import (DATA_SUFFIXES, Record, detect_kind, empty_file_problem, file_format,
+                      iter_line_batches, iter_records, load_json, open_binary, problem_at)
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 RECORDING_KINDS = {"step-record", "conversation", "conversation-step", "model-message"}
 KIND_ALIASES = {"step": "step-record", "eval": "eval-file", "prompt": "chat-prompt"}
 KNOWN_EVALUATOR_TYPES = ("code", "llm_judge")
-_CASE_LIST_SPELLINGS = ("evalcases", "testcases", "tests", "cases", "eval_cases")
 _ROLE_SYNONYMS = {"human": "user", "ai": "assistant", "bot": "assistant", "model": "assistant",
                   "function": "tool", "developer": "system"}
 _SKIPPED_FOLDERS = {"node_modules", "__pycache__", "venv"}
@@ -47,30 +44,6 @@ def canonical_kind(kind: str) -> str:
     kind = KIND_ALIASES.get(kind, kind)
     load_schema(kind)  # KeyError names the known ones
     return kind
-
-
-def detect_kind(data: Any, file: str = "") -> str | None:
-    """The record kind, told from the content (and, for config files, the file name)."""
-    if isinstance(data, dict):
-        if "steps" in data:
-            return "conversation"
-        if "stepIndex" in data or ("input" in data and "output" in data):
-            return "step-record"
-        if any(key in data for key in _CASE_LIST_SPELLINGS):
-            return "eval-file"
-        if "question" in data:
-            return "provider-request"
-        if _is_config_name(file) or (data and set(data) <= {"$schema", "guideline_patterns"}):
-            return "config"
-    if isinstance(data, list) and data and all(isinstance(m, dict) and "role" in m for m in data):
-        return "chat-prompt"
-    return None
-
-
-def _is_config_name(file: str) -> bool:
-    path = Path(file)
-    return path.name in ("chatconv.yaml", "chatconv.yml") or (
-        path.parent.name == ".agentv" and path.stem == "config")
 
 
 @dataclass
@@ -185,9 +158,13 @@ class Validator:
     def _jobs_for(self, size: int) -> int:
         if size <= self.batch_bytes:
             return 1  # one batch: nothing to share out
-        if self.jobs is None:
-            return available_cores() if size >= PARALLEL_MIN_BYTES else 1
-        return self.jobs
+        if self.jobs is not None:
+            return self.jobs
+        if size < PARALLEL_MIN_BYTES:
+            return 1
+        from .workers import available_cores  # here: a run without workers skips multiprocessing
+
+        return available_cores()
 
     def _checked_by_workers(self, batches: Iterable[tuple[int, int, bytes]], options: LineOptions,
                             jobs: int) -> Iterator[tuple[Callable, list]]:
@@ -199,7 +176,9 @@ class Validator:
         (--max-errors) are cancelled.
         """
         if self._pool is None:
-            self._pool = _start_workers(jobs)
+            from .workers import start_pool
+
+            self._pool = start_pool(jobs)
         pending: deque = deque()
         try:
             for first_line, offset, lines in batches:
@@ -214,6 +193,8 @@ class Validator:
                 future.cancel()
 
     def _collect(self, path: str, lines: bytes, future) -> tuple[Callable, list]:
+        from concurrent.futures.process import BrokenProcessPool  # loaded with the pool
+
         try:
             return LineBatch(path, lines).record, future.result()
         except BrokenProcessPool:
@@ -226,27 +207,6 @@ class Validator:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
-
-
-def available_cores() -> int:
-    """The cores this process may run on (its affinity mask where the system has one)."""
-    if hasattr(os, "process_cpu_count"):  # Python 3.13
-        return os.process_cpu_count() or 1
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
-def _start_workers(jobs: int) -> ProcessPoolExecutor:
-    # Forked workers start at once, with chatconv imported; spawn is the fallback.
-    fork = "fork" in multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if fork else None)
-    return ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_interrupts)
-
-
-def _ignore_interrupts() -> None:
-    # Ctrl-C is the main process's to handle; workers end when it shuts the pool down.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def discover(paths: Iterable[str | Path]) -> Iterator[tuple[str, bool]]:
@@ -276,6 +236,8 @@ def check_schema(record: Record, kind: str) -> list[Problem]:
     """The schema problems of one record; legacy shapes are upgraded in memory (record.data changes)."""
     if fast_validator(kind).is_valid(record.data):
         return []
+    from .migrate import upgrade_record  # here: most runs never need the migrations loaded
+
     record.data, applied = upgrade_record(record.data, kind)
     problems = [problem_at(record, spot, f"legacy shape: {migration.summary}", "warning",
                            f"read as upgraded; `chatconv migrate` rewrites it (migration {migration.name})")

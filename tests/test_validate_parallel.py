@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import multiprocessing
 import os
 import sys
+import threading
 
 import orjson
 import pytest
 
-from chatconv import validate
+from chatconv import validate, workers
 from chatconv.sources import iter_line_batches
 from chatconv.validate import validate_path
 from conftest import RECORDED, read_jsonl, recorded_files, run_chatconv, write_jsonl
@@ -116,6 +118,35 @@ def test_faults_are_reported_alike_in_every_mode(tmp_path, monkeypatch, jobs, ba
         assert any(fault in m for m in messages), fault
 
 
+def test_workers_are_spawned_when_another_thread_runs(tmp_path, monkeypatch):
+    """A library caller with threads of its own gets spawned workers (forking could copy a lock
+    a thread holds), and the same problems as without workers."""
+    path = _faulty_recording(tmp_path / "faulty.jsonl")
+    expected = _one_record_at_a_time(monkeypatch, path)
+    started = []
+    real_start_pool = workers.start_pool
+    monkeypatch.setattr(workers, "start_pool", lambda jobs, *args: started.append(
+        workers.worker_context().get_start_method()) or real_start_pool(jobs, *args))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert _run(path, 2, 1024) == expected
+    finally:
+        stop.set()
+        other.join()
+    assert started == ["spawn"]
+
+
+def test_workers_are_forked_when_this_thread_is_the_only_one(monkeypatch):
+    # Other tests may leave threads behind (Dask's, say): the rule is checked, not this process.
+    can_fork = "fork" in multiprocessing.get_all_start_methods()
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    assert workers.worker_context().get_start_method() == ("fork" if can_fork else "spawn")
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    assert workers.worker_context().get_start_method() == "spawn"
+
+
 @pytest.mark.parametrize("jobs, batch_bytes", MODES, ids=MODE_IDS)
 def test_max_errors_stops_at_the_same_problem(tmp_path, monkeypatch, jobs, batch_bytes):
     path = _faulty_recording(tmp_path / "faulty.jsonl")
@@ -202,7 +233,9 @@ def _crash(*args):
 
 def test_a_worker_that_dies_is_reported_not_waited_for(tmp_path, monkeypatch):
     path = write_jsonl(tmp_path / "r.jsonl", _recording(2))
-    monkeypatch.setattr(validate, "check_lines", _crash)  # workers fork with it in place
+    monkeypatch.setattr(validate, "check_lines", _crash)
+    # Only forked workers inherit the patch; threads other tests leave behind would make them spawned.
+    monkeypatch.setattr(workers, "worker_context", lambda: multiprocessing.get_context("fork"))
     problems, summary = validate_path(path, jobs=2, batch_bytes=1024)
     assert summary.unreadable == 1
     assert [p.message for p in problems] == ["validation stopped: a worker process ended unexpectedly"]
