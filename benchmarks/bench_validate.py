@@ -61,6 +61,40 @@ with open(sys.argv[1], "rb") as stream:
 print(valid, time.perf_counter() - start)
 """
 
+# Not judged: the least any validation with this stack can cost. One forked process per core
+# parses its share of the file and runs the fast schema check on each line, and nothing else:
+# no cross-line checks, no ordered output, no command-line start-up. Its rate bounds what
+# `chatconv validate` can reach on this machine.
+FLOOR_LOOP = """
+import os, sys, orjson
+from chatconv.schemas import fast_validator
+is_valid, path = fast_validator("step-record").is_valid, sys.argv[1]
+size, cores = os.path.getsize(path), len(os.sched_getaffinity(0))
+with open(path, "rb") as stream:
+    cuts = [0]
+    for k in range(1, cores):
+        stream.seek(size * k // cores)
+        stream.readline()
+        cuts.append(stream.tell())
+cuts.append(size)
+children = []
+for start, end in zip(cuts, cuts[1:]):
+    child = os.fork()
+    if child == 0:
+        valid = True
+        with open(path, "rb") as stream:  # 1 MiB of whole lines at a time, as validate reads
+            stream.seek(start)
+            while start < end:
+                lines = stream.read(min(1 << 20, end - start))
+                lines += b"" if lines.endswith(b"\\n") else stream.readline()
+                start += len(lines)
+                for line in lines.splitlines():
+                    valid = is_valid(orjson.loads(line)) and valid
+        os._exit(0 if valid else 1)
+    children.append(child)
+sys.exit(max(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) for child in children))
+"""
+
 
 # ---------------------------------------------------------------------------------------------
 # Generating the recording
@@ -308,9 +342,10 @@ def measure(args) -> dict:
     summary = check_valid(command, small)["summary"]
 
     # Rounds of them all, rather than blocks, so drift in the machine hits all alike.
-    timed = {"orjson": [], "validate": [], "validate_one_process": [], "jsonschema": []}
+    timed = {"orjson": [], "validate": [], "validate_one_process": [], "jsonschema": [], "floor": []}
     for _ in range(args.repeat):
         timed["orjson"].append(run([sys.executable, "-c", ORJSON_LOOP, str(small)]))
+        timed["floor"].append(run([sys.executable, "-c", FLOOR_LOOP, str(small)]))
         timed["validate"].append(run([*command, str(small)]))
         timed["validate_one_process"].append(run([*one_process, str(small)]))
         timed["jsonschema"].append(run([sys.executable, "-c", JSONSCHEMA_LOOP, str(small), str(jsonschema_lines)]))
@@ -326,6 +361,7 @@ def measure(args) -> dict:
         "orjson": _rate(best["orjson"], lines),
         "validate": _rate(best["validate"], lines),
         "validate_one_process": _rate(best["validate_one_process"], lines),
+        "floor": _rate(best["floor"], lines),
         "jsonschema": dict(_rate(best["jsonschema"], jsonschema_lines), valid_records=int(valid_count),
                            loop_only_lines_per_s=round(jsonschema_lines / float(loop_seconds))),
     }
@@ -385,6 +421,7 @@ def print_table(f: dict) -> None:
     print()
     rows = [("orjson parse loop", f["orjson"]), ("chatconv validate", f["validate"]),
             ("chatconv validate --jobs 1", f["validate_one_process"]),
+            ("floor: parse + is_valid, per core", f["floor"]),
             (f"jsonschema loop (first {f['jsonschema']['lines']:,})", f["jsonschema"])]
     if "validate_big" in f:
         rows.append(("chatconv validate, big file", f["validate_big"]))
@@ -397,7 +434,10 @@ def print_table(f: dict) -> None:
     print("   peak of the whole process tree, sampled every 50 ms; the targets take the larger)")
     js = f["jsonschema"]
     print(f"  (jsonschema loop: {js['valid_records']:,} of {js['lines']:,} records valid; "
-          f"{js['loop_only_lines_per_s']:,} lines/s inside the loop, without start-up)\n")
+          f"{js['loop_only_lines_per_s']:,} lines/s inside the loop, without start-up)")
+    print(f"  (floor, not judged: orjson.loads + jsonschema-rs is_valid alone, a forked process per core,"
+          f" no other check:\n   the most validate could reach here, "
+          f"{f['floor']['lines_per_s'] / js['lines_per_s']:.0f}x the jsonschema loop)\n")
     print(f"{'target':44} {'figure':>9}  {'wanted':24} result")
     for t in f["targets"]:
         print(f"{t['name']:44} {t['value']:>9,}  {t['target']:24} {t['result']}")
