@@ -26,6 +26,10 @@ DATA_SUFFIXES = JSONL_SUFFIXES | JSON_SUFFIXES | YAML_SUFFIXES
 # A YAML alias may point at a large node many times over (the "billion laughs"); counting the
 # nodes that aliases copy bounds the work and memory of reading any YAML file.
 MAX_ALIAS_COPIES = 100_000
+# The C YAML composer, ruamel.yaml (migrate) and the code that walks records recurse once or more
+# per level: deeper YAML is refused before it is composed. Far deeper than any hand-written file,
+# within the ~245 levels ruamel.yaml reads under Python's recursion limit and the 254 orjson writes.
+MAX_YAML_DEPTH = 200
 
 Position = tuple[int, int]
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -64,8 +68,16 @@ def problem_at(record: Record, path: tuple, message: str, severity="error", hint
 
 
 def read_bytes(path: str | Path) -> bytes:
+    """The whole file (`-` is standard input); UnreadableInput says why it cannot be read."""
     if str(path) == "-":
-        return sys.stdin.buffer.read()
+        data = sys.stdin.buffer.read()
+    else:
+        data = _read_file(path)
+    refuse_foreign_encoding(data[:4], str(path))
+    return data
+
+
+def _read_file(path: str | Path) -> bytes:
     try:
         return Path(path).read_bytes()
     except FileNotFoundError:
@@ -80,21 +92,46 @@ def _file_problem(path, message: str, hint: str | None = None) -> Problem:
     return Problem(str(path), None, None, "$", message, "error", hint)
 
 
+# UTF-16 and UTF-32, told by their byte order mark, else by the NUL bytes next to the first
+# character (ASCII in any JSON or YAML record): (label, name for iconv).
 _FOREIGN_BOMS = [
-    (b"\xff\xfe\x00\x00", "UTF-32"),
-    (b"\x00\x00\xfe\xff", "UTF-32"),
-    (b"\xff\xfe", "UTF-16"),
-    (b"\xfe\xff", "UTF-16"),
+    (b"\xff\xfe\x00\x00", ("UTF-32 (little-endian)", "UTF-32LE")),
+    (b"\x00\x00\xfe\xff", ("UTF-32 (big-endian)", "UTF-32BE")),
+    (b"\xff\xfe", ("UTF-16 (little-endian)", "UTF-16LE")),
+    (b"\xfe\xff", ("UTF-16 (big-endian)", "UTF-16BE")),
 ]
+_FOREIGN_NULS = {  # the first bytes, 0 for NUL and x for any other
+    "x000": ("UTF-32 (little-endian)", "UTF-32LE"),
+    "000x": ("UTF-32 (big-endian)", "UTF-32BE"),
+    "x0x0": ("UTF-16 (little-endian)", "UTF-16LE"),
+    "x0": ("UTF-16 (little-endian)", "UTF-16LE"),
+    "0x0x": ("UTF-16 (big-endian)", "UTF-16BE"),
+    "0x": ("UTF-16 (big-endian)", "UTF-16BE"),
+}
+
+
+def refuse_foreign_encoding(head: bytes, file: str) -> None:
+    """Raise UnreadableInput when `head`, the first bytes of a file, are UTF-16 or UTF-32.
+
+    Checked once at the start of a file, so that such a file is one problem, not one per line.
+    """
+    encoding = next((e for bom, e in _FOREIGN_BOMS if head.startswith(bom)), None)
+    encoding = encoding or _FOREIGN_NULS.get("".join("x" if b else "0" for b in head[:4]))
+    if encoding:
+        label, name = encoding
+        raise UnreadableInput(Problem(
+            file, 1, 1, "$", f"the file is {label}; chatconv reads UTF-8", "error",
+            f"convert it, e.g. iconv -f {name} -t UTF-8 OLD > NEW"))
 
 
 def decode_utf8(data: bytes, file: str, first_line: int = 1) -> str:
-    """UTF-8 text with a leading BOM removed; any other encoding is a problem naming the spot."""
-    for bom, name in _FOREIGN_BOMS:
-        if data.startswith(bom):
-            raise ChatconvError(Problem(
-                file, first_line, 1, "$", f"the file is {name}-encoded; chatconv reads UTF-8",
-                "error", f"convert it, e.g. iconv -f {name} -t UTF-8"))
+    """UTF-8 text with a leading BOM removed; any other encoding is a problem naming the spot.
+
+    Raises UnreadableInput for a whole file (first_line 1) in UTF-16 or UTF-32, else
+    ChatconvError at the first byte that is not UTF-8.
+    """
+    if first_line == 1:
+        refuse_foreign_encoding(data[:4], file)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -111,18 +148,15 @@ def decode_utf8(data: bytes, file: str, first_line: int = 1) -> str:
 
 def load_yaml(text: str, file: str) -> Record:
     """Parse one YAML document with the safe C loader, keeping each node's line and column."""
+    problem = yaml_parse_problem(text, file)
+    if problem:
+        return Record(file, problem.line, error=problem)
     loader = yaml.CSafeLoader(text)
     try:
         node = loader.get_single_node()
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        message = " ".join(str(p) for p in (exc.context, exc.problem) if p)
-        return Record(file, line, error=Problem(
-            file, line, column, "$", f"invalid YAML: {message}", "error",
-            "fix the YAML syntax at this spot"))
-    except yaml.YAMLError as exc:
-        return Record(file, 1, error=Problem(file, 1, 1, "$", f"invalid YAML: {exc}"))
+    except yaml.YAMLError as exc:  # e.g. an undefined alias
+        problem = _yaml_error_problem(exc, text, file)
+        return Record(file, problem.line, error=problem)
     finally:
         loader.dispose()
     if node is None:
@@ -135,8 +169,85 @@ def load_yaml(text: str, file: str) -> Record:
     return Record(file, 1, data, problems=builder.problems, positions=builder.positions)
 
 
+def yaml_parse_problem(text: str, file: str) -> Problem | None:
+    """Why `text` cannot be composed safely: invalid YAML, or nested deeper than MAX_YAML_DEPTH;
+    None when it can be. Call it before anything composes the text (PyYAML, ruamel.yaml).
+
+    Reads the parser's events, which needs no recursion (composing does, in C for PyYAML).
+    An alias counts as deep as the node it copies; an alias inside the node it names would copy
+    it without end.
+    """
+    try:
+        return _nesting_problem(text, file)
+    except yaml.YAMLError as exc:
+        return _yaml_error_problem(exc, text, file)
+
+
+def _nesting_problem(text: str, file: str) -> Problem | None:
+    heights: dict[str, int | None] = {}  # anchor -> levels in its node (None while still open)
+    stack: list[list] = []  # per open collection: [anchor, levels of its deepest item]
+    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            stack.append([event.anchor, 0])
+            if event.anchor:
+                heights[event.anchor] = None
+            levels = 0
+        elif isinstance(event, yaml.CollectionEndEvent):
+            anchor, levels = stack.pop()
+            levels += 1
+            if anchor:
+                heights[anchor] = levels
+        elif isinstance(event, yaml.AliasEvent):
+            levels = heights.get(event.anchor, 0)
+            if levels is None:
+                return _mark_problem(file, event.start_mark,
+                                     f"the alias *{event.anchor} is inside the node it names",
+                                     "an alias must name a node written before it")
+        else:
+            continue
+        if len(stack) + levels > MAX_YAML_DEPTH:
+            return _mark_problem(file, event.start_mark,
+                                 f"YAML nested deeper than {MAX_YAML_DEPTH} levels",
+                                 "flatten the data; aliases count as deep as the node they name")
+        if stack:
+            stack[-1][1] = max(stack[-1][1], levels)
+    return None
+
+
+def _mark_problem(file: str, mark, message: str, hint: str) -> Problem:
+    return Problem(file, mark.line + 1, mark.column + 1, "$", message, "error", hint)
+
+
+def _yaml_error_problem(exc: yaml.YAMLError, text: str, file: str) -> Problem:
+    """One problem, on one line, for an error of the YAML reader, parser or composer."""
+    line = column = 1
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        message = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+        if mark:
+            line, column = mark.line + 1, mark.column + 1
+    elif isinstance(exc, yaml.reader.ReaderError):  # a character YAML does not allow
+        message = f"character #x{exc.character:04x}: {exc.reason}"
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+    else:
+        message = str(exc)
+    return Problem(file, line, column, "$", "invalid YAML: " + " ".join(message.split()), "error",
+                   "fix the YAML syntax at this spot")
+
+
 def empty_file_problem(file: str) -> Problem:
     return Problem(file, 1, 1, "$", "the file is empty", "error", "a file must hold a record")
+
+
+_YAML_TAG = "tag:yaml.org,2002:"
+_MERGE_TAG = _YAML_TAG + "merge"
+_TEXT_TAGS = {_YAML_TAG + "timestamp", _YAML_TAG + "binary"}  # kept as the text written
+_KNOWN_TAGS = {  # the tags of JSON-like data, by kind of node
+    yaml.ScalarNode: {_YAML_TAG + t for t in ("str", "int", "float", "bool", "null")} | _TEXT_TAGS,
+    yaml.SequenceNode: {_YAML_TAG + "seq"},
+    yaml.MappingNode: {_YAML_TAG + "map"},
+}
 
 
 class _YamlBuilder:
@@ -147,60 +258,113 @@ class _YamlBuilder:
         self.loader = loader
         self.positions: dict[tuple, Position] = {}
         self.problems: list[Problem] = []
+        self._reported: set[tuple[int, str]] = set()  # (node, message): aliases visit nodes again
         self._seen: set[int] = set()
         self._copies = 0
 
     def _at(self, node) -> Position:
         return (node.start_mark.line + 1, node.start_mark.column + 1)
 
-    def build(self, node, path: tuple, key_node=None) -> Any:
-        if id(node) in self._seen:
-            self._copies += 1
-            if self._copies > MAX_ALIAS_COPIES:
-                line, column = self._at(node)
-                raise ChatconvError(Problem(
-                    self.file, line, column, json_path(path),
-                    f"YAML aliases expand to more than {MAX_ALIAS_COPIES} nodes", "error",
-                    "remove the nested aliases (&anchor / *alias) that multiply the document"))
-        else:
+    def _report(self, node, path: tuple, message: str, hint: str) -> None:
+        if (id(node), message) not in self._reported:
+            self._reported.add((id(node), message))
+            line, column = self._at(node)
+            self.problems.append(Problem(self.file, line, column, json_path(path), message, "error",
+                                         hint))
+
+    def _visit(self, node, path: tuple) -> None:
+        """Count the copies aliases make; too many is an error."""
+        if id(node) not in self._seen:
             self._seen.add(id(node))
+            return
+        self._copies += 1
+        if self._copies > MAX_ALIAS_COPIES:
+            line, column = self._at(node)
+            raise ChatconvError(Problem(
+                self.file, line, column, json_path(path),
+                f"YAML aliases expand to more than {MAX_ALIAS_COPIES} nodes", "error",
+                "remove the nested aliases (&anchor / *alias) that multiply the document"))
+
+    def _check_tag(self, node, path: tuple) -> bool:
+        if node.tag in _KNOWN_TAGS[type(node)]:
+            return True
+        tag = node.tag.replace(_YAML_TAG, "!!", 1)
+        self._report(node, path, f"unsupported YAML tag {tag!r}",
+                     "remove it; chatconv reads plain data: strings, numbers, lists, mappings")
+        return False
+
+    def build(self, node, path: tuple, key_node=None) -> Any:
+        self._visit(node, path)
         self.positions.setdefault(path, self._at(key_node or node))
+        known_tag = self._check_tag(node, path)
         if isinstance(node, yaml.ScalarNode):
-            return self._scalar(node)
+            return self._scalar(node, path) if known_tag else node.value
         if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
-        return self._mapping(node, path)
-
-    def _scalar(self, node) -> Any:
-        # Dates and other non-JSON scalars stay the text that was written.
-        if node.tag in ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary"):
-            return node.value
-        return self.loader.construct_object(node)
-
-    def _mapping(self, node, path: tuple) -> dict:
-        result: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                for source in _merge_sources(value_node):
-                    for key, value in self._mapping(source, path).items():
-                        result.setdefault(key, value)
-                continue
-            if not isinstance(key_node, yaml.ScalarNode):
-                line, column = self._at(key_node)
-                raise ChatconvError(Problem(self.file, line, column, json_path(path),
-                                            "a mapping key must be a plain string"))
-            key = key_node.value  # as written: `yes:` stays "yes", `1:` stays "1"
-            if key in result:
-                line, column = self._at(key_node)
-                self.problems.append(Problem(
-                    self.file, line, column, json_path(path + (key,)), f"duplicate key {key!r}",
-                    "error", "a YAML mapping holds each key once; remove one of them"))
+            items = []
+            for index, item in enumerate(node.value):
+                items.append(self.build(item, path + (index,)))
+            return items
+        result = {}
+        for key, (key_node, value_node) in self._pairs(node, path).items():
             result[key] = self.build(value_node, path + (key,), key_node)
         return result
 
+    def _scalar(self, node, path: tuple) -> Any:
+        # Dates and other non-JSON scalars stay the text that was written.
+        if node.tag in _TEXT_TAGS:
+            return node.value
+        try:
+            return self.loader.construct_object(node)
+        except (ValueError, KeyError, yaml.YAMLError):  # e.g. `!!int abc`
+            tag = node.tag.replace(_YAML_TAG, "!!", 1)
+            self._report(node, path, f"{node.value!r} is not a valid {tag}",
+                         f"remove the tag {tag}")
+            return node.value
 
-def _merge_sources(node) -> list:
-    return node.value if isinstance(node, yaml.SequenceNode) else [node]
+    def _pairs(self, node, path: tuple) -> dict[str, tuple]:
+        """key -> (key node, value node) of a mapping, merge keys (<<) expanded as YAML says: a
+        key written in the mapping wins over a merged one wherever it stands, an earlier merge
+        source over a later one. Keys come in the order written, merged ones at the merge key."""
+        written = {}
+        for key_node, value_node in node.value:
+            if key_node.tag != _MERGE_TAG:
+                key = self._key(key_node, path)
+                if key in written:
+                    self._report(key_node, path + (key,), f"duplicate key {key!r}",
+                                 "a YAML mapping holds each key once; remove one of them")
+                written[key] = (key_node, value_node)
+        pairs = {}
+        for key_node, value_node in node.value:
+            if key_node.tag != _MERGE_TAG:
+                pairs.setdefault(key_node.value, written[key_node.value])
+                continue
+            for source in self._merge_sources(value_node, path):
+                for key, nodes in self._pairs(source, path).items():
+                    if key not in written:
+                        pairs.setdefault(key, nodes)
+        return pairs
+
+    def _key(self, key_node, path: tuple) -> str:
+        if not isinstance(key_node, yaml.ScalarNode):
+            line, column = self._at(key_node)
+            raise ChatconvError(Problem(self.file, line, column, json_path(path),
+                                        "a mapping key must be a plain string"))
+        self._check_tag(key_node, path)
+        return key_node.value  # as written: `yes:` stays "yes", `1:` stays "1"
+
+    def _merge_sources(self, node, path: tuple) -> list:
+        """The mappings a merge key's value names; anything else is a problem."""
+        items = node.value if isinstance(node, yaml.SequenceNode) else [node]
+        sources = []
+        for item in items:
+            if isinstance(item, yaml.MappingNode):
+                self._visit(item, path)
+                self._check_tag(item, path)
+                sources.append(item)
+            else:
+                self._report(item, path, "a merge key (<<) takes a mapping or a list of mappings",
+                             "name an anchored mapping, e.g. <<: *defaults, or <<: [*a, *b]")
+        return sources
 
 
 # ---------------------------------------------------------------------------------------------
@@ -244,7 +408,8 @@ def iter_jsonl(stream: BinaryIO, file: str, start: int = 1) -> Iterator[Record]:
         yield load_json(line, file, number)
 
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+# Possessive: a 20 MB string is matched without keeping backtracking state for each character.
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.S)
 _SPACE = re.compile(r"[ \t\r\n]*")
 _SCALAR = re.compile(r"[^,\]}\s]+")
 
@@ -311,7 +476,7 @@ def file_format(path: str | Path) -> str:
 def iter_records(path: str | Path) -> Iterator[Record]:
     """Every record of a file (`-` is standard input), streamed for JSONL.
 
-    Raises UnreadableInput when the file cannot be opened at all.
+    Raises UnreadableInput when the file cannot be read at all (missing, UTF-16, ...).
     """
     file = str(path)
     if file == "-":
@@ -331,12 +496,19 @@ def iter_records(path: str | Path) -> Iterator[Record]:
 
 
 def open_binary(path: str | Path) -> BinaryIO:
-    """The file, open for reading bytes; UnreadableInput says why it cannot be."""
+    """The file, open for reading bytes; UnreadableInput says why it cannot be (e.g. it is
+    UTF-16: refused here, once, rather than line by line)."""
     try:
-        return open(path, "rb")
+        stream = open(path, "rb")
     except OSError:
-        read_bytes(path)  # raises the right UnreadableInput
+        _read_file(path)  # raises the right UnreadableInput
         raise
+    try:
+        refuse_foreign_encoding(stream.peek(4)[:4], str(path))
+    except UnreadableInput:
+        stream.close()
+        raise
+    return stream
 
 
 def iter_line_batches(stream: BinaryIO, batch_bytes: int) -> Iterator[tuple[int, int, bytes]]:
@@ -380,6 +552,7 @@ def stdin_format(first_line: bytes) -> str:
 def _iter_stdin() -> Iterator[Record]:
     stream = sys.stdin.buffer
     first = stream.readline()
+    refuse_foreign_encoding(first[:4], "-")
     if stdin_format(first) == "jsonl":
         yield load_json(first, "-", 1)
         yield from iter_jsonl(stream, "-", start=2)

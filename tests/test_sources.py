@@ -10,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chatconv.problems import UnreadableInput
-from chatconv.sources import MAX_ALIAS_COPIES, iter_jsonl, iter_records, load_json, load_yaml
+from chatconv.sources import (MAX_ALIAS_COPIES, MAX_YAML_DEPTH, iter_jsonl, iter_records, load_json,
+                              load_yaml)
+from conftest import run_chatconv
 
 
 def test_yaml_positions_point_at_keys_and_items():
@@ -78,11 +80,131 @@ def test_invalid_utf8_is_located_in_yaml_and_jsonl(tmp_path):
     assert records[1].error.line == 2 and "UTF-8" in records[1].error.message
 
 
-def test_utf16_file_is_named_as_such(tmp_path):
-    path = tmp_path / "a.yaml"
-    path.write_bytes("id: a\n".encode("utf-16"))
-    [record] = iter_records(path)
-    assert "UTF-16" in record.error.message and "iconv" in record.error.hint
+@pytest.mark.parametrize("encoding, named", [
+    ("utf-16", "UTF-16 (little-endian)"),  # with a byte order mark
+    ("utf-16-le", "UTF-16 (little-endian)"),
+    ("utf-16-be", "UTF-16 (big-endian)"),
+    ("utf-32", "UTF-32 (little-endian)"),
+    ("utf-32-be", "UTF-32 (big-endian)"),
+])
+@pytest.mark.parametrize("name", ["a.jsonl", "a.json", "a.yaml"])
+def test_utf16_and_utf32_files_are_one_problem(tmp_path, encoding, named, name):
+    path = tmp_path / name
+    path.write_bytes('{"id": "a"}\n{"id": "b"}\n{"id": "c"}\n'.encode(encoding))
+    with pytest.raises(UnreadableInput) as raised:
+        list(iter_records(path))
+    [problem] = raised.value.problems
+    assert (problem.line, problem.column) == (1, 1)
+    assert problem.message == f"the file is {named}; chatconv reads UTF-8"
+    assert "iconv -f" in problem.hint
+
+
+def test_utf16_jsonl_is_reported_once_by_validate_and_migrate(tmp_path):
+    path = tmp_path / "a.jsonl"
+    original = b"".join(b'{"stepIndex": %d}\n' % i for i in range(50)).decode().encode("utf-16-le")
+    path.write_bytes(original)
+    for args, stdin in [(["validate", path], None), (["validate", "-"], original),
+                        (["migrate", "--in-place", path], None)]:
+        result = run_chatconv(*args, stdin=stdin)
+        output = result.stdout_text + result.stderr_text
+        assert output.count("UTF-16 (little-endian)") == 1, output
+        assert "invalid" not in output, output
+    assert path.read_bytes() == original  # migrate left it as it was
+
+
+def test_yaml_errors_are_one_line_with_their_position():
+    record = load_yaml("a: 1\nb: x\x01\n", "f.yaml")
+    assert (record.error.line, record.error.column) == (2, 5)
+    assert record.error.message == (
+        "invalid YAML: character #x0001: control characters are not allowed")
+
+
+@pytest.mark.parametrize("text", [
+    "evalcases: " + "[" * 1000 + "]" * 1000,
+    "evalcases:\n" + "".join("  " * i + "-\n" for i in range(1000)) + "  " * 1000 + "- x\n",
+    "evalcases:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 1000)) + "  " * 1000 + "x\n",
+])
+def test_deep_yaml_is_refused_where_it_gets_too_deep(text):
+    record = load_yaml(text, "d.yaml")
+    assert record.error.message == f"YAML nested deeper than {MAX_YAML_DEPTH} levels"
+    assert record.error.line in (1, MAX_YAML_DEPTH + 1)
+
+
+def test_yaml_as_deep_as_allowed_is_read():
+    depth = MAX_YAML_DEPTH - 1  # inside the top mapping
+    record = load_yaml("x: " + "[" * depth + "]" * depth, "d.yaml")
+    assert record.error is None
+    assert str(record.data).count("[") == depth
+
+
+def test_aliases_count_as_deep_as_what_they_copy():
+    lines = ["a0: &a0 [1]"] + [f"a{i}: &a{i} [*a{i - 1}]" for i in range(1, 2 * MAX_YAML_DEPTH)]
+    record = load_yaml("\n".join(lines), "chain.yaml")
+    assert record.error.message == f"YAML nested deeper than {MAX_YAML_DEPTH} levels"
+    record = load_yaml("a: &a {b: [1, *a]}\n", "loop.yaml")
+    assert record.error.message == "the alias *a is inside the node it names"
+    assert (record.error.line, record.error.column) == (1, 15)
+
+
+@pytest.mark.parametrize("stdin", [False, True])
+def test_very_deep_yaml_does_not_crash_the_cli(tmp_path, stdin):
+    path = tmp_path / "d.yaml"
+    path.write_text("evalcases: " + "[" * 30000 + "]" * 30000 + "\n")
+    args = ("validate", "-") if stdin else ("validate", path)
+    result = run_chatconv(*args, stdin=path.read_bytes() if stdin else None)
+    assert result.returncode == 1, result.stderr_text
+    assert f"1:{12 + MAX_YAML_DEPTH - 1}: error: $: YAML nested deeper than" in result.stdout_text
+
+
+@pytest.mark.parametrize("text, tag, position", [
+    ("id: !custom x\n", "!custom", (1, 5)),
+    ("id: !!python/object:os.system x\n", "!!python/object:os.system", (1, 5)),
+    ("id: !!python/object/apply:os.system [ls]\n", "!!python/object/apply:os.system", (1, 5)),
+    ("id: !!set {a, b}\n", "!!set", (1, 5)),
+    ("!custom id: x\n", "!custom", (1, 1)),
+])
+def test_unsupported_yaml_tags_are_problems(text, tag, position):
+    record = load_yaml(text, "t.yaml")
+    assert record.error is None
+    [problem] = record.problems
+    assert problem.message == f"unsupported YAML tag {tag!r}"
+    assert (problem.line, problem.column) == position and "remove" in problem.hint
+
+
+def test_standard_yaml_tags_are_read_and_bad_values_reported():
+    record = load_yaml("a: !!str 5\nb: !!float 1\nc: !!binary aGk=\nd: !!int abc\n", "t.yaml")
+    assert record.data == {"a": "5", "b": 1.0, "c": "aGk=", "d": "abc"}
+    [problem] = record.problems
+    assert (problem.line, problem.path, problem.message) == (4, "$.d", "'abc' is not a valid !!int")
+
+
+@pytest.mark.parametrize("merge, position", [("[*b, 5]", (2, 20)), ("5", (2, 15))])
+def test_merge_key_of_a_non_mapping_is_a_problem(merge, position):
+    record = load_yaml(f"b: &b {{x: 1}}\nm: {{a: 1, <<: {merge}}}\n", "m.yaml")
+    [problem] = record.problems
+    assert problem.message == "a merge key (<<) takes a mapping or a list of mappings"
+    assert (problem.line, problem.column, problem.path) == (*position, "$.m")
+    assert record.data["m"]["a"] == 1
+
+
+def test_merged_keys_give_way_to_written_ones_and_to_earlier_sources():
+    text = ("- &first {id: a, x: 1}\n"
+            "- {<<: *first, id: b}\n"
+            "- {id: c, <<: *first}\n"
+            "- {<<: [{x: 2, y: 2}, *first], z: 3}\n")
+    record = load_yaml(text, "m.yaml")
+    assert record.problems == []
+    assert [list(item.items()) for item in record.data] == [
+        [("id", "a"), ("x", 1)],
+        [("x", 1), ("id", "b")],
+        [("id", "c"), ("x", 1)],
+        [("x", 2), ("y", 2), ("id", "a"), ("z", 3)],
+    ]
+    assert record.locate((1, "id")) == (2, 16)  # the key written, not the merged one
+    assert record.locate((1, "x")) == (1, 18)
+    record = load_yaml("- &first {id: a}\n- {<<: *first, id: b, id: c}\n", "m.yaml")
+    [problem] = record.problems
+    assert (problem.line, problem.column, problem.message) == (2, 23, "duplicate key 'id'")
 
 
 def test_utf8_bom_is_accepted(tmp_path):
