@@ -5,9 +5,11 @@ checks a schema cannot state (unique ids, tool-call pairing, step order, referen
 from __future__ import annotations
 
 import difflib
+import math
 import os
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
@@ -15,7 +17,8 @@ import orjson
 
 from .messages import iter_step_messages, iter_steps, message_parts
 from .problems import ChatconvError, Problem, UnreadableInput
-from .prompt.files import FileReferenceError, find_repo_root, resolve_reference
+from .prompt.files import FileReferenceError, find_repo_root, read_segment_text, resolve_reference
+from .prompt.guidelines import pattern_problem
 from .schemas import explaining_validator, fast_validator, load_schema, schema_names
 from .sources import (DATA_SUFFIXES, Record, detect_kind, empty_file_problem, file_format,
                       iter_line_batches, iter_records, load_json, open_binary, problem_at)
@@ -217,8 +220,10 @@ def discover(paths: Iterable[str | Path]) -> Iterator[tuple[str, bool]]:
             for folder, subfolders, files in os.walk(path):
                 subfolders[:] = sorted(d for d in subfolders if _searched(d))
                 for name in sorted(files):
-                    if Path(name).suffix.lower() in DATA_SUFFIXES:
-                        yield os.path.join(folder, name), False
+                    file = os.path.join(folder, name)
+                    # Only regular files: reading a named pipe or a device found there could block.
+                    if Path(name).suffix.lower() in DATA_SUFFIXES and os.path.isfile(file):
+                        yield file, False
         else:
             yield path, True
 
@@ -252,8 +257,10 @@ def check_record(record: Record, kind: str, checks: "RecordingChecks | None" = N
     """Every problem of one record: its schema, then the checks a schema cannot state."""
     problems = check_schema(record, kind)
     yield from problems
-    # Eval-file checks read defensively, so they still run: every problem at once.
-    if any(p.is_error for p in problems) and kind != "eval-file":
+    # Eval-file and config checks read defensively, so they still run: every problem at once.
+    if kind in ("eval-file", "config"):
+        yield from _check_guideline_patterns(record)
+    elif any(p.is_error for p in problems):
         return
     if kind == "eval-file":
         yield from check_eval_file(record, allow_outside_root)
@@ -273,7 +280,15 @@ def validate_record(data: Any, kind: str | None = None, file: str = "<record>") 
 
 def load_eval_file(path: str | Path, allow_outside_root: bool = False) -> tuple[Record, list[Problem]]:
     """An eval file, read and upgraded in memory, with its warnings; ChatconvError lists its errors."""
-    [record] = iter_records(path)
+    records = iter_records(path)
+    record = next(records)
+    more = sum(1 for _ in records)
+    if more:
+        name = "standard input" if str(path) == "-" else path
+        raise ChatconvError(Problem(
+            str(path), None, None, "$",
+            f"prompt takes one eval file (YAML or JSON); {name} holds {more + 1} records", "error",
+            "give a single eval file; JSONL lines are recordings, not eval files"))
     if record.error:
         raise ChatconvError(record.error)
     problems = [*record.problems, *check_record(record, "eval-file", allow_outside_root=allow_outside_root)]
@@ -432,32 +447,58 @@ class LineBatch:
 # Explaining schema failures
 
 
-def explain(record: Record, kind: str) -> Iterator[Problem]:
+def explain(record: Record, kind: str) -> list[Problem]:
     """Every schema error of a failing record, the most relevant first, as Problems."""
+    try:
+        return _explain(record, kind)
+    except RecursionError:  # jsonschema recurses into (and reprs) the values it reports
+        return [problem_at(record, (), f"the record does not match the {kind} schema, and is nested "
+                           "too deeply to explain where", hint="nest arrays and objects less deeply")]
+
+
+def _explain(record: Record, kind: str) -> list[Problem]:
     from jsonschema.exceptions import best_match
 
     errors = list(explaining_validator(kind).iter_errors(record.data))
     if not errors:  # the two validators disagree; say so rather than pass the record
-        yield problem_at(record, (), f"the record does not match the {kind} schema")
-        return
+        return [problem_at(record, (), f"the record does not match the {kind} schema")]
     best = best_match(errors)
     ordered = [best] + sorted((e for e in errors if e is not best), key=lambda e: list(map(str, e.absolute_path)))
-    seen = set()
+    problems = {}
     for error in ordered:
         for problem in _describe(error, record, kind):
-            key = (problem.path, problem.message)
-            if key not in seen:
-                seen.add(key)
-                yield problem
+            problems.setdefault((problem.path, problem.message), problem)
+    return list(problems.values())
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+def _short(value: Any, limit: int = 60) -> str:
+    """The value as JSON, cut to `limit` characters; a large or deep value is never rendered whole."""
+    text = _preview(value, limit, depth=2)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _preview(value: Any, limit: int, depth: int) -> str:
+    """JSON text of enough of the value to fill `limit` characters (items cost 3 at least)."""
+    if isinstance(value, dict):
+        brackets, items = "{}", (f"{_preview(k, limit, 0)}: {_preview(v, limit, depth - 1)}"
+                                 for k, v in value.items())
+    elif isinstance(value, list):
+        brackets, items = "[]", (_preview(v, limit, depth - 1) for v in value)
+    elif isinstance(value, str):
+        return orjson.dumps(value[:limit]).decode()  # one character more than fits, when cut
+    elif isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # YAML's .inf and .nan: JSON has no spelling for them
+    else:
+        try:
+            return orjson.dumps(value).decode()
+        except TypeError:  # an integer past 64 bits
+            return str(value)
+    inside = "..." if depth <= 0 and value else ", ".join(islice(items, limit // 3 + 1))
+    return brackets[0] + inside + brackets[1]
 
 
 _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer",
-               float: "number", type(None): "null"}
+               float: "number"}
 
 
 def _describe(error, record: Record, kind: str) -> Iterator[Problem]:
@@ -483,11 +524,16 @@ def _describe(error, record: Record, kind: str) -> Iterator[Problem]:
             yield problem_at(record, path, f"missing required key {key!r}", hint=hint)
     elif check == "type":
         wanted = " or ".join(expected) if isinstance(expected, list) else expected
-        got = _JSON_TYPES.get(type(instance), type(instance).__name__)
-        yield problem_at(record, path, f"expected {wanted}, got {got} {_short(instance)}")
+        got = "null" if instance is None else f"{_JSON_TYPES.get(type(instance), 'value')} {_short(instance)}"
+        yield problem_at(record, path, f"expected {wanted}, got {got}")
     elif check == "enum":
-        yield problem_at(record, path, f"{_short(instance)} is not one of: {', '.join(map(str, expected))}",
+        allowed = ", ".join(a if isinstance(a, str) else _short(a) for a in expected)
+        yield problem_at(record, path, f"{_short(instance)} is not one of: {allowed}",
                          hint=_enum_hint(instance, expected))
+    elif check == "const":
+        yield problem_at(record, path, f"expected {_short(expected)}, got {_short(instance)}")
+    elif check == "minimum":
+        yield problem_at(record, path, f"{_short(instance)} is less than the minimum {_short(expected)}")
     elif check == "minItems":
         yield problem_at(record, path, f"needs at least {expected} item(s)")
     elif check == "minLength":
@@ -495,17 +541,18 @@ def _describe(error, record: Record, kind: str) -> Iterator[Problem]:
     elif check == "pattern" and path and path[-1] == "timestamp":
         yield problem_at(record, path, f"{_short(instance)} is not an ISO-8601 date-time",
                          hint="write it like 2025-11-09T19:27:09.514Z")
-    else:
-        yield problem_at(record, path, error.message)
+    else:  # not error.message: jsonschema puts the Python repr of the whole value in it
+        yield problem_at(record, path, f"{_short(instance)} does not match the schema "
+                                       f"({check}: {_short(expected)})")
 
 
 def _enum_hint(value: Any, allowed: list) -> str | None:
     if isinstance(value, str):
         if value.lower() in _ROLE_SYNONYMS and _ROLE_SYNONYMS[value.lower()] in allowed:
-            return f"use {_ROLE_SYNONYMS[value.lower()]!r}"
+            return f"use {_short(_ROLE_SYNONYMS[value.lower()])}"
         close = difflib.get_close_matches(value, [str(a) for a in allowed], n=1, cutoff=0.6)
         if close:
-            return f"did you mean {close[0]!r}?"
+            return f"did you mean {_short(close[0])}?"
     return None
 
 
@@ -572,9 +619,19 @@ def _check_file_references(record: Record, allow_outside_root: bool) -> Iterator
     root = find_repo_root(eval_dir)
     for path, value in iter_file_segments(record.data):
         try:
-            resolve_reference(value, eval_dir, root, allow_outside_root)
+            read_segment_text(resolve_reference(value, eval_dir, root, allow_outside_root))
         except FileReferenceError as exc:
             yield problem_at(record, path, exc.message, hint=exc.hint)
+
+
+def _check_guideline_patterns(record: Record) -> Iterator[Problem]:
+    """The globs of an eval or config file that can never work as meant (prompt refuses them)."""
+    patterns = record.data.get("guideline_patterns") if isinstance(record.data, dict) else None
+    for index, pattern in enumerate(patterns if isinstance(patterns, list) else ()):
+        reason = isinstance(pattern, str) and pattern and pattern_problem(pattern)  # else: schema's
+        if reason:
+            yield problem_at(record, ("guideline_patterns", index), f"bad glob {_short(pattern)}: {reason}",
+                             hint="guideline patterns are globs relative to the repository root")
 
 
 # ---------------------------------------------------------------------------------------------

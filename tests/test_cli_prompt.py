@@ -74,7 +74,7 @@ BAD = {
                               "resolves outside the repository root"),
     "bad glob": ("      - {role: user, content: hi}\n", ["--guideline-pattern", "docs/[a.md"], 1,
                  "bad glob 'docs/[a.md': an unclosed '['"),
-    "invalid eval file": ("      - {role: human, content: hi}\n", [], 1, "'human' is not one of"),
+    "invalid eval file": ("      - {role: human, content: hi}\n", [], 1, '"human" is not one of'),
     "late system message for anthropic": (
         "      - {role: user, content: a}\n      - {role: system, content: b}\n",
         ["--target", "anthropic", "--system-policy", "keep"], 1,

@@ -20,7 +20,7 @@ GALLERY = {
                      1, 4, "$.evalcases[0].input_mesages: unknown key 'input_mesages' (did you mean 'input_messages'?)"),
     "unknown key": ("e.yaml", "colour: red\n" + CASE + "      - {role: user, content: hi}\n", 1, 1, "$.colour: unknown key"),
     "wrong role": ("e.yaml", CASE + "      - role: human\n        content: hi\n", 1, 5,
-                   "$.evalcases[0].input_messages[0].role: 'human' is not one of"),
+                   '$.evalcases[0].input_messages[0].role: "human" is not one of'),
     "string for a list": ("e.yaml", "evalcases:\n  - id: a\n    outcome: x\n    input_messages: hi\n", 1, 4,
                           "$.evalcases[0].input_messages: expected array, got string"),
     "broken YAML": ("e.yaml", "evalcases:\n  - id: a\n   outcome: [x\n", 1, 3, "invalid YAML"),
@@ -82,7 +82,7 @@ def test_json_format_is_one_object_with_every_problem(repo):
     [problem] = report["problems"]
     assert problem == {"file": str(path), "line": 5, "column": 9, "severity": "error",
                        "path": "$.evalcases[0].input_messages[0].role",
-                       "message": "'human' is not one of: system, user, assistant, tool", "hint": "use 'user'"}
+                       "message": '"human" is not one of: system, user, assistant, tool', "hint": 'use "user"'}
 
 
 def test_github_format_is_workflow_annotations(repo):

@@ -87,7 +87,7 @@ def test_adapt_keeps_other_keys_in_order():
 BAD_RECORDS = {
     "tool part in a user message": ('{"stepIndex":0,"input":{"role":"user","content":[{"type":"tool-call",'
                                     '"toolCallId":"a","toolName":"t","input":{}}]},"output":[]}',
-                                    "$.input.content[0].type: 'tool-call' is not one of"),
+                                    '$.input.content[0].type: "tool-call" is not one of'),
     "call without an id": ('{"stepIndex":0,"input":{"role":"user","content":"x"},"output":[{"role":"assistant",'
                            '"content":[{"type":"tool-call","toolName":"t","input":{}}]}]}',
                            "$.output[0].content[0]: missing required key 'toolCallId'"),

@@ -7,8 +7,9 @@ import textwrap
 
 import pytest
 
-from chatconv.validate import detect_kind, validate_path, validate_record
-from conftest import read_jsonl, recorded_files, to_legacy, write_jsonl
+from chatconv.problems import ChatconvError
+from chatconv.validate import detect_kind, discover, load_eval_file, validate_path, validate_record
+from conftest import read_jsonl, recorded_files, run_chatconv, to_legacy, write_jsonl
 
 # The YAML snippets of seed 001, each the input_messages of one case.
 SEED_001_SNIPPETS = {
@@ -201,7 +202,7 @@ def test_wrong_role_and_string_for_list(repo):
     problems = validate_path(path)[0]
     by_path = {p.path: p for p in problems}
     role = by_path["$.evalcases[0].input_messages[0].role"]
-    assert role.line == 5 and "'human' is not one of" in role.message and role.hint == "use 'user'"
+    assert role.line == 5 and '"human" is not one of' in role.message and role.hint == 'use "user"'
     string = by_path["$.evalcases[1].input_messages"]
     assert string.line == 9 and "expected array, got string" in string.message
 
@@ -296,7 +297,7 @@ def test_tool_part_in_a_user_message_is_an_error():
     step["input"] = {"role": "user", "content": [{"type": "tool-call", "toolCallId": "x", "toolName": "t",
                                                   "input": {}}]}
     [problem] = validate_record(step)
-    assert problem.path == "$.input.content[0].type" and "'tool-call' is not one of" in problem.message
+    assert problem.path == "$.input.content[0].type" and '"tool-call" is not one of' in problem.message
 
 
 @pytest.mark.parametrize("data, kind", [
@@ -316,3 +317,104 @@ def test_detect_kind(data, kind):
 def test_config_detected_by_name():
     assert detect_kind({}, ".agentv/config.yaml") == "config"
     assert detect_kind({}, "sub/chatconv.yaml") == "config"
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile input: deep, large or odd values, odd files
+
+
+def test_a_deeply_nested_invalid_record_is_one_problem(tmp_path):
+    deep = "[" * 1000 + '{"bad": 1}' + "]" * 1000
+    step = '{"stepIndex": 0, "input": {"role": "user", "content": %s}, "output": []}' % deep
+    conversation = '{"id": "c", "steps": [%s]}' % step
+    path = tmp_path / "deep.jsonl"
+    path.write_text(f"{step}\n{conversation}\n")
+    problems, summary = validate_path(path)
+    assert [(p.line, p.path) for p in problems] == [(1, "$"), (2, "$")] and summary.errors == 2
+    assert all("nested too deeply to explain" in p.message for p in problems)
+
+
+def test_values_in_messages_are_json_and_short():
+    deep = {"a": None}
+    for _ in range(50):
+        deep = [deep]
+    step = _step(True, [{"role": "assistant", "content": {"a": None, "b": True}},
+                        {"role": "assistant", "content": None},
+                        {"role": "assistant", "content": deep},
+                        {"role": "assistant", "content": 7}])
+    step["input"]["content"] = {"text": "x" * 1_000_000}
+    messages = {p.path: p.message for p in validate_record(step)}
+    assert messages == {
+        "$.stepIndex": "expected integer, got boolean true",
+        "$.output[0].content": 'expected string or array, got object {"a": null, "b": true}',
+        "$.output[1].content": "expected string or array, got null",
+        "$.output[2].content[0]": 'expected object, got array [[[...]]]',
+        "$.output[3].content": "expected string or array, got integer 7",
+        "$.input.content": 'expected string or array, got object {"text": "' + "x" * 47 + "...",
+    }
+
+
+def test_bad_guideline_globs_in_eval_and_config_files(repo):
+    _eval_file(repo, """\
+        guideline_patterns:
+          - "**/*.md"
+          - /docs/*.md
+          - "[abc"
+        evalcases:
+          - {id: a, outcome: x, input_messages: [{role: user, content: hi}]}
+    """)
+    (repo / ".agentv").mkdir()
+    (repo / ".agentv" / "config.yaml").write_text('guideline_patterns:\n  - "docs/[a-z.md"\n')
+    problems, summary = validate_path(repo)
+    assert [(p.file, p.line, p.path) for p in problems] == [
+        (str(repo / "e.yaml"), 3, "$.guideline_patterns[1]"),
+        (str(repo / "e.yaml"), 4, "$.guideline_patterns[2]"),
+        (str(repo / ".agentv" / "config.yaml"), 2, "$.guideline_patterns[0]"),
+    ]
+    assert problems[0].message == 'bad glob "/docs/*.md": patterns match paths relative to the ' \
+                                  "repository root; drop the leading '/'"
+    assert all("unclosed '['" in p.message for p in problems[1:]) and summary.errors == 3
+
+
+def test_referenced_files_must_be_utf8_files(repo):
+    (repo / "adir").mkdir()
+    (repo / "utf16.md").write_bytes("hi".encode("utf-16"))
+    (repo / "latin1.md").write_bytes("café".encode("latin-1"))
+    (repo / "binary.md").write_bytes(bytes(range(256)))
+    (repo / "fine.md").write_text("fine")
+    path = _eval_file(repo, """\
+        evalcases:
+          - id: a
+            outcome: x
+            input_messages:
+              - role: user
+                content:
+                  - {type: file, value: adir}
+                  - {type: file, value: utf16.md}
+                  - {type: file, value: latin1.md}
+                  - {type: file, value: binary.md}
+                  - {type: file, value: fine.md}
+    """)
+    problems = validate_path(path)[0]
+    assert [p.line for p in problems] == [7, 8, 9, 10]
+    assert problems[0].message == f"file 'adir' is a folder: {repo / 'adir'}"
+    assert all("is not UTF-8" in p.message and p.hint == "save the file as UTF-8" for p in problems[1:])
+
+
+def test_prompt_refuses_a_file_of_several_records(tmp_path):
+    lines = b'{"evalcases": []}\n' * 3
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(lines)
+    with pytest.raises(ChatconvError) as raised:
+        load_eval_file(path)
+    [problem] = raised.value.problems
+    assert problem.message == f"prompt takes one eval file (YAML or JSON); {path} holds 3 records"
+    from_stdin = run_chatconv("prompt", "-", stdin=lines)
+    assert from_stdin.returncode == 1 and from_stdin.stdout == b""
+    assert "standard input holds 3 records" in from_stdin.stderr_text
+
+
+def test_folders_give_only_regular_files(tmp_path):
+    write_jsonl(tmp_path / "steps.jsonl", [_step(0, [])])
+    os.mkfifo(tmp_path / "pipe.jsonl")  # reading it would wait for a writer forever
+    assert list(discover([tmp_path])) == [(str(tmp_path / "steps.jsonl"), False)]

@@ -113,7 +113,7 @@ def test_faults_are_reported_alike_in_every_mode(tmp_path, monkeypatch, jobs, ba
     assert _run(path, jobs, batch_bytes) == expected
     messages = [p.message for p in expected[0]]
     for fault in ["invalid JSON", "unknown key 'colour'", "legacy shape", "'nobody' answers no earlier",
-                  "'never' is never answered", "does not follow", "'human' is not one of",
+                  "'never' is never answered", "does not follow", '"human" is not one of',
                   "cannot tell what kind", "unexpected end of data"]:
         assert any(fault in m for m in messages), fault
 

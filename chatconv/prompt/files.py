@@ -57,6 +57,10 @@ def resolve_reference(value: str, eval_dir: Path, root: Path, allow_outside_root
                     f"file {value!r} resolves outside the repository root {root} (to {real})",
                     "keep referenced files inside the repository, or pass --allow-outside-root")
             return candidate
+    folder_found = next((folder / relative for folder in folders if (folder / relative).is_dir()), None)
+    if folder_found is not None:
+        raise FileReferenceError(f"file {value!r} is a folder: {folder_found}",
+                                 "a file segment names a file, not a folder")
     tried = ", ".join(str(folder) for folder in folders)
     raise FileReferenceError(f"file {value!r} not found; looked in: {tried}",
                              "check the path; relative paths start at the eval file's folder")
