@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import click
 import orjson
@@ -155,8 +156,6 @@ def prompt(eval_file, case_ids, target, system_policy, default_system_prompt, sy
     Multi-turn cases reach chat APIs as real multi-turn message arrays; the question keeps
     [Role]: markers for logging and agent providers.
     """
-    from pathlib import Path
-
     from .prompt.convert import EvalFileContext, PromptOptions, build_prompt_inputs
     from .providers import ProviderRuleError, render_request
     from .validate import load_eval_file
@@ -315,8 +314,9 @@ PROGRESS_MIN_BYTES = 32 << 20  # a progress bar on a terminal for files from thi
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option("-o", "--output", type=click.Path(allow_dash=False), metavar="OUT",
-              help="Write here: a file for one input file, else a folder (made if needed) that mirrors the inputs.")
+@click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="OUT",
+              help="Write here: a file for one input file (- for standard output), else a folder (made if "
+                   "needed, as is OUT/ with a trailing slash) that mirrors the inputs.")
 @click.option("--in-place", is_flag=True, help="Rewrite each file in place, atomically (old or new, whole).")
 @click.option("--backup", is_flag=True, help="With --in-place: keep the old file as FILE.bak.")
 @click.option("--dry-run", is_flag=True, help="Write nothing; print what would change, per migration, with examples.")
@@ -348,6 +348,8 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs)
         raise click.UsageError("--backup keeps FILE.bak of a file rewritten with --in-place")
     writes = not (dry_run or check)
     targets = _migration_targets(paths, output, in_place, writes)
+    if rejects_file and writes:
+        _refuse_rejects_among(rejects_file, targets)
     total, done, status = Tally(), [], EXIT_OK
     rejects = _open_rejects(rejects_file if writes else os.devnull) if rejects_file else None
     try:
@@ -388,8 +390,6 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs)
 
 def _migration_targets(paths, output, in_place, writes) -> list[tuple[str, object]]:
     """(input file, where its migrated bytes go: a Path, standard output, or None) for each file."""
-    from pathlib import Path
-
     from .validate import discover
 
     files = []  # (file, its name under a -o folder)
@@ -403,19 +403,59 @@ def _migration_targets(paths, output, in_place, writes) -> list[tuple[str, objec
     if in_place:
         if any(file == "-" for file, _ in files):
             raise click.UsageError("standard input cannot be rewritten in place; use -o OUT")
-        return [(file, Path(file)) for file, _ in files]
-    if not output:
-        if len(files) != 1 or os.path.isdir(paths[0]):
+        for file, _ in files:
+            if not os.path.isfile(file):
+                raise click.UsageError(f"--in-place rewrites regular files; {file} is not one")
+        # A link stays a link: the file it points to is the one rewritten.
+        return [(file, Path(os.path.realpath(file))) for file, _ in files]
+    one_file = len(files) == 1 and not os.path.isdir(paths[0])
+    if not output or output == "-":
+        if not one_file:
             raise click.UsageError("several input files: pass -o FOLDER or --in-place (or --dry-run, --check)")
         return [(files[0][0], sys.stdout.buffer)]
-    if len(files) == 1 and not os.path.isdir(paths[0]) and not os.path.isdir(output):
-        return [(files[0][0], Path(output))]
+    folder = output.endswith(("/", os.sep)) or os.path.isdir(output)
+    if one_file and not folder:
+        return [(files[0][0], _output_file(output))]
     names = [name for _, name in files]
     if "-" in names or len(set(names)) < len(names):
         raise click.UsageError("-o FOLDER needs input files with distinct names (not standard input)")
-    for name in names:
-        (Path(output) / name).parent.mkdir(parents=True, exist_ok=True)
+    if os.path.exists(output) and not os.path.isdir(output):
+        raise click.UsageError(f"-o {output} is a file; several input files need -o FOLDER")
+    try:
+        for name in names:
+            (Path(output) / name).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.UsageError(f"-o {output}: cannot make the folder for the migrated files: {exc.strerror}") from None
     return [(file, Path(output) / name) for file, name in files]
+
+
+def _output_file(output: str):
+    """Where one input's migrated bytes go: a new or regular file is replaced atomically (a
+    link's target, the link staying); a device or pipe (/dev/null, say) is written to."""
+    if os.path.exists(output) and not os.path.isfile(output):
+        try:
+            return click.open_file(output, "wb")
+        except OSError as exc:
+            raise click.UsageError(f"-o {output}: cannot write to it: {exc.strerror}") from None
+    target = Path(os.path.realpath(output))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.UsageError(f"-o {output}: cannot make its folder: {exc.strerror}") from None
+    return target
+
+
+def _refuse_rejects_among(rejects_file: str, targets) -> None:
+    """--rejects must name a file of its own: appended to an input or an output, the rejected
+    lines would be lost in the rewrite or mixed into the data."""
+    def same(path) -> bool:
+        path = str(path)
+        return os.path.realpath(path) == os.path.realpath(rejects_file) or (
+            os.path.exists(path) and os.path.exists(rejects_file) and os.path.samefile(path, rejects_file))
+
+    for file, target in targets:
+        if file != "-" and same(file) or isinstance(target, Path) and same(target):
+            raise click.UsageError(f"--rejects {rejects_file} is also an input or output file; give it a file of its own")
 
 
 def _open_rejects(file: str):

@@ -35,7 +35,7 @@ import orjson
 from .problems import ChatconvError, Problem, UnreadableInput, json_path
 from .schemas import resource_dir
 from .sources import (UTF8_BOM, decode_utf8, detect_kind, file_format, iter_line_batches, load_json,
-                      open_binary, stdin_format)
+                      load_yaml, open_binary, stdin_format, yaml_parse_problem)
 
 _MODULE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.py$")
 _MISSING = object()
@@ -292,25 +292,48 @@ def _migrate_line(line: bytes, kind_of, written: list[bytes]) -> list:
     if line.isspace():
         written.append(line)
         return []
-    record, applied = _upgrade(_parse_json(line), kind_of)  # JSON allows the line ending
+    record, exact = _parse_json(line)  # JSON allows the line ending
+    record, applied = _upgrade(record, kind_of)
     if not applied:
         written.append(line)
         return applied
-    text = orjson.dumps(record)
+    if not exact:
+        raise _BadRecord(_NOT_EXACT)
+    try:
+        text = orjson.dumps(record)
+    except orjson.JSONEncodeError as exc:  # e.g. nesting deeper than the 255 levels orjson writes
+        raise _BadRecord(f"cannot be written back ({exc}): orjson writes at most 255 levels of nesting") from None
     if b"+" in text:
         _check_integers_kept(line)
     if line.startswith(UTF8_BOM):
         written.append(UTF8_BOM)
     written.append(text)
-    if line.endswith(b"\n"):
+    if line.endswith(b"\n"):  # the line's own ending: \n, \r\n, or (the last line) \r or none
         written.append(b"\r\n" if line.endswith(b"\r\n") else b"\n")
+    elif line.endswith(b"\r"):
+        written.append(b"\r")
     return applied
 
 
-def _parse_json(text: bytes) -> Any:
+_NOT_EXACT = ("holds what cannot be written back exactly (a lone surrogate, a number beyond the range "
+              "of a double, or nesting deeper than 1024 levels): migrate it by hand")
+
+
+def _parse_json(text: bytes) -> tuple[Any, bool]:
+    """The JSON value of `text`, and whether orjson read it (so can write it back exactly).
+
+    JSON that orjson refuses but the standard allows (a lone surrogate escape, 1e400, nesting
+    deeper than 1024) is read with the json module, so that a line no migration changes is
+    still kept as it is.
+    """
+    body = text.removeprefix(UTF8_BOM)  # the same object, and no cost, when there is none
     try:
-        return orjson.loads(text)
+        return orjson.loads(body), True
     except orjson.JSONDecodeError:
+        pass
+    try:
+        return json.loads(body, parse_constant=_no_constant), False
+    except (ValueError, RecursionError):
         pass
     record = load_json(text, "", 1)  # accepts a leading UTF-8 BOM; else explains the error
     if record.error:
@@ -319,7 +342,11 @@ def _parse_json(text: bytes) -> Any:
             f" at column {problem.column}")
         hint = f" ({problem.hint})" if problem.hint else ""
         raise _BadRecord(f"{problem.message}{where}{hint}", (problem.line or 1) - 1)
-    return record.data
+    return record.data, True
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")  # the json module would take NaN and Infinity
 
 
 def _upgrade(record: Any, kind_of: Callable[[Any], str | None]) -> tuple[Any, list]:
@@ -371,10 +398,12 @@ def migrate_document(data: bytes, file: str, fmt: str, keep_rejects: bool = Fals
 
 
 def _migrate_json(data: bytes) -> tuple[bytes, list]:
-    record = _parse_json(data)
+    record, exact = _parse_json(data)
     record, applied = _upgrade(record, detect_kind)
     if not applied:
         return data, []
+    if not exact:
+        raise _BadRecord(_NOT_EXACT)
     indent = _json_indent(data)
     if indent is None:
         written = orjson.dumps(record)
@@ -398,15 +427,27 @@ def _migrate_yaml(data: bytes, file: str) -> tuple[bytes, list]:
         text = decode_utf8(data, file)
     except ChatconvError as exc:
         raise _BadRecord(exc.problems[0].message, (exc.problems[0].line or 1) - 1) from None
+    problem = yaml_parse_problem(text, file)  # too deep for ruamel.yaml's recursion, say
+    if problem is not None:
+        raise _BadRecord(problem.message, (problem.line or 1) - 1)
     yaml = _round_trip_yaml(text)
     try:
         document = yaml.load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        message = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+        message = " ".join(" ".join(str(p).split()) for p in (exc.context, exc.problem) if p)
         raise _BadRecord(f"invalid YAML: {message}", mark.line if mark else 0) from None
     except YAMLError as exc:
-        raise _BadRecord(f"invalid YAML: {exc}") from None
+        raise _BadRecord(f"invalid YAML: {' '.join(str(exc).split())}") from None
+    if _has_merge_keys(document):
+        # ruamel.yaml cannot rename a key that a `<<` merge shares without breaking the merge
+        # (or failing); the plain reading, merges expanded as validate reads them, tells
+        # whether anything would change.
+        _, applied = _upgrade(load_yaml(text, file).data, lambda data: detect_kind(data, file))
+        if applied:
+            raise _BadRecord("uses YAML merge keys (<<), which a migration cannot rename keys through "
+                             "without changing what they share: write the merged keys out, then migrate")
+        return data, []
     document, applied = _upgrade(document, lambda data: detect_kind(data, file))
     if not applied:
         return data, []
@@ -415,13 +456,32 @@ def _migrate_yaml(data: bytes, file: str) -> tuple[bytes, list]:
     return _like_original(out.getvalue().encode(), data), applied
 
 
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+
+
+class _VerbatimFloat(str):
+    """A YAML float scalar, kept as the text it was written as."""
+
+
+def _has_merge_keys(node: Any) -> bool:
+    if isinstance(node, dict):
+        return bool(getattr(node, "merge", None)) or any(_has_merge_keys(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_has_merge_keys(v) for v in node)
+    return False
+
+
 def _round_trip_yaml(text: str):
     """A ruamel.yaml round-trip reader and writer set up to write `text` back as it was."""
     from ruamel.yaml import YAML
 
     yaml = YAML()  # round trip: comments, key order, anchors
     yaml.preserve_quotes = True
-    yaml.width = 1 << 16  # never fold a long line that was not folded
+    yaml.width = sys.maxsize  # never fold a line that was not folded (folding loses runs of spaces)
+    # A float is written back as it was read: ruamel.yaml would respell 1e-400 as 0e+000, make
+    # 1e400 .inf and invent digits beyond a double's.
+    yaml.constructor.add_constructor(_FLOAT_TAG, lambda _, node: _VerbatimFloat(node.value))
+    yaml.representer.add_representer(_VerbatimFloat, lambda r, data: r.represent_scalar(_FLOAT_TAG, str(data)))
     mapping, sequence, offset = _yaml_indents(text)
     yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
     yaml.explicit_start = bool(re.match(r"(\s*#[^\n]*\n)*\s*---", text))
@@ -495,7 +555,7 @@ class Workers:
         it, past `head` (standard input's first line, read to tell its format). With
         `append_to`, worker processes append the migrated lines to that file themselves, in
         order, and return results without them; else results hold them."""
-        if self._pool is None or file == "-":
+        if self._pool is None or not os.path.isfile(file):  # a pipe cannot be shared out by offsets
             done = 0
             for first_line, lines in _batches(source, head):
                 done += len(lines)
@@ -588,13 +648,17 @@ def _write_in_turn(batch: int, path: str | None, data: bytes = b"") -> None:
         condition.wait_for(lambda: turn.value in (batch, _STOPPED))
         if turn.value == _STOPPED:
             return
-        if path is None:
-            turn.value = _STOPPED
-        else:
-            with open(path, "ab") as out:
-                out.write(data)
-            turn.value = batch + 1
-        condition.notify_all()
+        turn.value = _STOPPED  # until this batch is written: a failed write stops the batches after it
+        try:
+            if path is not None:
+                try:
+                    with open(path, "ab") as out:
+                        out.write(data)
+                except OSError as exc:  # named, so that the main process can tell whose it is
+                    raise OSError(exc.errno, exc.strerror, path) from None
+                turn.value = batch + 1
+        finally:
+            condition.notify_all()
 
 
 def _result(future: Future, file: str, lines_before: int) -> MigratedLines:
@@ -638,7 +702,10 @@ class AtomicFile:
         self.discard()
 
     def write(self, data: bytes) -> None:
-        self.stream.write(data)
+        try:
+            self.stream.write(data)
+        except OSError as exc:
+            raise _unwritable(self.target, exc) from None
 
     def commit(self) -> None:
         self.stream.flush()
@@ -675,7 +742,11 @@ def _keep_backup(target: Path) -> None:
         os.link(target, staged)  # the old bytes stay where they are: no copy of a large file
     except OSError:
         shutil.copy2(target, staged)
-    os.replace(staged, backup)
+    try:
+        os.replace(staged, backup)
+    except OSError:
+        staged.unlink()
+        raise
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -707,7 +778,7 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
     keep_rejects = rejects is not None
     tally = Tally()
     with _open_input(path) as source:
-        sink = AtomicFile(output, backup) if isinstance(output, Path) else None
+        sink = _atomic_output(output, backup) if isinstance(output, Path) else None
         try:
             fmt, head = _input_format(path, source)
             if fmt == "jsonl":
@@ -718,7 +789,7 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
             else:
                 data = head + source.read()
                 results = [(len(data), migrate_document(data, path, fmt, keep_rejects))]
-            for done, result in results:
+            for done, result in _unless_unwritable(results, sink):
                 tally.add(result.tally)
                 if sink is not None:
                     sink.write(result.data)
@@ -732,11 +803,38 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
                 if rejects is not None:
                     rejects.flush()
                     os.fsync(rejects.fileno())  # the rejected lines are safe before they leave the file
-                sink.commit()
+                try:
+                    sink.commit()
+                except OSError as exc:
+                    raise _unwritable(output, exc) from None
         finally:
             if sink is not None:
                 sink.discard()
     return tally
+
+
+def _unless_unwritable(results: Iterable, sink: AtomicFile | None) -> Iterator:
+    """The results, but a failed write of the new file (a full disk, say) as _unwritable:
+    workers report theirs as an OSError naming the temporary file."""
+    try:
+        yield from results
+    except OSError as exc:
+        if sink is None or exc.filename != sink.temporary:
+            raise
+        raise _unwritable(sink.target, exc) from None
+
+
+def _atomic_output(target: Path, backup: bool) -> AtomicFile:
+    try:
+        return AtomicFile(target, backup)
+    except OSError as exc:
+        raise _unwritable(target, exc) from None
+
+
+def _unwritable(target: Path, exc: OSError) -> UnreadableInput:
+    # Nothing was replaced: AtomicFile leaves the old file whole when writing the new one fails.
+    return UnreadableInput(Problem(str(target), None, None, "$", f"cannot write here: {exc.strerror or exc}",
+                                   "error", "check that the folder exists and can be written to"))
 
 
 def _should_commit(fmt: str, tally: Tally, in_place: bool) -> bool:

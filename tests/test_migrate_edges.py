@@ -1,0 +1,187 @@
+"""`chatconv migrate` at the edges: odd outputs (pipes, links, missing folders, a full disk),
+--rejects that would land in the data, JSON that orjson refuses, YAML merge keys and numbers.
+Each ends in a clear message or in the data kept whole, never in a traceback or a lost line."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import threading
+
+import orjson
+import pytest
+import yaml
+
+from conftest import RECORDED, run_chatconv
+from test_migrate import legacy_bytes
+
+WEATHER = RECORDED / "weather-steps.jsonl"
+LEGACY_LINE = b'{"stepIndex":0,"input":{"role":"user","content":"a"},"output":{"role":"assistant","content":"x"}}'
+MIGRATED_LINE = b'{"stepIndex":0,"input":{"role":"user","content":"a"},"output":[{"role":"assistant","content":"x"}]}'
+
+
+@pytest.fixture
+def legacy(tmp_path):
+    path = tmp_path / "legacy.jsonl"
+    path.write_bytes(legacy_bytes(WEATHER.read_bytes()))
+    return path
+
+
+def _read_fifo(path, into: list) -> threading.Thread:
+    reader = threading.Thread(target=lambda: into.append(path.read_bytes()))
+    reader.start()
+    return reader
+
+
+def test_a_pipe_as_output_is_written_to_not_replaced(tmp_path, legacy):
+    fifo = tmp_path / "out.pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = _read_fifo(fifo, received)
+    result = run_chatconv("migrate", legacy, "-o", fifo)
+    reader.join(10)
+    assert result.returncode == 0, result.stderr_text
+    assert received == [WEATHER.read_bytes()]
+    assert not fifo.is_file() and fifo.exists()  # still a pipe
+
+
+def test_a_pipe_as_input_is_read_whole_with_jobs(tmp_path):
+    fifo = tmp_path / "in.jsonl"
+    os.mkfifo(fifo)
+    lines = LEGACY_LINE + b"\n"
+    writer = threading.Thread(target=lambda: fifo.write_bytes(lines * 5000))  # several batches
+    writer.start()
+    result = run_chatconv("migrate", fifo, "--jobs", "2", "-o", tmp_path / "out.jsonl")
+    writer.join(10)
+    assert result.returncode == 0, result.stderr_text
+    assert (tmp_path / "out.jsonl").read_bytes() == (MIGRATED_LINE + b"\n") * 5000
+
+
+def test_in_place_on_a_link_rewrites_its_target_and_keeps_the_link(tmp_path, legacy):
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(legacy.name)
+    result = run_chatconv("migrate", link, "--in-place")
+    assert result.returncode == 0, result.stderr_text
+    assert link.is_symlink() and os.readlink(link) == legacy.name
+    assert legacy.read_bytes() == WEATHER.read_bytes()
+
+
+def test_output_to_standard_output_a_new_folder_and_a_missing_folder(tmp_path, legacy):
+    assert run_chatconv("migrate", legacy, "-o", "-").stdout == WEATHER.read_bytes()
+    run_chatconv("migrate", legacy, "-o", f"{tmp_path / 'made'}/")
+    assert (tmp_path / "made" / legacy.name).read_bytes() == WEATHER.read_bytes()
+    deep = tmp_path / "a" / "b" / "out.jsonl"
+    assert run_chatconv("migrate", legacy, "-o", deep).returncode == 0
+    assert deep.read_bytes() == WEATHER.read_bytes()
+
+
+@pytest.mark.parametrize("where", ["output", "input", "in-place"])
+def test_rejects_that_would_land_in_the_data_are_a_usage_error(tmp_path, legacy, where):
+    before = legacy.read_bytes()
+    out = tmp_path / "out.jsonl"
+    args = {"output": [legacy, "-o", out, "--rejects", out],
+            "input": [legacy, "-o", out, "--rejects", legacy],
+            "in-place": [legacy, "--in-place", "--rejects", legacy]}[where]
+    result = run_chatconv("migrate", *args)
+    assert result.returncode == 2
+    assert "--rejects" in result.stderr_text and "a file of its own" in result.stderr_text
+    assert legacy.read_bytes() == before and not out.exists()
+
+
+def test_several_inputs_into_a_file_is_a_usage_error(tmp_path, legacy):
+    taken = tmp_path / "taken.jsonl"
+    taken.write_bytes(b"")
+    result = run_chatconv("migrate", RECORDED, "-o", taken)
+    assert result.returncode == 2 and "several input files need -o FOLDER" in result.stderr_text
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_full_disk_ends_with_a_message_and_leaves_nothing_behind(tmp_path, jobs):
+    source = tmp_path / "big.jsonl"
+    source.write_bytes((LEGACY_LINE + b"\n") * 40_000)  # 4 MB, several batches
+    out = tmp_path / "out.jsonl"
+
+    def small_files():  # writes beyond 1 MB fail as on a full disk (EFBIG; SIGXFSZ is ignored)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+
+    result = subprocess.run([sys.executable, "-m", "chatconv", "migrate", str(source), "-o", str(out),
+                             "--jobs", jobs], capture_output=True, preexec_fn=small_files, timeout=60)
+    stderr = result.stderr.decode()
+    assert result.returncode == 2 and "Traceback" not in stderr
+    assert f"{out}: error: cannot write here: File too large" in stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.jsonl"]
+
+
+def test_json_that_orjson_refuses_is_kept_when_unchanged_and_rejected_when_not(tmp_path):
+    current = (b'{"stepIndex":0,"input":{"role":"user","content":"\\ud83d"},'
+               b'"output":[{"role":"assistant","content":"x"}],"n":1e400}')
+    needs_migration = current.replace(b'"output":[{"role":"assistant","content":"x"}]',
+                                      b'"output":{"role":"assistant","content":"x"}')
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(current + b"\n" + LEGACY_LINE + b"\n")
+    result = run_chatconv("migrate", path)
+    assert result.returncode == 0, result.stderr_text
+    assert result.stdout == current + b"\n" + MIGRATED_LINE + b"\n"
+
+    path.write_bytes(needs_migration + b"\n")
+    result = run_chatconv("migrate", path, "--rejects", tmp_path / "rejects.jsonl")
+    assert result.returncode == 0 and result.stdout == b""
+    reject = orjson.loads((tmp_path / "rejects.jsonl").read_bytes())
+    assert reject["line"] == 1 and "cannot be written back exactly" in reject["error"]
+
+
+def test_a_record_too_deep_to_write_back_is_rejected_with_its_line(tmp_path):
+    deep = b'{"d":' + b"[" * 300 + b"]" * 300 + b"}"
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(MIGRATED_LINE + b"\n" + LEGACY_LINE[:-1] + b',"metadata":' + deep + b"}\n")
+    before = path.read_bytes()
+    result = run_chatconv("migrate", path, "--in-place")
+    assert result.returncode == 1
+    assert f"{path}:2: error: cannot be written back" in result.stderr_text
+    assert path.read_bytes() == before
+    current_and_deep = MIGRATED_LINE[:-1] + b',"metadata":' + deep + b"}\n"
+    path.write_bytes(current_and_deep)
+    assert run_chatconv("migrate", path).stdout == current_and_deep  # nothing to change: kept
+
+
+def test_a_last_line_ending_in_a_bare_carriage_return_keeps_it(tmp_path):
+    path = tmp_path / "cr.jsonl"
+    path.write_bytes(LEGACY_LINE + b"\r")
+    assert run_chatconv("migrate", path).stdout == MIGRATED_LINE + b"\r"
+
+
+MERGED = """base: &base {criteria: shared}
+tests:
+- <<: *base
+  id: a
+  input: hello
+"""
+
+
+def test_yaml_merge_keys_are_refused_when_a_migration_would_touch_them(tmp_path):
+    path = tmp_path / "merged.yaml"
+    path.write_text(MERGED)
+    result = run_chatconv("migrate", path, "--in-place")
+    assert result.returncode == 1
+    assert f"{path}:1: error: uses YAML merge keys (<<)" in result.stderr_text
+    assert path.read_text() == MERGED
+    current = MERGED.replace("criteria", "note").replace("tests:", "evalcases:").replace(
+        "input: hello", "input_messages: [{role: user, content: hello}]\n  outcome: ok")
+    path.write_text(current)
+    result = run_chatconv("migrate", path, "--in-place")
+    assert result.returncode == 0 and path.read_text() == current
+
+
+def test_yaml_numbers_and_long_lines_come_back_as_written(tmp_path):
+    numbers = {"tiny": "1e-400", "huge": "1e400", "pi": "3.14159265358979323846", "big": "12345678901234567890.5"}
+    long_text = "w" * 70_000 + "   " + "z " * 10 + "end"
+    metadata = "".join(f"    {key}: {value}\n" for key, value in numbers.items()) + f"    long: {long_text}\n"
+    path = tmp_path / "numbers.yaml"
+    path.write_text(f"tests:\n- id: a\n  input: hi\n  criteria: c\n  metadata:\n{metadata}")
+    result = run_chatconv("migrate", path, "--in-place")
+    assert result.returncode == 0, result.stderr_text
+    written = path.read_text()
+    assert metadata in written  # every number, and the long line unfolded, as they were
+    assert yaml.safe_load(written)["evalcases"][0]["metadata"]["long"] == long_text
