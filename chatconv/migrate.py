@@ -34,8 +34,8 @@ import orjson
 
 from .problems import ChatconvError, Problem, UnreadableInput, json_path
 from .schemas import resource_dir
-from .sources import (UTF8_BOM, decode_utf8, detect_kind, file_format, iter_line_batches, load_json,
-                      load_yaml, open_binary, stdin_format, yaml_parse_problem)
+from .sources import (UTF8_BOM, decode_utf8, detect_kind, duplicate_keys, file_format, iter_line_batches,
+                      load_json, load_yaml, open_binary, read_stdin_head, yaml_parse_problem)
 
 _MODULE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.py$")
 _MISSING = object()
@@ -289,7 +289,7 @@ def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
 
 def _migrate_line(line: bytes, kind_of, written: list[bytes]) -> list:
     """Append what to write for `line` to `written`; return the migrations applied."""
-    if line.isspace():
+    if line.isspace() or line.startswith(UTF8_BOM) and not line[3:].strip():  # blank, or a BOM alone
         written.append(line)
         return []
     record, exact = _parse_json(line)  # JSON allows the line ending
@@ -404,6 +404,10 @@ def _migrate_json(data: bytes) -> tuple[bytes, list]:
         return data, []
     if not exact:
         raise _BadRecord(_NOT_EXACT)
+    repeated = duplicate_keys(data)
+    if repeated:  # written back, the object would keep only the last value
+        path, key = repeated[0]
+        raise _BadRecord(f"{json_path(path + (key,))}: duplicate key {key!r}; keep one of them, then migrate")
     indent = _json_indent(data)
     if indent is None:
         written = orjson.dumps(record)
@@ -852,13 +856,12 @@ def _batches(source: BinaryIO, head: bytes) -> Iterator[tuple[int, bytes]]:
     if head:
         yield 1, head
     for first_line, _, lines in iter_line_batches(source, BATCH_BYTES):
-        yield first_line + bool(head), lines
+        yield first_line + head.count(b"\n"), lines
 
 
 def _input_format(path: str, source: BinaryIO) -> tuple[str, bytes]:
-    """jsonl, json or yaml, and the bytes read to tell: standard input is JSONL when its first
-    line is a whole JSON object (as `validate -` reads it); files go by their name."""
+    """jsonl, json or yaml, and the bytes read to tell: standard input is told by its first
+    lines, as `validate -` tells it (see read_stdin_head); files go by their name."""
     if path != "-":
         return file_format(path), b""
-    first = source.readline()
-    return stdin_format(first), first
+    return read_stdin_head(source)

@@ -7,6 +7,8 @@ small, hand-written files). Positions of JSON text are found only when a problem
 from __future__ import annotations
 
 import bisect
+import io
+import json
 import re
 import sys
 from dataclasses import dataclass, field
@@ -388,14 +390,15 @@ def _json_problem(exc: orjson.JSONDecodeError, data: bytes, file: str, first_lin
         decode_utf8(data, file, first_line)
     except ChatconvError as bad_encoding:
         return bad_encoding.problems[0]
+    # orjson counts characters, not bytes (the text is UTF-8: decode_utf8 said so).
     line, column = exc.lineno, exc.colno
-    content = data.rstrip()
-    last_line = content.count(b"\n") + 1
+    content = data.rstrip().decode("utf-8-sig")
+    last_line = content.count("\n") + 1
     if line > last_line:  # past the end: point just after the last character written
-        line, column = last_line, len(content) - content.rfind(b"\n")
+        line, column = last_line, len(content) - content.rfind("\n")
     line += first_line - 1
     hint = "fix the JSON syntax at this spot"
-    if exc.pos >= len(data.rstrip()):
+    if exc.pos >= len(content):
         hint = "the record ends too early: the line or file may be truncated"
     return Problem(file, line, column, "$", f"invalid JSON: {exc.msg}", "error", hint)
 
@@ -403,8 +406,8 @@ def _json_problem(exc: orjson.JSONDecodeError, data: bytes, file: str, first_lin
 def iter_jsonl(stream: BinaryIO, file: str, start: int = 1) -> Iterator[Record]:
     """One record per non-blank line, in order; a broken line yields a record with `error`."""
     for number, line in enumerate(stream, start):
-        if not line.strip():
-            continue
+        if not (line.removeprefix(UTF8_BOM) if number == 1 else line).strip():
+            continue  # blank (a first line may hold just the BOM)
         yield load_json(line, file, number)
 
 
@@ -530,7 +533,12 @@ def iter_line_batches(stream: BinaryIO, batch_bytes: int) -> Iterator[tuple[int,
 
 def _load_document(data: bytes, file: str, fmt: str) -> Record:
     if fmt == "json":
-        return load_json(data, file)
+        record = load_json(data, file)
+        if not record.error:
+            record.problems = [problem_at(record, path + (key,), f"duplicate key {key!r}", "error",
+                                          "a JSON object holds each key once; the last value would win")
+                               for path, key in duplicate_keys(record.text)]
+        return record
     try:
         text = decode_utf8(data, file)
     except ChatconvError as exc:
@@ -538,28 +546,72 @@ def _load_document(data: bytes, file: str, fmt: str) -> Record:
     return load_yaml(text, file)
 
 
-def stdin_format(first_line: bytes) -> str:
-    """Standard input is JSONL when its first line is a whole JSON object, else one JSON or
-    YAML document, told by its first character."""
+def duplicate_keys(text: bytes) -> list[tuple[tuple, str]]:
+    """(path of the object, key) for each key that a JSON text repeats within one object;
+    orjson, like most readers, keeps the last value silently. For documents, not JSONL lines:
+    reading with the json module costs ten times orjson's parse."""
+    found: list[tuple[tuple, str]] = []
+
+    def walk(value, path: tuple) -> None:
+        if isinstance(value, _Pairs):
+            seen = set()
+            for key, item in value:
+                if key in seen:
+                    found.append((path, key))
+                seen.add(key)
+                walk(item, path + (key,))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, path + (index,))
+
     try:
-        if isinstance(orjson.loads(first_line), dict):
-            return "jsonl"
+        walk(json.loads(text.removeprefix(UTF8_BOM), object_pairs_hook=_Pairs), ())
+    except (ValueError, RecursionError):
+        pass  # orjson read it: the json module's limits are not the file's fault
+    return found
+
+
+class _Pairs(list):
+    """An object's (key, value) pairs as the json module read them, repeated keys included."""
+
+
+def read_stdin_head(stream: BinaryIO) -> tuple[str, bytes]:
+    """The format of standard input (jsonl, json or yaml), and the lines read to tell it.
+
+    JSONL when the first line that is not blank (a BOM aside) is a whole JSON object, or when
+    it is a broken one and the next line is whole: a pretty-printed JSON document, whose first
+    lines are `{` and a key, is neither. Else JSON or YAML by the first character.
+    """
+    head, content = b"", []
+    while len(content) < 2 and (line := stream.readline()):
+        head += line
+        text = line.removeprefix(UTF8_BOM) if head == line else line
+        if text.strip():
+            content.append(text)
+            if _is_json_object(text) or not text.lstrip().startswith(b"{"):
+                break
+    if any(_is_json_object(text) for text in content):
+        return "jsonl", head
+    first = content[0].lstrip()[:1] if content else b""
+    return ("json" if first in (b"{", b"[") else "yaml"), head
+
+
+def _is_json_object(line: bytes) -> bool:
+    try:
+        return isinstance(orjson.loads(line), dict)
     except orjson.JSONDecodeError:
-        pass
-    return "json" if first_line.lstrip()[:1] in (b"{", b"[") else "yaml"
+        return False
 
 
 def _iter_stdin() -> Iterator[Record]:
     stream = sys.stdin.buffer
-    first = stream.readline()
-    refuse_foreign_encoding(first[:4], "-")
-    if stdin_format(first) == "jsonl":
-        yield load_json(first, "-", 1)
-        yield from iter_jsonl(stream, "-", start=2)
+    fmt, head = read_stdin_head(stream)
+    refuse_foreign_encoding(head[:4], "-")
+    if fmt == "jsonl":
+        yield from iter_jsonl(io.BytesIO(head), "-")
+        yield from iter_jsonl(stream, "-", start=head.count(b"\n") + 1)
         return
-    data = first + stream.read()
-    stripped = data.lstrip()
-    yield _load_document(data, "-", "json" if stripped[:1] in (b"{", b"[") else "yaml")
+    yield _load_document(head + stream.read(), "-", fmt)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from .problems import ChatconvError, Problem, UnreadableInput
 from .prompt.files import FileReferenceError, find_repo_root, read_segment_text, resolve_reference
 from .prompt.guidelines import pattern_problem
 from .schemas import explaining_validator, fast_validator, load_schema, schema_names
-from .sources import (DATA_SUFFIXES, Record, detect_kind, empty_file_problem, file_format,
+from .sources import (DATA_SUFFIXES, UTF8_BOM, Record, detect_kind, empty_file_problem, file_format,
                       iter_line_batches, iter_records, load_json, open_binary, problem_at)
 
 if TYPE_CHECKING:
@@ -383,7 +383,8 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions) -> list[tup
         try:
             data = loads(line)
         except orjson.JSONDecodeError:
-            if line.strip():  # blank lines are no records
+            # Blank lines are no records, nor is a first line that holds just the BOM.
+            if (line.removeprefix(UTF8_BOM) if number == 1 else line).strip():
                 run = _end_run(run, entries)
                 entries.append(record_entry(load_json(lines[start:end], file, number), where, options))
             continue

@@ -185,3 +185,28 @@ def test_yaml_numbers_and_long_lines_come_back_as_written(tmp_path):
     written = path.read_text()
     assert metadata in written  # every number, and the long line unfolded, as they were
     assert yaml.safe_load(written)["evalcases"][0]["metadata"]["long"] == long_text
+
+
+@pytest.mark.parametrize(("before", "kept", "rejected", "read"), [
+    (b"\n", b"\n", 0, 3),  # a blank line stays
+    (b"\xef\xbb\xbf", b"\xef\xbb\xbf", 0, 2),  # so does a BOM, before the first record
+    (b"{broken\n", b"", 1, 3),  # a broken first line is set aside, the rest is still JSONL
+])
+def test_standard_input_of_jsonl_is_jsonl_whatever_its_first_line(tmp_path, before, kept, rejected, read):
+    stdin = before + LEGACY_LINE + b"\n" + LEGACY_LINE + b"\n"
+    rejects = tmp_path / "rejects.jsonl"
+    result = run_chatconv("migrate", "-", "--rejects", rejects, stdin=stdin)
+    assert result.returncode == 0, result.stderr_text
+    assert result.stdout == kept + (MIGRATED_LINE + b"\n") * 2
+    assert len(rejects.read_bytes().splitlines()) == rejected
+    assert f"{read} records read: 2 migrated, {read - 2 - rejected} unchanged, {rejected} rejected" in result.stderr_text
+
+
+def test_a_json_eval_file_with_a_repeated_key_is_not_rewritten(tmp_path):
+    path = tmp_path / "dup.json"
+    text = b'{"tests": [{"id": "a", "input": "hi", "criteria": "c", "metadata": {"n": 1, "n": 2}}]}\n'
+    path.write_bytes(text)
+    result = run_chatconv("migrate", path, "--in-place")
+    assert result.returncode == 1
+    assert "$.tests[0].metadata.n: duplicate key 'n'" in result.stderr_text
+    assert path.read_bytes() == text

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chatconv.problems import UnreadableInput
-from chatconv.sources import (MAX_ALIAS_COPIES, MAX_YAML_DEPTH, iter_jsonl, iter_records, load_json,
-                              load_yaml)
+from chatconv.sources import (MAX_ALIAS_COPIES, MAX_YAML_DEPTH, UTF8_BOM, duplicate_keys, iter_jsonl,
+                              iter_records, load_json, load_yaml, read_stdin_head)
 from conftest import run_chatconv
 
 
@@ -278,3 +278,54 @@ def test_json_positions_point_at_each_value(value, pretty):
             assert written.startswith(orjson.dumps(path[-1]).decode()), (path, written)
         else:
             assert written.startswith(orjson.dumps(item).decode()[:1]), (path, written)
+
+
+# ---------------------------------------------------------------------------------------------
+# Standard input, duplicate keys, BOM-only lines, positions in characters
+
+STEP_LINE = b'{"stepIndex":0,"input":{"role":"user","content":"a"},"output":[]}'
+
+
+@pytest.mark.parametrize(("stdin", "fmt", "head_lines"), [
+    (STEP_LINE + b"\n" + STEP_LINE + b"\n", "jsonl", 1),
+    (b"\n\n" + STEP_LINE + b"\n", "jsonl", 3),  # blank lines first
+    (UTF8_BOM + STEP_LINE + b"\n", "jsonl", 1),  # a BOM first
+    (b"{bad\n" + STEP_LINE + b"\n", "jsonl", 2),  # a broken first line, then whole ones
+    (b'{\n  "evalcases": []\n}\n', "json", 2),  # pretty-printed JSON: neither line is whole
+    (b"[1, 2]\n", "json", 1),
+    (b"evalcases: []\n", "yaml", 1),
+    (b"", "yaml", 0),
+])
+def test_standard_input_is_told_by_its_first_lines(stdin, fmt, head_lines):
+    stream = io.BytesIO(stdin)
+    told, head = read_stdin_head(stream)
+    assert told == fmt
+    assert head.count(b"\n") == head_lines and head + stream.read() == stdin  # nothing lost
+
+
+def test_standard_input_jsonl_keeps_line_numbers_after_blank_lines(monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\n\n" + STEP_LINE + b"\n{oops\n")))
+    records = list(iter_records("-"))
+    assert [r.line for r in records] == [3, 4]
+    assert records[0].error is None and records[1].error.line == 4
+
+
+def test_a_first_line_with_just_a_bom_is_blank():
+    records = list(iter_jsonl(io.BytesIO(UTF8_BOM + b"\n" + STEP_LINE + b"\n"), "f.jsonl"))
+    assert [(r.line, r.error) for r in records] == [(2, None)]
+
+
+def test_duplicate_keys_of_json_documents_are_found_with_their_place(tmp_path):
+    assert duplicate_keys(b'{"a": 1, "b": {"c": [{"d": 1, "d": 2}]}, "a": 3}') == [
+        (("b", "c", 0), "d"), ((), "a")]
+    assert duplicate_keys(UTF8_BOM + b'{"a": 1}') == []
+    path = tmp_path / "dup.json"
+    path.write_bytes(b'{\n  "evalcases": [],\n  "evalcases": []\n}\n')
+    [record] = iter_records(path)
+    [problem] = record.problems
+    assert (problem.line, problem.path, problem.message) == (3, "$.evalcases", "duplicate key 'evalcases'")
+
+
+def test_a_truncated_line_with_non_ascii_text_gets_the_truncation_hint():
+    record = load_json('{"content":"café trunc'.encode(), "f.jsonl", 7)
+    assert record.error.line == 7 and "truncated" in record.error.hint
