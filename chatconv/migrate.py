@@ -34,8 +34,9 @@ import orjson
 
 from .problems import ChatconvError, Problem, UnreadableInput, json_path
 from .schemas import resource_dir
-from .sources import (UTF8_BOM, decode_utf8, detect_kind, duplicate_keys, file_format, iter_line_batches,
-                      load_json, load_yaml, open_binary, read_stdin_head, yaml_parse_problem)
+from .sources import (UTF8_BOM, decode_utf8, detect_kind, duplicate_keys, file_format,
+                      integers_beyond_64_bits, iter_line_batches, load_json, load_yaml, open_binary,
+                      read_stdin_head, yaml_parse_problem)
 
 _MODULE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.py$")
 _MISSING = object()
@@ -357,17 +358,11 @@ def _upgrade(record: Any, kind_of: Callable[[Any], str | None]) -> tuple[Any, li
 
 
 def _check_integers_kept(original: bytes) -> None:
-    """Refuse to rewrite an integer beyond 64 bits: orjson reads it as a float, which would
-    change its digits. Such a float (|x| >= 2**63) is always written as `d.ddde+NN`: callers
-    look closer, with this, only when the text they write holds a `+`."""
-    json.loads(original.removeprefix(UTF8_BOM), parse_int=_int_within_64_bits)
-
-
-def _int_within_64_bits(digits: str) -> int:
-    value = int(digits)
-    if not -(1 << 63) <= value < (1 << 64):  # the integers orjson keeps exact
-        raise _BadRecord(f"the integer {digits} is beyond 64 bits and would not be rewritten exactly")
-    return value
+    """Refuse to rewrite an integer beyond 64 bits: orjson read it as a float, which would
+    change its digits (see integers_beyond_64_bits)."""
+    beyond = integers_beyond_64_bits(original)
+    if beyond:
+        raise _BadRecord(f"the integer {beyond[0]} is beyond 64 bits and would not be rewritten exactly")
 
 
 # ---------------------------------------------------------------------------------------------

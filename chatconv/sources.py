@@ -571,6 +571,22 @@ def duplicate_keys(text: bytes) -> list[tuple[tuple, str]]:
     return found
 
 
+def integers_beyond_64_bits(text: str | bytes) -> list[str]:
+    """The digits of each integer in the JSON `text` that orjson does not keep exact (it reads
+    them as floats). Such a float is always written `d.ddde+NN`: callers look, with this, only
+    when the JSON they write holds a `+`. RecursionError past ~1000 levels (the json module)."""
+    found = []
+
+    def note(digits: str) -> int:
+        value = int(digits)
+        if not -(1 << 63) <= value < (1 << 64):  # the integers orjson keeps exact
+            found.append(digits)
+        return 0  # the value is not wanted, only the digits
+
+    json.loads(text.removeprefix(UTF8_BOM if isinstance(text, bytes) else "\ufeff"), parse_int=note)
+    return found
+
+
 class _Pairs(list):
     """An object's (key, value) pairs as the json module read them, repeated keys included."""
 
