@@ -136,12 +136,15 @@ class ToolPairing:
     """Calls paired with their results by toolCallId, across the steps of one conversation.
 
     A result may come in a later step than its call. A result with no earlier call, and a
-    toolCallId used twice, are kept in `orphans` and `duplicates` for the caller to report.
+    toolCallId used twice, are kept in `orphans` and `duplicates` for the caller to report; a
+    further result for a call already answered (a retry, say) is no error, as validate says
+    too, and is kept in `repeats`.
     """
 
     calls: list[ToolCall] = field(default_factory=list)
     orphans: list[tuple[Any, dict]] = field(default_factory=list)
     duplicates: list[tuple[Any, dict]] = field(default_factory=list)
+    repeats: list[tuple[Any, dict]] = field(default_factory=list)
     _open: dict[str, ToolCall] = field(default_factory=dict)
     _seen: set = field(default_factory=set)
 
@@ -157,7 +160,9 @@ class ToolPairing:
                 self._open[call["toolCallId"]] = paired
             for result in extract_tool_results(message):
                 paired = self._open.pop(result["toolCallId"], None)
-                if paired is None:
-                    self.orphans.append((index, result))
-                else:
+                if paired is not None:
                     paired.result = result
+                elif result["toolCallId"] in self._seen:
+                    self.repeats.append((index, result))
+                else:
+                    self.orphans.append((index, result))

@@ -78,10 +78,12 @@ def test_pairing_across_steps_orphans_and_duplicates():
                                                      "output": {"type": "text", "value": "v"}}]}
     pairing = ToolPairing()
     pairing.add_step({"stepIndex": 0, "input": {"role": "user", "content": "x"}, "output": [call("a"), call("b")]})
-    pairing.add_step({"stepIndex": 1, "input": result("a"), "output": [result("zz"), call("b")]})
+    pairing.add_step({"stepIndex": 1, "input": result("a"), "output": [result("zz"), call("b"), result("a")]})
     assert [(c.step_index, c.call["toolCallId"], c.status) for c in pairing.calls] == [
         (0, "a", "ok"), (0, "b", "unanswered"), (1, "b", "unanswered")]
+    # A second result for "a" answers a call that was made: no orphan, as validate says too.
     assert [(i, r["toolCallId"]) for i, r in pairing.orphans] == [(1, "zz")]
+    assert [(i, r["toolCallId"]) for i, r in pairing.repeats] == [(1, "a")]
     assert [(i, c["toolCallId"]) for i, c in pairing.duplicates] == [(1, "b")]
 
 
@@ -151,7 +153,7 @@ def test_pairing_accounts_for_every_call_and_every_result_exactly_once(steps_spe
         pairing.add_step({"stepIndex": index, "input": {"role": "user", "content": "x"}, "output": output})
     assert len(pairing.calls) == calls
     answered = [c for c in pairing.calls if c.result is not None]
-    assert len(answered) + len(pairing.orphans) == results
+    assert len(answered) + len(pairing.orphans) + len(pairing.repeats) == results
     assert len({id(c.result) for c in answered}) == len(answered)  # no result used twice
     assert all(c.result["toolCallId"] == c.call["toolCallId"] for c in answered)
 
