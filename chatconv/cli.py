@@ -15,8 +15,10 @@ import orjson
 from .problems import ChatconvError, Problem, UnreadableInput
 from .prompt.convert import DEFAULT_SYSTEM_PROMPT, SYSTEM_POLICIES
 from .providers import TARGETS
+from .recordings import (FIELD_NAMES, ConversationPairings, dataset_item, iter_recording_steps, parse_field_map,
+                         step_row_json, step_text, unwritten_tool_calls)
 from .schemas import load_schema, schema_names
-from .validate import Summary, Validator, canonical_kind, kind_names
+from .validate import KIND_ALIASES, Summary, Validator, canonical_kind, kind_names
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
@@ -111,18 +113,28 @@ def validate(paths, kind, output_format, max_errors, allow_outside_root, skip_un
     sys.exit(EXIT_INVALID if summary.errors else EXIT_OK)
 
 
-@cli.command()
+@cli.command(help="List the schema names, or print the JSON Schema called NAME.\n\nNAME may also be a short "
+             "kind, as --kind takes: " + ", ".join(f"{alias} ({kind})" for alias, kind in sorted(KIND_ALIASES.items())) + ".")
 @click.argument("name", required=False)
 def schema(name):
-    """List the schema names, or print the JSON Schema called NAME."""
     if name is None:
         for known in schema_names():
             click.echo(f"{known:32} {load_schema(known).get('title', '')}")
         return
     try:
-        click.echo(orjson.dumps(load_schema(name), option=orjson.OPT_INDENT_2).decode())
+        click.echo(orjson.dumps(load_schema(canonical_kind(name)), option=orjson.OPT_INDENT_2).decode())
     except KeyError as exc:
         raise click.UsageError(exc.args[0]) from None
+
+
+def _sound_globs(ctx, param, patterns):
+    from .prompt.guidelines import pattern_problem
+
+    for pattern in patterns:
+        reason = pattern_problem(pattern)
+        if reason:
+            raise click.BadParameter(f"bad glob {pattern!r}: {reason}")
+    return patterns
 
 
 @cli.command()
@@ -137,7 +149,7 @@ def schema(name):
 @click.option("--default-system-prompt", default=DEFAULT_SYSTEM_PROMPT, show_default=True,
               help="The system prompt used when a case has guidelines but no system text of its own.")
 @click.option("--system-prompt", help="A system prompt for cases whose input and metadata have none.")
-@click.option("--guideline-pattern", "guideline_patterns", multiple=True, metavar="GLOB",
+@click.option("--guideline-pattern", "guideline_patterns", multiple=True, metavar="GLOB", callback=_sound_globs,
               help="Files matching this glob are guidelines (repeatable); replaces the eval file's "
                    "and the config's patterns.")
 @click.option("--allow-outside-root", is_flag=True,
@@ -204,26 +216,52 @@ def _fail(problems, status: int):
 # Recordings: text, tools, dataset
 
 
+_FIELD_HELP = (
+    f"Read the step field NAME from the record's KEY (repeatable), e.g. --field output=response. NAME is one "
+    f"of: {', '.join(FIELD_NAMES)}. A NAME or a KEY may be given once; a record that has both KEY and NAME is "
+    f"refused (the rename would hide one of them).")
+
+
+def _field_map(ctx, param, pairs):
+    try:
+        return parse_field_map(list(pairs))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 def _recording_options(command):
     command = click.option("--format", "output_format", type=click.Choice(["jsonl", "table"]), default="jsonl",
                            show_default=True, help="jsonl: one JSON object per line; table: for a person.")(command)
-    command = click.option("--field", "fields", multiple=True, metavar="NAME=KEY",
-                           help="Read the step field NAME from KEY (repeatable), e.g. --field output=response.")(command)
+    command = click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=_field_map,
+                           help=_FIELD_HELP)(command)
     return click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))(command)
 
 
-def _steps_of(file, fields, problems):
-    from .recordings import iter_recording_steps, parse_field_map
+_RECORDING_FILE = """FILE (- for standard input) holds one step per line or one conversation per line; legacy
+    shapes are read too. A step that is invalid, or whose output cannot be written exactly, is
+    reported on standard error and left out (exit status 1)."""
 
+
+def _steps_of(file, field_map, problems):
     try:
-        yield from iter_recording_steps(file, parse_field_map(list(fields)), problems)
+        yield from iter_recording_steps(file, field_map, problems)
     except UnreadableInput as exc:
         _fail(exc.problems, EXIT_UNREADABLE)
 
 
-def _emit(row: dict, output_format: str, columns: tuple) -> None:
+def _emit_step_row(item, row: dict, output_format: str, columns: tuple, problems) -> None:
+    """Write a row made of one step, unless it cannot be written exactly: then a problem."""
+    try:
+        line = step_row_json(item, row)
+    except ChatconvError as exc:
+        problems.extend(exc.problems)
+        return
+    _emit(row, output_format, columns, line)
+
+
+def _emit(row: dict, output_format: str, columns: tuple, line: bytes | None = None) -> None:
     if output_format == "jsonl":
-        _write_json_line(row)
+        sys.stdout.buffer.write((line or orjson.dumps(row)) + b"\n")
         return
     cells = []
     for column in columns:
@@ -240,72 +278,71 @@ def _finish(problems) -> None:
     sys.exit(EXIT_INVALID if any(p.is_error for p in problems) else EXIT_OK)
 
 
-@cli.command()
+@cli.command(help=f"""The text of each step's whole output array: {{"conversationId", "stepIndex", "text"}}.
+
+    {_RECORDING_FILE}
+    """)
 @_recording_options
-def text(file, fields, output_format):
-    """The text of each step's whole output array: {"conversationId", "stepIndex", "text"}.
-
-    FILE holds one step per line or one conversation per line (legacy shapes are read too).
-    """
-    from .recordings import step_text
-
+def text(file, field_map, output_format):
     problems = []
-    for item in _steps_of(file, fields, problems):
+    for item in _steps_of(file, field_map, problems):
         row = {"conversationId": item.conversation_id, "stepIndex": item.step["stepIndex"],
                "text": step_text(item.step)}
-        _emit(row, output_format, ("conversationId", "stepIndex", "text"))
+        _emit_step_row(item, row, output_format, ("conversationId", "stepIndex", "text"), problems)
     _finish(problems)
 
 
-@cli.command()
-@_recording_options
-@click.option("--window", type=click.IntRange(min=1), default=10_000, show_default=True,
-              help="Conversations followed at once: calls are paired within this many recent conversations.")
-def tools(file, fields, output_format, window):
-    """Each tool call with its result, paired by toolCallId across the steps of a conversation.
+@cli.command(help=f"""Each tool call with its result, paired by toolCallId across the steps of a conversation.
 
     \b
-    {"conversationId", "stepIndex", "toolCallId", "toolName", "args", "result", "status"}
+    {{"conversationId", "stepIndex", "toolCallId", "toolName", "args", "result", "status"}}
     status is ok, error or unanswered; result is the tool result's output value (null when
     unanswered). Calls come out per conversation, in order. Results that answer no call and
     repeated ids are reported on stderr.
-    """
-    from .recordings import ConversationPairings
 
+    {_RECORDING_FILE}
+    """)
+@_recording_options
+@click.option("--window", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Conversations followed at once: calls are paired within this many recent conversations.")
+def tools(file, field_map, output_format, window):
     problems = []
-    pairings = ConversationPairings(window)
+    pairings = ConversationPairings(window, problems)
+    left_out = set()  # (conversation id, toolCallId) of the calls whose row cannot be written
 
     def emit(flushed):
         for conversation_id, pairing in flushed:
             for paired in pairing.calls:
                 call = paired.call
+                if (conversation_id, call["toolCallId"]) in left_out:
+                    continue
                 row = {"conversationId": conversation_id, "stepIndex": paired.step_index,
                        "toolCallId": call["toolCallId"], "toolName": call["toolName"], "args": call["args"],
                        "result": paired.result["output"].get("value") if paired.result else None,
                        "status": paired.status}
                 _emit(row, output_format, ("conversationId", "stepIndex", "toolName", "status", "toolCallId"))
-            for step_index, result in pairing.orphans:
-                problems.append(Problem(file, None, None, "$", f"conversation {conversation_id!r} step {step_index}: "
-                                        f"tool-result {result['toolCallId']!r} answers no earlier tool-call"))
-            for step_index, call in pairing.duplicates:
-                problems.append(Problem(file, None, None, "$", f"conversation {conversation_id!r} step {step_index}: "
-                                        f"duplicate toolCallId {call['toolCallId']!r}", "warning"))
 
-    for item in _steps_of(file, fields, problems):
-        emit(pairings.add(item.conversation_id, item.step))
+    for item in _steps_of(file, field_map, problems):
+        for call_id, problem in unwritten_tool_calls(item):
+            left_out.add((item.conversation_id, call_id))
+            problems.append(problem)
+        emit(pairings.add(item))
     emit(pairings.finish())
     _finish(problems)
 
 
-@cli.command()
-@_recording_options
-def dataset(file, fields, output_format):
-    """Dataset items, one per step: {"id": "<conversation id>-step-<i>", "prompt", "completion", "metadata"}."""
-    from .recordings import step_to_dataset_item
+@cli.command(help=f"""Dataset items, one per step: {{"id", "prompt", "completion", "metadata"}}.
 
+    id is "<conversation id>-step-<stepIndex>"; a step without a conversationId belongs to the
+    file's own conversation, named after the file without its suffix (stdin for -).
+
+    {_RECORDING_FILE}
+    """)
+@_recording_options
+def dataset(file, field_map, output_format):
     problems = []
-    for item in _steps_of(file, fields, problems):
-        _emit(step_to_dataset_item(item.conversation_id, item.step), output_format, ("id", "prompt", "completion"))
+    for item in _steps_of(file, field_map, problems):
+        _emit_step_row(item, dataset_item(item), output_format, ("id", "prompt", "completion"), problems)
     _finish(problems)
 
 

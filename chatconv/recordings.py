@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import reduce
+from operator import getitem
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -14,35 +16,58 @@ import orjson
 from .messages import (ToolPairing, extract_text_from_message, extract_text_from_messages,
                        normalize_output, step_messages)
 from .problems import ChatconvError, Problem
-from .sources import Record, iter_records, problem_at
-from .validate import check_schema
+from .sources import Record, integers_beyond_64_bits, iter_records, problem_at
+from .validate import check_schema, step_facts
 
 STEP_FIELDS = ("conversationId", "stepIndex", "input", "output", "id", "timestamp", "metadata")
 CONVERSATION_FIELDS = ("id", "steps")
+FIELD_NAMES = tuple(dict.fromkeys(STEP_FIELDS + CONVERSATION_FIELDS))
 
 
 def parse_field_map(pairs: list[str]) -> dict[str, str]:
-    """`["output=response"]` -> {"output": "response"}: the step's field is read from another key."""
-    field_map = {}
+    """`["output=response"]` -> {"output": "response"}: the step's field is read from another key.
+
+    ValueError for a pair that is not NAME=KEY with NAME a chatconv field, and for a NAME or a
+    KEY given twice (one of the two mappings would be lost).
+    """
+    field_map: dict[str, str] = {}
     for pair in pairs:
-        name, _, source = pair.partition("=")
-        if not source or name not in STEP_FIELDS + CONVERSATION_FIELDS:
-            raise ChatconvError(Problem(
-                "--field", None, None, "$", f"bad field mapping {pair!r}", "error",
-                f"write FIELD=SOURCE_KEY with FIELD one of: {', '.join(dict.fromkeys(STEP_FIELDS + CONVERSATION_FIELDS))}"))
-        field_map[name] = source
+        name, _, key = pair.partition("=")
+        if not key or name not in FIELD_NAMES:
+            raise ValueError(f"{pair!r} is not NAME=KEY with NAME one of: {', '.join(FIELD_NAMES)}")
+        if name in field_map:
+            raise ValueError(f"{name} is mapped twice ({name}={field_map[name]}, {pair})")
+        if key in field_map.values():
+            raise ValueError(f"the key {key!r} is mapped twice: each key can be read as one field only")
+        field_map[name] = key
     return field_map
 
 
-def adapt(data: Any, field_map: Mapping[str, str]) -> Any:
-    """A record with mapped fields renamed to their chatconv names, in place; other keys kept."""
+class FieldClash(ValueError):
+    """A mapped field's name is already a key of the record: renaming would hide one of the two."""
+
+    def __init__(self, path: tuple, name: str, key: str):
+        super().__init__(f"--field {name}={key}: the record has both {key!r} and {name!r}")
+        self.path = path
+
+
+def adapt(data: Any, field_map: Mapping[str, str], path: tuple = ()) -> Any:
+    """A record with mapped fields renamed to their chatconv names; other keys kept, in order.
+
+    FieldClash when a key would be renamed to a name the record already has (and keeps).
+    """
     if not field_map or not isinstance(data, dict):
         return data
-    renamed = {source: name for name, source in field_map.items()}
+    renamed = {key: name for name, key in field_map.items()}
+    for name, key in field_map.items():
+        # A name whose own key is renamed away (a swap, or name=name) leaves room for the new one.
+        if key in data and name in data and name not in renamed:
+            raise FieldClash(path + (name,), name, key)
     adapted = {renamed.get(key, key): value for key, value in data.items()}
     steps = adapted.get("steps")
     if isinstance(steps, list):
-        adapted["steps"] = [adapt(step, field_map) for step in steps]
+        written_as = next(key for key in data if renamed.get(key, key) == "steps")  # where problems point
+        adapted["steps"] = [adapt(step, field_map, path + (written_as, index)) for index, step in enumerate(steps)]
     return adapted
 
 
@@ -64,7 +89,11 @@ def iter_recording_steps(path: str | Path, field_map: Mapping[str, str] | None =
     problems appended to `problems` (raised as ChatconvError when no list is given).
     """
     for record in iter_records(path):
-        record.data = adapt(record.data, field_map or {})
+        try:
+            record.data = adapt(record.data, field_map or {})
+        except FieldClash as exc:
+            record.error = problem_at(record, exc.path, str(exc), hint="map only keys whose field name the "
+                                      "record does not use, or leave that --field out")
         found = [record.error] if record.error else _check(record)
         if problems is None and found:
             raise ChatconvError(found)
@@ -91,6 +120,16 @@ def step_text(step: dict) -> str:
     return extract_text_from_messages(normalize_output(step["output"]))
 
 
+def dataset_item(item: Step) -> dict:
+    """The dataset item of a step read from a file. A step without a conversationId is taken as
+    a step of the file's own conversation: the file's name without its suffix ("stdin" for
+    standard input) stands for the conversation id."""
+    conversation_id = item.conversation_id
+    if conversation_id is None:
+        conversation_id = "stdin" if item.record.file == "-" else Path(item.record.file).stem
+    return step_to_dataset_item(conversation_id, item.step)
+
+
 def step_to_dataset_item(conversation_id: Any, step: dict) -> dict:
     """{id: "<conversation id>-step-<i>", prompt, completion, metadata} (SPEC §5)."""
     return {"id": f"{conversation_id}-step-{step['stepIndex']}",
@@ -103,27 +142,121 @@ def conversation_to_dataset(conversation: dict) -> list[dict]:
     return [step_to_dataset_item(conversation["id"], step) for step in conversation["steps"]]
 
 
+class NotWritten(ValueError):
+    """A value that chatconv's JSON output would not hold as it was read; `hint` says what to do."""
+
+    def __init__(self, message: str, hint: str):
+        super().__init__(message)
+        self.hint = hint
+
+
+_TOO_DEEP = ("it nests deeper than the 255 levels chatconv writes",
+             "flatten the value: chatconv writes JSON at most 255 levels deep")
+_BIG_INTEGER_HINT = "store the integer as a string: chatconv writes integers exactly within 64 bits"
+
+
+def exact_json(value: Any, text: str | bytes | None = None) -> bytes:
+    """`value` as compact JSON; NotWritten says why it cannot be written as it was read from
+    `text`, the JSON text of its record: nesting deeper than orjson writes, or an integer
+    beyond 64 bits, which orjson reads as a float (its digits would change)."""
+    try:
+        line = orjson.dumps(value)
+    except orjson.JSONEncodeError as exc:
+        if str(exc) == "Recursion limit reached":
+            raise NotWritten(*_TOO_DEEP) from None
+        if str(exc) == "Integer exceeds 64-bit range":  # read exact from YAML, but orjson writes 64 bits
+            raise NotWritten("it holds an integer beyond 64 bits, which would not be written exactly",
+                             _BIG_INTEGER_HINT) from None
+        raise NotWritten(f"it cannot be written as JSON: {exc}", "fix the value in the record") from None
+    # Such a float is always written d.ddde+NN (as migrate relies on too): most lines need no look.
+    if b"+" in line and text:
+        for digits in _integers_beyond_64_bits(text):
+            if orjson.dumps(float(digits)) in line:
+                raise NotWritten(f"the integer {digits} is beyond 64 bits and would not be written exactly",
+                                 _BIG_INTEGER_HINT)
+    return line
+
+
+def _integers_beyond_64_bits(text: str | bytes) -> list[str]:
+    try:
+        return integers_beyond_64_bits(text)
+    except RecursionError:  # orjson reads 1024 levels, the json module about 1000
+        raise NotWritten("its record nests too deep (about 1000 levels) for its integers to be checked",
+                         "flatten the record") from None
+
+
+def step_row_json(item: Step, row: dict) -> bytes:
+    """A row made of one step, as JSON; ChatconvError at the step when it cannot be written exactly."""
+    try:
+        return exact_json(row, item.record.text)
+    except NotWritten as exc:
+        raise ChatconvError(problem_at(item.record, item.path, f"step left out: {exc}", hint=exc.hint)) from None
+
+
+def tool_parts(item: Step) -> Iterator[tuple[tuple, dict]]:
+    """(path in its record, part) of each tool-call and tool-result part of a step, in order."""
+    _, parts = step_facts(item.step, None)
+    for _, _, path in parts or ():
+        yield item.path + path, reduce(getitem, path, item.step)
+
+
+def unwritten_tool_calls(item: Step) -> Iterator[tuple[str, Problem]]:
+    """(toolCallId, problem) for each call or result of a step whose value `tools` cannot write
+    exactly (see exact_json): that call's row is left out."""
+    for path, part in tool_parts(item):
+        # A row holds the call's stepIndex and args, and its result's value, one level down.
+        if part["type"] == "tool-call":
+            values = ((item.step["stepIndex"], item.path + ("stepIndex",)), ([part["input"]], path + ("input",)))
+        else:
+            values = (([part["output"].get("value")], path + ("output", "value")),)
+        for value, spot in values:
+            try:
+                exact_json(value, item.record.text)
+            except NotWritten as exc:
+                yield part["toolCallId"], problem_at(item.record, spot, f"tool call {part['toolCallId']!r} "
+                                                     f"left out: {exc}", hint=exc.hint)
+                break
+
+
 class ConversationPairings:
     """Tool pairing per conversation for a stream of steps, within a window of recent ones.
 
     Conversations are flushed (their calls become final) when they fall out of the window of the
-    `window` most recently active ones, and at the end: memory stays flat in file size.
+    `window` most recently active ones, and at the end: memory stays flat in file size. Results
+    that answer no call, and repeated call ids, are appended to `problems` as they are found.
     """
 
-    def __init__(self, window: int = 10_000):
+    def __init__(self, window: int = 10_000, problems: list[Problem] | None = None):
         self.window = window
+        self.problems = [] if problems is None else problems
         self._active: OrderedDict[Any, ToolPairing] = OrderedDict()
 
-    def add(self, conversation_id: Any, step: dict) -> Iterator[tuple[Any, ToolPairing]]:
-        pairing = self._active.pop(conversation_id, None) or ToolPairing()
-        self._active[conversation_id] = pairing
-        pairing.add_step(step)
+    def add(self, item: Step) -> Iterator[tuple[Any, ToolPairing]]:
+        pairing = self._active.pop(item.conversation_id, None) or ToolPairing()
+        self._active[item.conversation_id] = pairing
+        orphans, duplicates = len(pairing.orphans), len(pairing.duplicates)
+        pairing.add_step(item.step)
+        # Worded as validate words them, and located at the part (the step's last one of that id).
+        for _, result in pairing.orphans[orphans:]:
+            self.problems.append(problem_at(
+                item.record, _part_path(item, "tool-result", result["toolCallId"]),
+                f"tool-result {result['toolCallId']!r} answers no earlier tool-call",
+                hint="a tool result must follow the tool-call with the same toolCallId"))
+        for _, call in pairing.duplicates[duplicates:]:
+            self.problems.append(problem_at(
+                item.record, _part_path(item, "tool-call", call["toolCallId"]),
+                f"duplicate toolCallId {call['toolCallId']!r}", "warning", "each tool call should have its own id"))
         while len(self._active) > self.window:
             yield self._active.popitem(last=False)
 
     def finish(self) -> Iterator[tuple[Any, ToolPairing]]:
         while self._active:
             yield self._active.popitem(last=False)
+
+
+def _part_path(item: Step, kind: str, call_id: str) -> tuple:
+    paths = [path for path, part in tool_parts(item) if part["type"] == kind and part["toolCallId"] == call_id]
+    return paths[-1] + ("toolCallId",)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -72,8 +72,6 @@ BAD = {
                      "e.yaml:5:45: error: $.evalcases[0].input_messages[0].content[0].value: file 'gone.md' not found"),
     "file outside the root": ("      - {role: user, content: [{type: file, value: ../secret.md}]}\n", [], 1,
                               "resolves outside the repository root"),
-    "bad glob": ("      - {role: user, content: hi}\n", ["--guideline-pattern", "docs/[a.md"], 1,
-                 "bad glob 'docs/[a.md': an unclosed '['"),
     "invalid eval file": ("      - {role: human, content: hi}\n", [], 1, '"human" is not one of'),
     "late system message for anthropic": (
         "      - {role: user, content: a}\n      - {role: system, content: b}\n",
@@ -91,6 +89,14 @@ def test_bad_input_gives_one_clear_message(repo, name):
     assert result.stdout_text == ""
     [message] = result.stderr_text.splitlines()
     assert expected in message
+
+
+@pytest.mark.parametrize("pattern, reason", [("docs/[a.md", "an unclosed '[' in the pattern"),
+                                              ("/docs/*.md", "patterns match paths relative to the repository root")])
+def test_a_bad_guideline_pattern_option_is_a_usage_error(repo, pattern, reason):
+    result = run_chatconv("prompt", _eval(repo, "      - {role: user, content: hi}\n"), "--guideline-pattern", pattern)
+    assert result.returncode == 2 and result.stdout_text == ""
+    assert f"Error: Invalid value for '--guideline-pattern': bad glob '{pattern}': {reason}" in result.stderr_text
 
 
 def test_unreadable_config_is_named(repo):

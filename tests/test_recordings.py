@@ -40,17 +40,24 @@ def test_tools_command_pairs_parallel_calls():
     assert set(step8[0]) == {"conversationId", "stepIndex", "toolCallId", "toolName", "args", "result", "status"}
 
 
-def test_tools_reports_orphans_and_unanswered(tmp_path):
-    path = write_jsonl(tmp_path / "r.jsonl", [
-        {"conversationId": "c", "stepIndex": 0, "input": {"role": "user", "content": "x"}, "output": [
-            {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "a", "toolName": "t", "input": {}}]},
-            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "zz", "toolName": "t",
-                                          "output": {"type": "text", "value": "v"}}]}]}])
+def test_tools_reports_orphans_and_repeated_ids_where_they_are(tmp_path):
+    call = {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "a", "toolName": "t", "input": {}}]}
+    orphan = {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "zz", "toolName": "t",
+                                           "output": {"type": "text", "value": "v"}}]}
+    path = write_jsonl(tmp_path / "r.jsonl", [  # no conversationId: one conversation, null
+        {"stepIndex": 0, "input": {"role": "user", "content": "x"}, "output": [call]},
+        {"stepIndex": 1, "input": {"role": "user", "content": "y"}, "output": [call, orphan]}])
     result = run_chatconv("tools", path)
     assert result.returncode == 1
-    assert rows(result) == [{"conversationId": "c", "stepIndex": 0, "toolCallId": "a", "toolName": "t", "args": {},
-                             "result": None, "status": "unanswered"}]
-    assert "tool-result 'zz' answers no earlier tool-call" in result.stderr_text
+    assert rows(result) == [{"conversationId": None, "stepIndex": index, "toolCallId": "a", "toolName": "t",
+                             "args": {}, "result": None, "status": "unanswered"} for index in (0, 1)]
+    line = path.read_text().splitlines()[1]
+    at_call, at_result = line.index('"toolCallId":"a"') + 1, line.index('"toolCallId":"zz"') + 1
+    assert result.stderr_text.splitlines() == [
+        f"{path}:2:{at_result}: error: $.output[1].content[0].toolCallId: tool-result 'zz' answers no earlier "
+        "tool-call (a tool result must follow the tool-call with the same toolCallId)",
+        f"{path}:2:{at_call}: warning: $.output[0].content[0].toolCallId: duplicate toolCallId 'a' "
+        "(each tool call should have its own id)"]
 
 
 def test_legacy_steps_give_the_same_text_and_tools(tmp_path):
@@ -69,6 +76,96 @@ def test_dataset_items(tmp_path):
     assert conversation_to_dataset(conversation)[0]["id"] == f"{conversation['id']}-step-0"
 
 
+def test_steps_without_a_conversation_id_are_named_after_the_file(tmp_path):
+    steps = [{k: v for k, v in s.items() if k != "conversationId"} for s in read_jsonl(RECORDED / "weather-steps.jsonl")]
+    path = write_jsonl(tmp_path / "run-7.jsonl", steps)
+    assert [item["id"] for item in rows(run_chatconv("dataset", path))][:2] == ["run-7-step-0", "run-7-step-1"]
+    from_stdin = run_chatconv("dataset", "-", stdin=path.read_bytes())
+    assert rows(from_stdin)[0]["id"] == "stdin-step-0"
+
+
+def _deep(levels: int) -> list:
+    value: list = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+def test_a_step_too_deep_to_write_is_left_out(tmp_path):
+    steps = read_jsonl(RECORDED / "weather-steps.jsonl")[:3]
+    steps[1]["metadata"] = {"d": _deep(300)}
+    steps[2]["output"][0]["content"][0]["input"] = {"d": _deep(300)}  # a tool call's args
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(step) + "\n" for step in steps))  # orjson writes 255 levels at most
+    dataset = run_chatconv("dataset", path)
+    assert dataset.returncode == 1
+    assert [item["id"] for item in rows(dataset)] == ["weather-trajectory-step-0", "weather-trajectory-step-2"]
+    assert dataset.stderr_text == (f"{path}:2:1: error: $: step left out: it nests deeper than the 255 levels "
+                                   "chatconv writes (flatten the value: chatconv writes JSON at most 255 levels deep)\n")
+    tools = run_chatconv("tools", path)
+    assert tools.returncode == 1
+    assert [row["stepIndex"] for row in rows(tools)] == [0, 1]
+    [problem] = tools.stderr_text.splitlines()
+    assert problem.startswith(f"{path}:3:") and ": error: $.output[0].content[0].input: tool call " in problem
+    assert "left out: it nests deeper than the 255 levels chatconv writes" in problem
+    text = run_chatconv("text", path)  # nothing deep in its rows
+    assert text.returncode == 0 and len(rows(text)) == 3
+
+
+BIG = 123456789012345678901234567890
+
+
+def _big_integer_steps() -> list[dict]:
+    steps = read_jsonl(RECORDED / "weather-steps.jsonl")[:4]
+    steps[0]["stepIndex"] = BIG
+    steps[1]["metadata"] = {"n": BIG}
+    steps[2]["output"][1]["content"][0]["output"]["value"] = {"n": BIG}  # a tool result
+    steps[3]["output"][-1]["content"] = "call +1 555"  # a '+' in the text: nothing inexact in the row
+    steps[3]["metadata"] = {"n": BIG, "max": 2**64 - 1, "min": -2**63, "float": 1e30}
+    return steps
+
+
+@pytest.mark.parametrize("command, written, problems", [
+    ("text", [1, 2, 3], [(1, "$")]),
+    ("dataset", [2], [(1, "$"), (2, "$"), (4, "$")]),
+    ("tools", [1, 3, 3], [(1, "$.stepIndex"), (3, "$.output[1].content[0].output.value")]),
+])
+def test_integers_beyond_64_bits_are_never_written_changed(tmp_path, command, written, problems):
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(step) + "\n" for step in _big_integer_steps()))  # json: BIG as digits
+    result = run_chatconv(command, path)
+    assert result.returncode == 1
+    found = result.stderr_text.splitlines()
+    assert [(int(line.split(":")[1]), line.split(": ")[2]) for line in found] == problems
+    assert all(f"the integer {BIG} is beyond 64 bits and would not be written exactly" in line for line in found)
+    out = rows(result)
+    assert [row.get("stepIndex", row.get("id")) for row in out] == [
+        f"weather-trajectory-step-{i}" if command == "dataset" else i for i in written]
+    assert "e+29" not in result.stdout_text
+
+
+def test_integers_within_64_bits_and_large_floats_are_written_as_read(tmp_path):
+    step = _big_integer_steps()[3]
+    del step["metadata"]["n"]
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(step) + "\n")
+    result = run_chatconv("dataset", path)
+    assert result.returncode == 0
+    assert b'"metadata":{"max":18446744073709551615,"min":-9223372036854775808,"float":1e+30}' in result.stdout
+
+
+@pytest.mark.parametrize("command", ["text", "tools", "dataset"])
+def test_recording_help_names_stdin_and_field_names(command):
+    text = " ".join(run_chatconv(command, "--help").stdout_text.split())
+    assert "FILE (- for standard input)" in text
+    assert "NAME is one of: conversationId, stepIndex, input, output, id, timestamp, metadata, steps" in text
+
+
+def test_schema_takes_the_short_kinds():
+    step = run_chatconv("schema", "step")
+    assert step.returncode == 0 and step.stdout == run_chatconv("schema", "step-record").stdout
+
+
 def test_field_map_from_the_cli(tmp_path):
     steps = [{"conv": s["conversationId"], "turn": s["stepIndex"], "input": s["input"], "response": s["output"]}
              for s in read_jsonl(RECORDED / "weather-steps.jsonl")]
@@ -76,8 +173,37 @@ def test_field_map_from_the_cli(tmp_path):
     result = run_chatconv("text", path, "--field", "output=response", "--field", "stepIndex=turn",
                           "--field", "conversationId=conv")
     assert rows(result) == rows(run_chatconv("text", RECORDED / "weather-steps.jsonl"))
-    bad = run_chatconv("text", path, "--field", "nonsense")
-    assert bad.returncode == 1 and "bad field mapping 'nonsense'" in bad.stderr_text
+
+
+@pytest.mark.parametrize("fields, expected", [
+    (["nonsense"], "'nonsense' is not NAME=KEY with NAME one of: conversationId, stepIndex, input, output, id,"),
+    (["outptu=response"], "'outptu=response' is not NAME=KEY"),
+    (["output=a", "output=b"], "output is mapped twice (output=a, output=b)"),
+    (["id=x", "conversationId=x"], "the key 'x' is mapped twice"),
+])
+def test_bad_field_mappings_are_usage_errors(fields, expected):
+    options = [option for field in fields for option in ("--field", field)]
+    result = run_chatconv("text", RECORDED / "weather-steps.jsonl", *options)
+    assert result.returncode == 2 and result.stdout_text == ""
+    assert f"Error: Invalid value for '--field': {expected}" in result.stderr_text
+
+
+@pytest.mark.parametrize("field, key", [("output=input", "output"), ("stepIndex=conversationId", "stepIndex")])
+def test_a_mapping_never_hides_a_key_the_record_has(tmp_path, field, key):
+    path = write_jsonl(tmp_path / "r.jsonl", read_jsonl(RECORDED / "weather-steps.jsonl")[:2])
+    result = run_chatconv("text", path, "--field", field)
+    assert result.returncode == 1 and result.stdout_text == ""
+    first, second = result.stderr_text.splitlines()
+    name, source = field.split("=")
+    assert first.startswith(f"{path}:1:") and second.startswith(f"{path}:2:")
+    assert f": error: $.{key}: --field {field}: the record has both '{source}' and '{name}'" in first
+
+
+def test_mappings_may_swap_two_keys(tmp_path):
+    swapped = [{**s, "input": s["output"], "output": s["input"]} for s in read_jsonl(RECORDED / "weather-steps.jsonl")]
+    path = write_jsonl(tmp_path / "swapped.jsonl", swapped)
+    result = run_chatconv("text", path, "--field", "input=output", "--field", "output=input")
+    assert rows(result) == rows(run_chatconv("text", RECORDED / "weather-steps.jsonl"))
 
 
 def test_adapt_keeps_other_keys_in_order():
