@@ -82,6 +82,9 @@ def run(command: list[str]) -> dict:
     """Wall time, CPU time and peak memory (that of its largest process) of a command, workers
     included. CPU time hardly changes when other processes share the cores; wall time does."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(CHECKOUT), os.environ.get("PYTHONPATH", "")])}
+    # The last command's output (289 MB) may still be on its way to the disk: writing it back
+    # would slow this command (the kernel throttles writers), so each one starts with none.
+    os.sync()
     report = subprocess.run([sys.executable, "-S", "-I", "-c", LAUNCHER, *command], env=env,
                             capture_output=True, text=True)
     seconds, cpu_seconds, peak, status = report.stdout.split()
@@ -104,6 +107,8 @@ def measure(args) -> dict:
     workdir.mkdir(parents=True, exist_ok=True)
     big, big_expected = generate(workdir, args.steps)
     small, small_expected = generate(workdir, args.steps // 4)
+    # Each run writes a new file, removed after it is checked: no run replaces a file whose
+    # pages another left in the cache.
     out = workdir / "out.jsonl"
     migrate = [sys.executable, "-m", "chatconv", "migrate"]
     commands = {
@@ -119,6 +124,7 @@ def measure(args) -> dict:
             if name.startswith("migrate"):
                 expected = small_expected if "1/4" in name else big_expected
                 assert sha256(out) == expected, f"{name} wrote other bytes than the migration must give"
+            out.unlink()
     best = {name: min(r, key=lambda r: r["seconds"]) for name, r in runs.items()}
     for name, result in best.items():
         lines = args.steps // 4 if "1/4" in name else args.steps
