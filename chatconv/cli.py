@@ -6,6 +6,7 @@ Exit status: 0 valid (warnings allowed), 1 invalid input, 2 usage error or unrea
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -411,7 +412,11 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs)
     finally:
         sys.stdout.flush()
         if rejects is not None:
-            rejects.close()
+            try:
+                rejects.close()
+            except OSError as exc:  # the last rejected lines could not be written
+                click.echo(f"{rejects_file}: error: cannot write the rejected lines here: {exc.strerror}", err=True)
+                status = EXIT_UNREADABLE
     changed = [(file, tally) for file, tally in done if tally.migrated or tally.rejected]
     if dry_run:
         _print_dry_run(changed, total)
@@ -458,6 +463,12 @@ def _migration_targets(paths, output, in_place, writes) -> list[tuple[str, objec
         raise click.UsageError("-o FOLDER needs input files with distinct names (not standard input)")
     if os.path.exists(output) and not os.path.isdir(output):
         raise click.UsageError(f"-o {output} is a file; several input files need -o FOLDER")
+    inputs = {os.path.realpath(file): file for file, _ in files}
+    for file, name in files:
+        other = inputs.get(os.path.realpath(Path(output) / name))
+        if other is not None and other != file:
+            raise click.UsageError(f"-o {output} would write over the input {other} before it is read; "
+                                   "write to a folder outside the inputs")
     try:
         for name in names:
             (Path(output) / name).parent.mkdir(parents=True, exist_ok=True)
@@ -553,17 +564,22 @@ def _print_migration_summary(total, files: int, writes: bool) -> None:
 
 
 def main() -> None:
+    if hasattr(signal, "SIGPIPE"):
+        # `chatconv text run.jsonl | head`: the reader going away ends the command quietly, as
+        # it ends cat or grep (Python would raise BrokenPipeError; click would exit 1, "invalid").
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
-        cli.main(prog_name="chatconv")
+        status = cli.main(prog_name="chatconv", standalone_mode=False)
+    except click.exceptions.Abort:  # Ctrl-C: workers end their batch, temporary files are removed
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
     except UnreadableInput as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_UNREADABLE)
     except ChatconvError as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_INVALID)
-    except BrokenPipeError:
-        # The reader went away (e.g. `| head`); stop quietly like other Unix tools.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(EXIT_OK)
-    except KeyboardInterrupt:
-        sys.exit(130)
+    sys.exit(status if isinstance(status, int) else EXIT_OK)  # --help, --version

@@ -22,7 +22,7 @@ import shutil
 import sys
 import tempfile
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
@@ -316,16 +316,16 @@ def _migrate_line(line: bytes, kind_of, written: list[bytes]) -> list:
     return applied
 
 
-_NOT_EXACT = ("holds what cannot be written back exactly (a lone surrogate, a number beyond the range "
-              "of a double, or nesting deeper than 1024 levels): migrate it by hand")
+_NOT_EXACT = ("holds what cannot be written back exactly (a lone surrogate, or a number beyond the "
+              "range of a double): migrate it by hand")
 
 
 def _parse_json(text: bytes) -> tuple[Any, bool]:
     """The JSON value of `text`, and whether orjson read it (so can write it back exactly).
 
-    JSON that orjson refuses but the standard allows (a lone surrogate escape, 1e400, nesting
-    deeper than 1024) is read with the json module, so that a line no migration changes is
-    still kept as it is.
+    JSON that orjson refuses but the standard allows (a lone surrogate escape, 1e400) is read
+    with the json module, so that a line no migration changes is still kept as it is. Nesting
+    deeper than 1024 levels neither reads: such a line is a reject.
     """
     body = text.removeprefix(UTF8_BOM)  # the same object, and no cost, when there is none
     try:
@@ -404,10 +404,13 @@ def _migrate_json(data: bytes) -> tuple[bytes, list]:
         path, key = repeated[0]
         raise _BadRecord(f"{json_path(path + (key,))}: duplicate key {key!r}; keep one of them, then migrate")
     indent = _json_indent(data)
-    if indent is None:
-        written = orjson.dumps(record)
-    else:
-        written = json.dumps(record, indent=indent, ensure_ascii=False).encode()
+    try:
+        if indent is None:
+            written = orjson.dumps(record)
+        else:
+            written = json.dumps(record, indent=indent, ensure_ascii=False).encode()
+    except (orjson.JSONEncodeError, RecursionError) as exc:
+        raise _BadRecord(f"cannot be written back ({type(exc).__name__}): it nests too deeply") from None
     if b"+" in written:
         _check_integers_kept(data)
     return _like_original(written, data), applied
@@ -452,14 +455,49 @@ def _migrate_yaml(data: bytes, file: str) -> tuple[bytes, list]:
         return data, []
     out = io.StringIO()
     yaml.dump(document, out)
-    return _like_original(out.getvalue().encode(), data), applied
+    written = _keep_document_markers(out.getvalue(), text)
+    _check_same_meaning(written, text, file)
+    return _like_original(written.encode(), data), applied
 
 
-_FLOAT_TAG = "tag:yaml.org,2002:float"
+def _check_same_meaning(written: str, original: str, file: str) -> None:
+    """The rewritten YAML must read as the original reads upgraded (as validate and prompt
+    read it). ruamel.yaml edits a node that an alias shares in every place it appears, and
+    reads some scalars (dates, tagged ones) otherwise than chatconv's reader: such a file is
+    refused rather than written with another meaning."""
+    expected, _ = _upgrade(load_yaml(original, file).data, lambda data: detect_kind(data, file))
+    if load_yaml(written, file).data != expected:
+        raise _BadRecord("the rewritten YAML would not mean what the file means as read (a node that "
+                         "an alias (*name) shares, or a date or tagged value): migrate it by hand")
 
 
-class _VerbatimFloat(str):
-    """A YAML float scalar, kept as the text it was written as."""
+_PREAMBLE = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)+(?=---)")  # comment and blank lines above `---`
+
+
+def _keep_document_markers(written: str, original: str) -> str:
+    """ruamel.yaml drops the comments above a `---` document start (a yaml-language-server
+    header, say) and a `...` document end: put them back as they were."""
+    preamble = _PREAMBLE.match(original)
+    if preamble and written.startswith("---"):
+        written = preamble.group() + written
+    if re.search(r"\n\.\.\.[ \t]*\n?\Z", original) and not written.rstrip().endswith("\n..."):
+        written = written.rstrip("\n") + "\n...\n"
+    return written
+
+
+class _Verbatim(str):
+    """A YAML scalar kept as the text it was written as, with its tag."""
+
+    def __new__(cls, text: str, tag: str):
+        scalar = super().__new__(cls, text)
+        scalar.tag = tag
+        return scalar
+
+
+# Floats and dates are read as the text they were written as, and written back so: ruamel.yaml
+# would respell 1e-400 as 0e+000, make 1e400 .inf, invent digits beyond a double's, and read a
+# date as a date where chatconv's reader (and so a migration's plain reading) sees text.
+_VERBATIM_TAGS = ("tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp")
 
 
 def _has_merge_keys(node: Any) -> bool:
@@ -477,10 +515,9 @@ def _round_trip_yaml(text: str):
     yaml = YAML()  # round trip: comments, key order, anchors
     yaml.preserve_quotes = True
     yaml.width = sys.maxsize  # never fold a line that was not folded (folding loses runs of spaces)
-    # A float is written back as it was read: ruamel.yaml would respell 1e-400 as 0e+000, make
-    # 1e400 .inf and invent digits beyond a double's.
-    yaml.constructor.add_constructor(_FLOAT_TAG, lambda _, node: _VerbatimFloat(node.value))
-    yaml.representer.add_representer(_VerbatimFloat, lambda r, data: r.represent_scalar(_FLOAT_TAG, str(data)))
+    for tag in _VERBATIM_TAGS:
+        yaml.constructor.add_constructor(tag, lambda _, node: _Verbatim(node.value, node.tag))
+    yaml.representer.add_representer(_Verbatim, lambda r, data: r.represent_scalar(data.tag, str(data)))
     mapping, sequence, offset = _yaml_indents(text)
     yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
     yaml.explicit_start = bool(re.match(r"(\s*#[^\n]*\n)*\s*---", text))
@@ -569,10 +606,14 @@ class Workers:
         lines_before = 0
         tasks = ((offset + length, (_migrate_file_part, file, offset, length, keep_rejects, batch, append_to))
                  for batch, (offset, length) in enumerate(_file_parts(source)))
-        for done, future in self._ahead(tasks):
-            result = _result(future, file, lines_before)
-            lines_before += result.tally.read
-            yield done, result
+        ahead = self._ahead(tasks)
+        try:
+            for done, future in ahead:
+                result = _result(future, file, lines_before)
+                lines_before += result.tally.read
+                yield done, result
+        finally:
+            ahead.close()  # now, not when garbage is collected: see _ahead
 
     def _ahead(self, tasks: Iterable[tuple[int, tuple]]) -> Iterator[tuple[int, Future]]:
         """Submit (key, (function, *args)) tasks, two per process ahead; (key, future) in order."""
@@ -585,8 +626,9 @@ class Workers:
             while pending:
                 yield pending.popleft()
         finally:
-            for _, future in pending:
-                future.cancel()
+            # A batch still running would write into the file's temporary file after it is
+            # removed, or take the turns of the next file's batches: wait for it to end.
+            wait([future for _, future in pending if not future.cancel()])
 
 
 def _start_workers(jobs: int) -> tuple[ProcessPoolExecutor, tuple]:
@@ -710,6 +752,7 @@ class AtomicFile:
         self.stream.flush()
         os.fsync(self.stream.fileno())
         self.stream.close()
+        _keep_owner(self.temporary, self.target)  # before chmod: chown clears set-user-id bits
         os.chmod(self.temporary, _mode_for(self.target))
         if self.backup and self.target.exists():
             _keep_backup(self.target)
@@ -730,6 +773,17 @@ def _mode_for(target: Path) -> int:
         umask = os.umask(0)  # the only portable way to read the umask is to set it
         os.umask(umask)
         return 0o666 & ~umask
+
+
+def _keep_owner(new: str, target: Path) -> None:
+    """The new file gets the old one's owner and group, where this process may give them (as
+    root, say): a file rewritten for its owner should stay readable by that owner."""
+    try:
+        old = os.stat(target)
+        if (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
+            os.chown(new, old.st_uid, old.st_gid)
+    except (OSError, AttributeError):  # a new target; not allowed; no chown on Windows
+        pass
 
 
 def _keep_backup(target: Path) -> None:
@@ -778,6 +832,7 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
     tally = Tally()
     with _open_input(path) as source:
         sink = _atomic_output(output, backup) if isinstance(output, Path) else None
+        results: Iterable = ()
         try:
             fmt, head = _input_format(path, source)
             if fmt == "jsonl":
@@ -794,22 +849,42 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
                     sink.write(result.data)
                 elif output is not None:
                     output.write(result.data)
-                for reject in result.rejects:
-                    rejects.write(reject.to_json_line())
+                if result.rejects:
+                    _set_aside(rejects, result.rejects)
                 if progress is not None:
                     progress(done)
             if sink is not None and _should_commit(fmt, tally, in_place):
+                if backup and os.path.lexists(f"{sink.target}.bak"):
+                    raise UnreadableInput(Problem(
+                        str(output), None, None, "$", f"{sink.target}.bak is an earlier backup, which --backup "
+                        "would replace", "error", "move it away and run again; the file was not changed"))
                 if rejects is not None:
-                    rejects.flush()
-                    os.fsync(rejects.fileno())  # the rejected lines are safe before they leave the file
+                    _set_aside(rejects, [], sync=True)  # the rejected lines are safe before they leave the file
                 try:
                     sink.commit()
                 except OSError as exc:
                     raise _unwritable(output, exc) from None
         finally:
+            if hasattr(results, "close"):
+                results.close()  # the workers' batches are over before the temporary file goes
             if sink is not None:
                 sink.discard()
     return tally
+
+
+def _set_aside(rejects: BinaryIO, found: list[Reject], sync: bool = False) -> None:
+    """Append rejects to the rejects file (and, with sync, make them durable)."""
+    try:
+        for reject in found:
+            rejects.write(reject.to_json_line())
+        if sync:
+            rejects.flush()
+            os.fsync(rejects.fileno())
+    except OSError as exc:
+        name = getattr(rejects, "name", "the rejects file")
+        raise UnreadableInput(Problem(str(name), None, None, "$", f"cannot write the rejected lines here: "
+                                      f"{exc.strerror or exc}", "error", "give --rejects a file on a disk with room; "
+                                      "nothing was replaced")) from None
 
 
 def _unless_unwritable(results: Iterable, sink: AtomicFile | None) -> Iterator:

@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable
 
@@ -47,5 +48,14 @@ def start_pool(jobs: int, initializer: Callable[..., None] = None, initargs: tup
 
 def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True).start()
     if initializer is not None:
         initializer(*initargs)
+
+
+def _end_with_parent(parent: int) -> None:
+    # A worker waiting for work, or for its turn to write, would wait for ever if the main
+    # process were killed (its pipes stay open in the other workers): it ends itself instead.
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)

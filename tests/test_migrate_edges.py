@@ -4,11 +4,14 @@ Each ends in a clear message or in the data kept whole, never in a traceback or 
 
 from __future__ import annotations
 
+import datetime
 import os
 import resource
+import signal
 import subprocess
 import sys
 import threading
+import time
 
 import orjson
 import pytest
@@ -210,3 +213,130 @@ def test_a_json_eval_file_with_a_repeated_key_is_not_rewritten(tmp_path):
     assert result.returncode == 1
     assert "$.tests[0].metadata.n: duplicate key 'n'" in result.stderr_text
     assert path.read_bytes() == text
+
+
+def test_a_full_disk_on_one_file_leaves_the_next_file_whole_with_jobs(tmp_path):
+    # Batches of the failed file still running used to take the next file's turns: it came out
+    # short, or the run hung.
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.jsonl").write_bytes((LEGACY_LINE + b"\n") * 40_000)  # 4 MB: fails
+    (tmp_path / "in" / "b.jsonl").write_bytes((LEGACY_LINE + b"\n") * 8_000)  # 0.8 MB: fits
+    out = tmp_path / "out"
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+
+    result = subprocess.run([sys.executable, "-m", "chatconv", "migrate", str(tmp_path / "in"), "-o", str(out),
+                             "--jobs", "2"], capture_output=True, preexec_fn=small_files, timeout=60)
+    assert result.returncode == 2 and b"Traceback" not in result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["b.jsonl"]
+    assert (out / "b.jsonl").read_bytes() == (MIGRATED_LINE + b"\n") * 8_000
+
+
+def test_an_output_folder_that_would_overwrite_an_input_is_refused(tmp_path):
+    (tmp_path / "src" / "sub").mkdir(parents=True)
+    (tmp_path / "src" / "a.jsonl").write_bytes(LEGACY_LINE + b"\n")
+    inner = tmp_path / "src" / "sub" / "a.jsonl"
+    inner.write_bytes(MIGRATED_LINE + b"\n")
+    result = run_chatconv("migrate", tmp_path / "src", "-o", tmp_path / "src" / "sub")
+    assert result.returncode == 2 and "would write over the input" in result.stderr_text
+    assert inner.read_bytes() == MIGRATED_LINE + b"\n"
+
+
+def test_backup_never_replaces_an_earlier_backup(legacy):
+    earlier = legacy.with_name(legacy.name + ".bak")
+    earlier.write_bytes(b"the true original\n")
+    before = legacy.read_bytes()
+    result = run_chatconv("migrate", legacy, "--in-place", "--backup")
+    assert result.returncode == 2 and "an earlier backup" in result.stderr_text
+    assert earlier.read_bytes() == b"the true original\n" and legacy.read_bytes() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="giving a file to another user takes root")
+def test_in_place_keeps_the_owner_and_mode(legacy):
+    os.chown(legacy, 65534, 65534)
+    os.chmod(legacy, 0o640)
+    assert run_chatconv("migrate", legacy, "--in-place").returncode == 0
+    stat = legacy.stat()
+    assert (stat.st_uid, stat.st_gid, stat.st_mode & 0o777) == (65534, 65534, 0o640)
+    assert legacy.read_bytes() == WEATHER.read_bytes()
+
+
+def test_interrupting_a_run_with_workers_leaves_nothing_and_exits_130(tmp_path):
+    source = tmp_path / "big.jsonl"
+    source.write_bytes((LEGACY_LINE + b"\n") * 600_000)  # 60 MB: seconds of work for 2 workers
+    out = tmp_path / "out" / "big.jsonl"
+    run = subprocess.Popen([sys.executable, "-m", "chatconv", "migrate", str(source), "-o", str(out), "--jobs", "2"],
+                           stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 30
+    while not any(p.stat().st_size for p in out.parent.glob(".big.jsonl.*.tmp")) and time.monotonic() < deadline:
+        time.sleep(0.02)  # until the workers are writing: mid-way
+    assert run.poll() is None, "the run ended before it could be interrupted"
+    run.send_signal(signal.SIGINT)
+    _, stderr = run.communicate(timeout=60)
+    assert run.returncode == 130 and b"Traceback" not in stderr
+    assert list(out.parent.iterdir()) == []  # no partial file, no temporary file left behind
+
+
+def test_workers_end_when_the_main_process_is_killed(tmp_path):
+    source = tmp_path / "big.jsonl"
+    source.write_bytes((LEGACY_LINE + b"\n") * 200_000)
+    run = subprocess.Popen([sys.executable, "-m", "chatconv", "migrate", str(source), "-o", str(tmp_path / "o.jsonl"),
+                            "--jobs", "2"], stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    workers = []
+    while not workers and time.monotonic() < deadline:
+        time.sleep(0.1)
+        workers = [int(pid) for pid in open(f"/proc/{run.pid}/task/{run.pid}/children").read().split()]
+    assert workers, "the run started no workers"
+    run.kill()
+    run.wait()
+    deadline = time.monotonic() + 10
+    while any(os.path.exists(f"/proc/{pid}") for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(os.path.exists(f"/proc/{pid}") and "Z" not in open(f"/proc/{pid}/stat").read().split()[2]
+                   for pid in workers)
+
+
+def test_a_rejects_file_on_a_full_disk_is_a_message(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(LEGACY_LINE + b"\n{broken\n")
+    before = path.read_bytes()
+    result = run_chatconv("migrate", path, "--in-place", "--rejects", "/dev/full")
+    assert result.returncode == 2 and "cannot write the rejected lines" in result.stderr_text
+    assert path.read_bytes() == before
+
+
+YAML_WITH_HEADER = """# yaml-language-server: $schema=https://example.com/eval.json
+---
+tests:
+- id: a
+  input: hi
+  expected_output: 2024-01-01
+  criteria: c
+...
+"""
+
+
+def test_yaml_header_comments_end_marker_and_dates_survive(tmp_path):
+    path = tmp_path / "eval.yaml"
+    path.write_text(YAML_WITH_HEADER)
+    result = run_chatconv("migrate", path, "--in-place")
+    assert result.returncode == 0, result.stderr_text
+    written = path.read_text()
+    assert written.startswith("# yaml-language-server: $schema=https://example.com/eval.json\n---\n")
+    assert written.endswith("\n...\n")
+    case = yaml.safe_load(written)["evalcases"][0]
+    assert case["expected_messages"] == [{"role": "assistant", "content": datetime.date(2024, 1, 1)}]
+    assert "content: 2024-01-01" in written  # written as it was: chatconv reads it as that text
+    assert run_chatconv("validate", path).returncode == 0
+
+
+def test_yaml_whose_alias_a_migration_would_edit_through_is_refused(tmp_path):
+    path = tmp_path / "alias.yaml"
+    text = ("testcases:\n- id: one\n  messages: &conv\n  - {role: user, content: hi}\n"
+            "  - {role: assistant, content: yo}\n  outcome: o\n- id: two\n  messages: *conv\n  outcome: o\n")
+    path.write_text(text)
+    result = run_chatconv("migrate", path, "--in-place")
+    assert result.returncode == 1 and "would not mean what the file means" in result.stderr_text
+    assert path.read_text() == text
