@@ -410,7 +410,13 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs)
                 total.add(tally)
                 done.append((file, tally))
     finally:
-        sys.stdout.flush()
+        for _, target in targets:  # a device or pipe given as -o: its last bytes go out now
+            if hasattr(target, "close") and target is not sys.stdout.buffer:
+                try:
+                    target.close()
+                except OSError as exc:
+                    click.echo(f"{target.name}: error: cannot write the migrated records: {exc.strerror}", err=True)
+                    status = EXIT_UNREADABLE
         if rejects is not None:
             try:
                 rejects.close()
@@ -501,9 +507,20 @@ def _refuse_rejects_among(rejects_file: str, targets) -> None:
         return os.path.realpath(path) == os.path.realpath(rejects_file) or (
             os.path.exists(path) and os.path.exists(rejects_file) and os.path.samefile(path, rejects_file))
 
+    if rejects_file == "-":
+        raise click.UsageError("--rejects takes a file (the migrated records may be on standard output)")
     for file, target in targets:
-        if file != "-" and same(file) or isinstance(target, Path) and same(target):
+        if file != "-" and same(file) or isinstance(target, Path) and same(target) or (
+                target is sys.stdout.buffer and _is_standard_output(rejects_file)):
             raise click.UsageError(f"--rejects {rejects_file} is also an input or output file; give it a file of its own")
+
+
+def _is_standard_output(path: str) -> bool:
+    try:
+        found, stdout = os.stat(path), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError):
+        return False
+    return (found.st_dev, found.st_ino) == (stdout.st_dev, stdout.st_ino)
 
 
 def _open_rejects(file: str):
@@ -570,6 +587,8 @@ def main() -> None:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         status = cli.main(prog_name="chatconv", standalone_mode=False)
+    except SystemExit as exc:  # the commands exit with their status
+        status = exc.code
     except click.exceptions.Abort:  # Ctrl-C: workers end their batch, temporary files are removed
         click.echo("interrupted", err=True)
         sys.exit(130)
@@ -582,4 +601,18 @@ def main() -> None:
     except ChatconvError as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_INVALID)
-    sys.exit(status if isinstance(status, int) else EXIT_OK)  # --help, --version
+    except OSError as exc:  # standard output on a full disk, say
+        _stop_writing(exc)
+        sys.exit(EXIT_UNREADABLE)
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        _stop_writing(exc)
+        status = EXIT_UNREADABLE
+    sys.exit(status if isinstance(status, int) else EXIT_OK)  # None: done; --help and --version
+
+
+def _stop_writing(exc: OSError) -> None:
+    where = f" ({exc.filename})" if exc.filename else " (standard output)"
+    click.echo(f"chatconv: error: cannot write the output{where}: {exc.strerror or exc}", err=True)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to lose at exit

@@ -34,9 +34,9 @@ import orjson
 
 from .problems import ChatconvError, Problem, UnreadableInput, json_path
 from .schemas import resource_dir
-from .sources import (UTF8_BOM, decode_utf8, detect_kind, duplicate_keys, file_format,
+from .sources import (UTF8_BOM, Record, decode_utf8, detect_kind, duplicate_keys, file_format,
                       integers_beyond_64_bits, iter_line_batches, load_json, load_yaml, open_binary,
-                      read_stdin_head, yaml_parse_problem)
+                      read_stdin_head, refuse_foreign_encoding, stdin_document_format)
 
 _MODULE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.py$")
 _MISSING = object()
@@ -423,52 +423,49 @@ def _json_indent(data: bytes) -> str | None:
 
 
 def _migrate_yaml(data: bytes, file: str) -> tuple[bytes, list]:
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
+    """Upgrade a YAML document with ruamel.yaml's round trip, so that comments, quoting and key
+    order stay. What it must mean is told first from chatconv's own reading (merges and aliases
+    expanded, within the limits validate keeps); the rewrite is read back and must mean that."""
     try:
         text = decode_utf8(data, file)
     except ChatconvError as exc:
         raise _BadRecord(exc.problems[0].message, (exc.problems[0].line or 1) - 1) from None
-    problem = yaml_parse_problem(text, file)  # too deep for ruamel.yaml's recursion, say
-    if problem is not None:
-        raise _BadRecord(problem.message, (problem.line or 1) - 1)
-    yaml = _round_trip_yaml(text)
-    try:
-        document = yaml.load(text)
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        message = " ".join(" ".join(str(p).split()) for p in (exc.context, exc.problem) if p)
-        raise _BadRecord(f"invalid YAML: {message}", mark.line if mark else 0) from None
-    except YAMLError as exc:
-        raise _BadRecord(f"invalid YAML: {' '.join(str(exc).split())}") from None
-    if _has_merge_keys(document):
-        # ruamel.yaml cannot rename a key that a `<<` merge shares without breaking the merge
-        # (or failing); the plain reading, merges expanded as validate reads them, tells
-        # whether anything would change.
-        _, applied = _upgrade(load_yaml(text, file).data, lambda data: detect_kind(data, file))
-        if applied:
-            raise _BadRecord("uses YAML merge keys (<<), which a migration cannot rename keys through "
-                             "without changing what they share: write the merged keys out, then migrate")
-        return data, []
-    document, applied = _upgrade(document, lambda data: detect_kind(data, file))
+    kind_of = lambda data: detect_kind(data, file)  # noqa: E731
+    expected, applied = _upgrade(_read_yaml(text, file), kind_of)
     if not applied:
         return data, []
+    yaml = _round_trip_yaml(text)
+    document = yaml.load(text)  # chatconv's reader took it: so does ruamel.yaml
+    try:
+        document, _ = upgrade_record(document, kind_of(document))
+    except Exception as exc:  # ruamel.yaml fails to delete a key that a merge shares, say
+        raise _BadRecord(_shared_nodes_message(document) or f"cannot be migrated: {type(exc).__name__}: {exc}") from None
     out = io.StringIO()
     yaml.dump(document, out)
     written = _keep_document_markers(out.getvalue(), text)
-    _check_same_meaning(written, text, file)
+    if _read_yaml(written, file) != expected:
+        raise _BadRecord(_shared_nodes_message(document) or "the rewritten YAML would not mean what the file means "
+                         "as read (a date or tagged value read otherwise): migrate it by hand")
     return _like_original(written.encode(), data), applied
 
 
-def _check_same_meaning(written: str, original: str, file: str) -> None:
-    """The rewritten YAML must read as the original reads upgraded (as validate and prompt
-    read it). ruamel.yaml edits a node that an alias shares in every place it appears, and
-    reads some scalars (dates, tagged ones) otherwise than chatconv's reader: such a file is
-    refused rather than written with another meaning."""
-    expected, _ = _upgrade(load_yaml(original, file).data, lambda data: detect_kind(data, file))
-    if load_yaml(written, file).data != expected:
-        raise _BadRecord("the rewritten YAML would not mean what the file means as read (a node that "
-                         "an alias (*name) shares, or a date or tagged value): migrate it by hand")
+def _read_yaml(text: str, file: str) -> Any:
+    """The document as validate and prompt read it; _BadRecord when it cannot be."""
+    try:
+        record = load_yaml(text, file)
+    except ChatconvError as exc:  # aliases that expand without bound
+        record = Record(file, 1, error=exc.problems[0])
+    if record.error:
+        problem = record.error
+        raise _BadRecord(problem.message, (problem.line or 1) - 1)
+    return record.data
+
+
+def _shared_nodes_message(document: Any) -> str | None:
+    if not _has_merge_keys(document) and not _has_aliases(document):
+        return None
+    return ("uses YAML merge keys (<<) or aliases (*name) that a migration would edit through, changing "
+            "every place that shares them: write the shared keys out, then migrate")
 
 
 _PREAMBLE = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)+(?=---)")  # comment and blank lines above `---`
@@ -498,6 +495,17 @@ class _Verbatim(str):
 # would respell 1e-400 as 0e+000, make 1e400 .inf, invent digits beyond a double's, and read a
 # date as a date where chatconv's reader (and so a migration's plain reading) sees text.
 _VERBATIM_TAGS = ("tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp")
+
+
+def _has_aliases(node: Any, seen: set | None = None) -> bool:
+    """Whether a container is reached twice: ruamel.yaml reads an alias as the same object."""
+    seen = set() if seen is None else seen
+    if not isinstance(node, (dict, list)):
+        return False
+    if id(node) in seen:
+        return True
+    seen.add(id(node))
+    return any(_has_aliases(v, seen) for v in (node.values() if isinstance(node, dict) else node))
 
 
 def _has_merge_keys(node: Any) -> bool:
@@ -842,13 +850,14 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
                 results = (workers or Workers()).migrate(path, source, head, keep_rejects, append_to)
             else:
                 data = head + source.read()
+                fmt = stdin_document_format(data, fmt) if path == "-" else fmt
                 results = [(len(data), migrate_document(data, path, fmt, keep_rejects))]
             for done, result in _unless_unwritable(results, sink):
                 tally.add(result.tally)
                 if sink is not None:
                     sink.write(result.data)
                 elif output is not None:
-                    output.write(result.data)
+                    _write_stream(output, result.data)
                 if result.rejects:
                     _set_aside(rejects, result.rejects)
                 if progress is not None:
@@ -870,6 +879,15 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
             if sink is not None:
                 sink.discard()
     return tally
+
+
+def _write_stream(output: BinaryIO, data: bytes) -> None:
+    try:
+        output.write(data)
+    except OSError as exc:  # a full device; standard output's errors are the caller's to name
+        if output is getattr(sys.stdout, "buffer", None):
+            raise
+        raise _unwritable(Path(getattr(output, "name", "the output")), exc) from None
 
 
 def _set_aside(rejects: BinaryIO, found: list[Reject], sync: bool = False) -> None:
@@ -908,7 +926,7 @@ def _atomic_output(target: Path, backup: bool) -> AtomicFile:
 def _unwritable(target: Path, exc: OSError) -> UnreadableInput:
     # Nothing was replaced: AtomicFile leaves the old file whole when writing the new one fails.
     return UnreadableInput(Problem(str(target), None, None, "$", f"cannot write here: {exc.strerror or exc}",
-                                   "error", "check that the folder exists and can be written to"))
+                                   "error", "check that the folder exists, can be written to and has room"))
 
 
 def _should_commit(fmt: str, tally: Tally, in_place: bool) -> bool:
@@ -934,4 +952,6 @@ def _input_format(path: str, source: BinaryIO) -> tuple[str, bytes]:
     lines, as `validate -` tells it (see read_stdin_head); files go by their name."""
     if path != "-":
         return file_format(path), b""
-    return read_stdin_head(source)
+    fmt, head = read_stdin_head(source)
+    refuse_foreign_encoding(head[:4], "-")  # a UTF-16 file is one problem: unreadable, as by name
+    return fmt, head

@@ -594,9 +594,10 @@ class _Pairs(list):
 def read_stdin_head(stream: BinaryIO) -> tuple[str, bytes]:
     """The format of standard input (jsonl, json or yaml), and the lines read to tell it.
 
-    JSONL when the first line that is not blank (a BOM aside) is a whole JSON object, or when
-    it is a broken one and the next line is whole: a pretty-printed JSON document, whose first
-    lines are `{` and a key, is neither. Else JSON or YAML by the first character.
+    JSONL when the first line that is not blank (a BOM aside) is a whole JSON object or array,
+    or when it is a broken object and the next line is whole. A pretty-printed JSON document is
+    neither: its first line opens a value it does not close (it ends with `{`, `[`, `,` or `:`).
+    Else one JSON or YAML document, by the first character (see stdin_document_format).
     """
     head, content = b"", []
     while len(content) < 2 and (line := stream.readline()):
@@ -604,19 +605,39 @@ def read_stdin_head(stream: BinaryIO) -> tuple[str, bytes]:
         text = line.removeprefix(UTF8_BOM) if head == line else line
         if text.strip():
             content.append(text)
-            if _is_json_object(text) or not text.lstrip().startswith(b"{"):
+            if _is_whole_json_line(text) or not _may_be_a_broken_record(text):
                 break
-    if any(_is_json_object(text) for text in content):
+    if _is_whole_json_line(content[0] if content else b"") or (
+            len(content) == 2 and _is_whole_json_line(content[1])):
         return "jsonl", head
     first = content[0].lstrip()[:1] if content else b""
     return ("json" if first in (b"{", b"[") else "yaml"), head
 
 
-def _is_json_object(line: bytes) -> bool:
+def stdin_document_format(data: bytes, told: str) -> str:
+    """json stays json when the document reads as JSON; else it is YAML, which reads flow style
+    (`{evalcases: [...]}`) that looks like JSON but is not."""
+    if told != "json":
+        return told
     try:
-        return isinstance(orjson.loads(line), dict)
+        orjson.loads(data.removeprefix(UTF8_BOM))
+        return "json"
+    except orjson.JSONDecodeError:
+        readable_as_yaml = yaml_parse_problem(data.decode("utf-8-sig", "replace"), "-") is None
+        return "yaml" if readable_as_yaml else "json"  # else the JSON error is the one to show
+
+
+def _is_whole_json_line(line: bytes) -> bool:
+    try:
+        return isinstance(orjson.loads(line), (dict, list))
     except orjson.JSONDecodeError:
         return False
+
+
+def _may_be_a_broken_record(line: bytes) -> bool:
+    """A line that starts an object and does not end as a pretty-printed document's first line."""
+    text = line.strip()
+    return text.startswith(b"{") and not text.endswith((b"{", b"[", b",", b":"))
 
 
 def _iter_stdin() -> Iterator[Record]:
@@ -627,7 +648,8 @@ def _iter_stdin() -> Iterator[Record]:
         yield from iter_jsonl(io.BytesIO(head), "-")
         yield from iter_jsonl(stream, "-", start=head.count(b"\n") + 1)
         return
-    yield _load_document(head + stream.read(), "-", fmt)
+    data = head + stream.read()
+    yield _load_document(data, "-", stdin_document_format(data, fmt))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -338,5 +338,51 @@ def test_yaml_whose_alias_a_migration_would_edit_through_is_refused(tmp_path):
             "  - {role: assistant, content: yo}\n  outcome: o\n- id: two\n  messages: *conv\n  outcome: o\n")
     path.write_text(text)
     result = run_chatconv("migrate", path, "--in-place")
-    assert result.returncode == 1 and "would not mean what the file means" in result.stderr_text
+    assert result.returncode == 1 and "aliases (*name) that a migration would edit through" in result.stderr_text
     assert path.read_text() == text
+
+
+def test_yaml_whose_aliases_would_expand_without_bound_is_refused_at_once(tmp_path):
+    lines = ["evalcases: []", "x0: &a0 [1]"] + [f"x{n}: &a{n} [*a{n - 1}, *a{n - 1}]" for n in range(1, 24)]
+    path = tmp_path / "laughs.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    result = subprocess.run([sys.executable, "-m", "chatconv", "migrate", str(path), "--check"],
+                            capture_output=True, timeout=30)
+    assert result.returncode == 1 and b"YAML aliases expand to more than" in result.stderr
+
+
+def test_a_merge_that_no_rename_goes_through_still_migrates(tmp_path):
+    path = tmp_path / "merge.yaml"
+    path.write_text("tests:\n- &base\n  id: a\n  outcome: o\n- <<: *base\n  id: b\n")
+    result = run_chatconv("migrate", path, "--in-place")
+    assert result.returncode == 0, result.stderr_text
+    assert path.read_text() == "evalcases:\n- &base\n  id: a\n  outcome: o\n- <<: *base\n  id: b\n"
+
+
+@pytest.mark.parametrize("stdin", [
+    b'{"tests": [\n{"id": "a", "outcome": "o", "input": "hi"}\n]}\n',  # pretty JSON, a whole case on line 2
+    b"{tests: [{id: a, outcome: o, input: hi}]}\n",  # YAML in flow style, which looks like JSON
+])
+def test_standard_input_documents_that_look_like_jsonl_or_json(stdin):
+    result = run_chatconv("migrate", "-", stdin=stdin)
+    assert result.returncode == 0, result.stderr_text
+    assert b"input_messages" in result.stdout and "1 record read: 1 migrated" in result.stderr_text
+
+
+def test_output_on_a_full_device_is_a_message_not_a_silent_loss(tmp_path, legacy):
+    for args in (["-o", "/dev/full"], ["-o", "-"]):
+        result = subprocess.run([sys.executable, "-m", "chatconv", "migrate", str(legacy), *args],
+                                stdout=open("/dev/full", "wb"), stderr=subprocess.PIPE)
+        assert result.returncode == 2 and b"Traceback" not in result.stderr
+        assert b"No space left on device" in result.stderr
+
+
+@pytest.mark.parametrize("rejects", ["-", "/dev/stdout"])
+def test_rejects_on_standard_output_are_refused(legacy, rejects):
+    result = run_chatconv("migrate", legacy, "--rejects", rejects)
+    assert result.returncode == 2 and "--rejects" in result.stderr_text and result.stdout == b""
+
+
+def test_utf16_on_standard_input_is_unreadable_as_by_name(legacy):
+    result = run_chatconv("migrate", "-", stdin=WEATHER.read_text().encode("utf-16"))
+    assert result.returncode == 2 and "the file is UTF-16" in result.stderr_text

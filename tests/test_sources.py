@@ -291,8 +291,10 @@ STEP_LINE = b'{"stepIndex":0,"input":{"role":"user","content":"a"},"output":[]}'
     (b"\n\n" + STEP_LINE + b"\n", "jsonl", 3),  # blank lines first
     (UTF8_BOM + STEP_LINE + b"\n", "jsonl", 1),  # a BOM first
     (b"{bad\n" + STEP_LINE + b"\n", "jsonl", 2),  # a broken first line, then whole ones
-    (b'{\n  "evalcases": []\n}\n', "json", 2),  # pretty-printed JSON: neither line is whole
-    (b"[1, 2]\n", "json", 1),
+    (b'{\n  "evalcases": []\n}\n', "json", 1),  # pretty-printed JSON: its first line opens a value
+    (b'{"evalcases": [\n{"id": "a"}\n]}\n', "json", 1),  # ... even when a whole object follows
+    (b"[1, 2]\n", "jsonl", 1),  # arrays are records too (chat prompts)
+    (b"{bad\n[1]\n", "jsonl", 2),
     (b"evalcases: []\n", "yaml", 1),
     (b"", "yaml", 0),
 ])
