@@ -9,6 +9,7 @@ import math
 import os
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
@@ -21,7 +22,8 @@ from .prompt.files import FileReferenceError, find_repo_root, read_segment_text,
 from .prompt.guidelines import pattern_problem
 from .schemas import explaining_validator, fast_validator, load_schema, schema_names
 from .sources import (DATA_SUFFIXES, UTF8_BOM, Record, detect_kind, empty_file_problem, file_format,
-                      iter_line_batches, iter_records, load_json, open_binary, problem_at)
+                      integers_beyond_64_bits, iter_line_batches, iter_records, load_json, open_binary,
+                      problem_at)
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -112,7 +114,7 @@ class Validator:
         counted = False
         for make_record, entries in batches:
             for where, outcome, steps in entries:
-                if outcome is NOT_OURS:
+                if outcome is NOT_OURS:  # only ever the file's first record (see record_entry)
                     summary.skipped += 1  # a folder's file that is not ours
                     return
                 if not counted:
@@ -147,7 +149,8 @@ class Validator:
         """(make_record, entries) in order: check_lines describes the entries and `where`."""
         path = options.file
         if path == "-" or file_format(path) != "jsonl":
-            yield light_record, (record_entry(record, record, options) for record in iter_records(path))
+            yield light_record, (record_entry(record, record, options, first=index == 0)
+                                 for index, record in enumerate(iter_records(path)))
             return
         with open_binary(path) as stream:
             jobs = self._jobs_for(os.fstat(stream.fileno()).st_size)
@@ -155,8 +158,10 @@ class Validator:
             if jobs > 1:
                 yield from self._checked_by_workers(batches, options, jobs)
                 return
+            opens_file = True
             for first_line, _, lines in batches:
-                yield LineBatch(path, lines).record, check_lines(lines, first_line, options)
+                yield LineBatch(path, lines).record, check_lines(lines, first_line, options, opens_file)
+                opens_file = opens_file and _blank(lines, first_line)
 
     def _jobs_for(self, size: int) -> int:
         if size <= self.batch_bytes:
@@ -183,9 +188,11 @@ class Validator:
 
             self._pool = start_pool(jobs)
         pending: deque = deque()
+        opens_file = True
         try:
             for first_line, offset, lines in batches:
-                future = self._pool.submit(check_file_lines, offset, len(lines), first_line, options)
+                future = self._pool.submit(check_file_lines, offset, len(lines), first_line, options, opens_file)
+                opens_file = opens_file and _blank(lines, first_line)
                 pending.append((lines, future))
                 if len(pending) >= 2 * jobs:
                     yield self._collect(options.file, *pending.popleft())
@@ -238,18 +245,92 @@ def _searched(folder: str) -> bool:
 
 
 def check_schema(record: Record, kind: str) -> list[Problem]:
-    """The schema problems of one record; legacy shapes are upgraded in memory (record.data changes)."""
+    """The schema problems of one record; legacy shapes are upgraded in memory (record.data
+    changes, and record.positions gains the upgraded paths: see _locate_upgraded_paths)."""
     if fast_validator(kind).is_valid(record.data):
         return []
-    from .migrate import upgrade_record  # here: most runs never need the migrations loaded
+    from .migrate import migrations_for, upgrade_record  # here: most runs never need them loaded
 
+    # A migration applies only if one finds its shape in the record as it is (the first to apply
+    # does): the places of the original containers are noted only then.
+    legacy = any(migration.detect(record.data) is not None for migration in migrations_for(kind))
+    places = _container_places(record.data) if legacy else None
     record.data, applied = upgrade_record(record.data, kind)
+    if applied and places is not None:
+        _locate_upgraded_paths(record, places)
     problems = [problem_at(record, spot, f"legacy shape: {migration.summary}", "warning",
                            f"read as upgraded; `chatconv migrate` rewrites it (migration {migration.name})")
                 for migration, spot in applied]
     if not (applied and fast_validator(kind).is_valid(record.data)):
         problems += explain(record, kind)
     return problems
+
+
+def _container_places(data: Any) -> dict[int, tuple[Any, tuple, dict | None]]:
+    """id -> (the container, its path, for an object a copy of its items) of each object and
+    array in `data`, before an upgrade. The containers and values are kept, so ids stay theirs."""
+    places: dict[int, tuple[Any, tuple, dict | None]] = {}
+    stack = [(data, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            places[id(node)] = (node, path, dict(node))
+            stack.extend((value, path + (key,)) for key, value in node.items())
+        elif isinstance(node, list):
+            places[id(node)] = (node, path, None)
+            stack.extend((item, path + (index,)) for index, item in enumerate(node))
+    return places
+
+
+def _locate_upgraded_paths(record: Record, places: dict[int, tuple[Any, tuple, dict | None]]) -> None:
+    """Give each path of the upgraded record.data that is not in the file the position of the
+    original path it came from, so that problems found in the upgraded record point at the text.
+
+    Migrations rename keys in place and keep the value objects: an object or array is the same
+    one as before (`places`); a renamed key is found by its value; a value a migration wraps
+    (`input: hi` -> `input_messages: [{role: user, content: hi}]`) by the original value held
+    inside. Paths left without an alias are located at their nearest ancestor that has one.
+    """
+    aliases: dict[tuple, tuple] = {}
+    stack: list[tuple[Any, tuple, tuple | None]] = [(record.data, (), ())]  # node, path, original path
+    while stack:
+        node, path, original = stack.pop()
+        place = places.get(id(node))
+        if place is not None and place[0] is node:
+            original = place[1]
+        else:
+            place = None  # a container the upgrade made
+        if original is not None and original != path:
+            aliases[path] = original
+        if isinstance(node, dict):
+            before = place[2] if place is not None else {}
+            gone = [(key, value) for key, value in before.items() if key not in node]
+            for key, value in node.items():
+                if original is None or key in before:
+                    stack.append((value, path + (key,), None if original is None else original + (key,)))
+                    continue
+                old = next((old for old, old_value in gone if _holds(value, old_value)), None)
+                if old is None:
+                    stack.append((value, path + (key,), None))
+                    continue
+                stack.append((value, path + (key,), original + (old,)))
+                aliases.setdefault(path + (old,), original + (old,))  # a later migration's spot
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                stack.append((item, path + (index,), original + (index,) if place is not None else None))
+    if aliases:
+        found = {path: record.locate(original) for path, original in aliases.items()}
+        record.positions.update(found)  # locate made record.positions
+
+
+def _holds(value: Any, target: Any, depth: int = 2) -> bool:
+    """Whether `value` is `target`, or holds it within `depth` levels (a wrapped value)."""
+    if value is target:
+        return True
+    if depth <= 0:
+        return False
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(_holds(item, target, depth - 1) for item in items)
 
 
 def check_record(record: Record, kind: str, checks: "RecordingChecks | None" = None,
@@ -308,7 +389,7 @@ def validate_path(path: str | Path, kind: str | None = None, **options) -> tuple
 # The records of a file, one at a time; for JSONL, a batch of lines at a time (in workers)
 
 
-NOT_OURS = None  # the outcome of a record of unknown kind in a file that is then skipped
+NOT_OURS = None  # the outcome of a file's first record when of unknown kind: the file is skipped
 _CHECKED_FURTHER = {"eval-file", "step-record", "conversation"}  # more than the schema to check
 
 
@@ -323,12 +404,16 @@ class LineOptions:
     allow_outside_root: bool
 
 
-def record_entry(record: Record, where: Any, options: LineOptions) -> tuple:
-    """The (where, outcome, steps) entry of one record, as check_lines describes them."""
+def record_entry(record: Record, where: Any, options: LineOptions, first: bool) -> tuple:
+    """The (where, outcome, steps) entry of one record, as check_lines describes them.
+
+    Only the file's `first` record tells that a file found in a folder (or any file, with
+    --skip-unknown) is not ours; a later record of unknown kind is an error, as in a named file.
+    """
     if record.error:
         return where, record.error, None
     kind = options.kind or detect_kind(record.data, record.file)
-    if kind is None and (options.skip_unknown or not options.explicit):
+    if kind is None and first and (options.skip_unknown or not options.explicit):
         return where, NOT_OURS, None
     if kind is None:
         unknown = problem_at(record, (), "cannot tell what kind of record this is",
@@ -339,6 +424,10 @@ def record_entry(record: Record, where: Any, options: LineOptions) -> tuple:
     if step.facts is None:
         return where, problems, None
     conversation_id, index, parts = step.facts
+    if parts and record.positions is not None and isinstance(where, tuple):
+        # Located already, perhaps with the paths of an upgrade (check_schema), which the text
+        # alone does not give: the tool parts' problems are located as one record at a time.
+        where = (*where, record.positions)
     return where, problems, (conversation_id, index, index, 1, ((0, where, parts),) if parts else ())
 
 
@@ -355,14 +444,16 @@ class _StepCollector:
         return iter(())
 
 
-def check_lines(lines: bytes, first_line: int, options: LineOptions) -> list[tuple]:
-    """The outcome of each non-blank line of `lines` (whole JSONL lines, from line `first_line`).
+def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file: bool) -> list[tuple]:
+    """The outcome of each non-blank line of `lines` (whole JSONL lines, from line `first_line`);
+    `opens_file` when no record of the file comes before them (see _blank).
 
     Each entry is (where, outcome, steps), in line order:
-    - where: (line number, start, end) of the line in `lines` (LineBatch makes its Record);
+    - where: (line number, start, end) of the line in `lines` (LineBatch makes its Record),
+      and for a step checked as a Record, its positions (see record_entry);
     - outcome: a tuple of the record's own problems (mostly empty); a Problem when the line is
-      not a record (invalid JSON); NOT_OURS for a record of unknown kind in a file that is
-      then skipped (the last entry);
+      not a record (invalid JSON); NOT_OURS when the file's first record is of unknown kind
+      and the file is then skipped (the only entry);
     - steps: None, or for step-per-line records the facts the checks across lines need, of a
       run of consecutive lines that are steps of one conversation with increasing stepIndex
       (the entry stands for the whole run; only its first line may have problems):
@@ -386,7 +477,8 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions) -> list[tup
             # Blank lines are no records, nor is a first line that holds just the BOM.
             if (line.removeprefix(UTF8_BOM) if number == 1 else line).strip():
                 run = _end_run(run, entries)
-                entries.append(record_entry(load_json(lines[start:end], file, number), where, options))
+                entries.append(record_entry(load_json(lines[start:end], file, number), where, options,
+                                            opens_file and not entries))  # read here when after a BOM
             continue
         if forced_kind is None and data.__class__ is dict and "stepIndex" in data and "steps" not in data:
             kind = "step-record"  # what detect_kind says, told without a call: most lines are steps
@@ -408,7 +500,8 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions) -> list[tup
         if kind is not None and kind not in _CHECKED_FURTHER and fast_validator(kind).is_valid(data):
             entries.append((where, (), None))
             continue
-        entries.append(record_entry(Record(file, number, data, text=lines[start:end]), where, options))
+        entries.append(record_entry(Record(file, number, data, text=lines[start:end]), where, options,
+                                    opens_file and not entries))
         if entries[-1][1] is NOT_OURS:
             return entries  # the file is skipped: the rest of it does not matter
     _end_run(run, entries)
@@ -422,11 +515,19 @@ def _end_run(run: list | None, entries: list) -> None:
         entries.append((where, (), (conversation_id, first, last, count, tuple(tool_lines))))
 
 
-def check_file_lines(offset: int, length: int, first_line: int, options: LineOptions) -> list[tuple]:
+def check_file_lines(offset: int, length: int, first_line: int, options: LineOptions,
+                     opens_file: bool) -> list[tuple]:
     """check_lines in a worker process, which reads its lines from the file itself."""
     with open(options.file, "rb") as stream:
         stream.seek(offset)
-        return check_lines(stream.read(length), first_line, options)
+        return check_lines(stream.read(length), first_line, options, opens_file)
+
+
+def _blank(lines: bytes, first_line: int) -> bool:
+    """Whether whole JSONL lines hold no record: blank lines only (the first line of a file may
+    hold just the BOM). Told in this process, batch after batch until one holds a record, so
+    that only a file's first record, wherever its batch starts, decides it is not ours."""
+    return not (lines.removeprefix(UTF8_BOM) if first_line == 1 else lines).strip()
 
 
 class LineBatch:
@@ -438,10 +539,11 @@ class LineBatch:
         self.file = file
         self.lines = lines
 
-    def record(self, where: tuple[int, int, int]) -> Record:
-        """A light Record of one line: enough to locate a problem in it, no parsed data."""
-        number, start, end = where
-        return Record(self.file, number, text=self.lines[start:end])
+    def record(self, where: tuple) -> Record:
+        """A light Record of one line: enough to locate a problem in it, no parsed data.
+        `where` is (line number, start, end), and the line's positions if found already."""
+        number, start, end, *positions = where
+        return Record(self.file, number, text=self.lines[start:end], positions=positions[0] if positions else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -525,16 +627,20 @@ def _describe(error, record: Record, kind: str) -> Iterator[Problem]:
             yield problem_at(record, path, f"missing required key {key!r}", hint=hint)
     elif check == "type":
         wanted = " or ".join(expected) if isinstance(expected, list) else expected
-        got = "null" if instance is None else f"{_JSON_TYPES.get(type(instance), 'value')} {_short(instance)}"
+        digits = _digits_beyond_64_bits(instance, record)
+        if digits:
+            got = f"integer {digits} (beyond 64 bits)"
+        else:
+            got = "null" if instance is None else f"{_JSON_TYPES.get(type(instance), 'value')} {_short(instance)}"
         yield problem_at(record, path, f"expected {wanted}, got {got}")
     elif check == "enum":
         allowed = ", ".join(a if isinstance(a, str) else _short(a) for a in expected)
-        yield problem_at(record, path, f"{_short(instance)} is not one of: {allowed}",
+        yield problem_at(record, path, f"{_shown(instance, record)} is not one of: {allowed}",
                          hint=_enum_hint(instance, expected))
     elif check == "const":
-        yield problem_at(record, path, f"expected {_short(expected)}, got {_short(instance)}")
+        yield problem_at(record, path, f"expected {_short(expected)}, got {_shown(instance, record)}")
     elif check == "minimum":
-        yield problem_at(record, path, f"{_short(instance)} is less than the minimum {_short(expected)}")
+        yield problem_at(record, path, f"{_shown(instance, record)} is less than the minimum {_short(expected)}")
     elif check == "minItems":
         yield problem_at(record, path, f"needs at least {expected} item(s)")
     elif check == "minLength":
@@ -543,8 +649,32 @@ def _describe(error, record: Record, kind: str) -> Iterator[Problem]:
         yield problem_at(record, path, f"{_short(instance)} is not an ISO-8601 date-time",
                          hint="write it like 2025-11-09T19:27:09.514Z")
     else:  # not error.message: jsonschema puts the Python repr of the whole value in it
-        yield problem_at(record, path, f"{_short(instance)} does not match the schema "
+        yield problem_at(record, path, f"{_shown(instance, record)} does not match the schema "
                                        f"({check}: {_short(expected)})")
+
+
+def _shown(value: Any, record: Record) -> str:
+    """_short(value), but an integer beyond 64 bits by its digits (see _digits_beyond_64_bits)."""
+    digits = _digits_beyond_64_bits(value, record)
+    return f"{digits} (an integer beyond 64 bits)" if digits else _short(value)
+
+
+def _digits_beyond_64_bits(value: Any, record: Record) -> str | None:
+    """The digits written for `value` when it is an integer beyond 64 bits that orjson read as a
+    float (Python's own readers keep such integers: YAML's are ints); else None."""
+    if (value.__class__ is not float or record.text is None or not value.is_integer()
+            or -(1 << 63) <= value < (1 << 64)):
+        return None
+    found = {digits for digits in _integers_beyond_64_bits(record.text) if float(digits) == value}
+    return found.pop() if len(found) == 1 else None  # else integers that read alike: which is unsure
+
+
+@lru_cache(maxsize=1)  # a record's several problems look in its text once
+def _integers_beyond_64_bits(text: str | bytes) -> tuple[str, ...]:
+    try:
+        return tuple(integers_beyond_64_bits(text))
+    except (ValueError, RecursionError):  # JSON that orjson reads and the json module does not
+        return ()
 
 
 def _enum_hint(value: Any, allowed: list) -> str | None:

@@ -38,6 +38,12 @@ GALLERY = {
     "file reference escaping the root": ("e.yaml", CASE + "      - role: user\n        content:\n"
                                          "          - {type: file, value: ../outside.md}\n",
                                          1, 7, "resolves outside the repository root"),
+    "file name too long": ("e.yaml", CASE + "      - role: user\n        content:\n"
+                           "          - {type: file, value: " + "x" * 300 + "}\n",
+                           1, 7, "cannot be looked up: file name too long"),
+    "integer beyond 64 bits": ("r.jsonl", STEP.replace('"x"', "123456789012345678901234567890") % "", 1, 1,
+                               "$.input.content: expected string or array, got integer "
+                               "123456789012345678901234567890 (beyond 64 bits)"),
 }
 
 
@@ -117,6 +123,20 @@ def test_folders_skip_files_that_are_not_chatconv_records(repo):
     named = run_chatconv("validate", repo / "package.json")
     assert named.returncode == 1 and "cannot tell what kind of record this is" in named.stdout_text
     assert run_chatconv("validate", "--skip-unknown", repo / "package.json").returncode == 0
+
+
+def test_a_folder_file_with_a_later_record_of_unknown_kind_is_invalid(tmp_path):
+    """The file is ours (its first record is a step): the unknown record is an error, and the
+    records after it are still checked."""
+    step = STEP % ""
+    (tmp_path / "f.jsonl").write_text(step + '{"foo":1}\n' + step.replace('"user"', '"human"'))
+    for args in ([tmp_path], ["--skip-unknown", tmp_path / "f.jsonl"]):
+        result = run_chatconv("validate", *args)
+        lines = result.stdout_text.splitlines()
+        assert result.returncode == 1, result.stdout_text
+        assert lines[0].startswith(f"{tmp_path / 'f.jsonl'}:2:1: error: $: cannot tell what kind of record this is")
+        assert "--kind" in lines[0] and ':3:' in lines[1] and '"human" is not one of' in lines[1]
+        assert lines[2] == "1 file, 3 records: 2 errors, 0 warnings"
 
 
 def test_schema_command_lists_and_prints():

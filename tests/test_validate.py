@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 import textwrap
 
 import pytest
 
 from chatconv.problems import ChatconvError
-from chatconv.validate import detect_kind, discover, load_eval_file, validate_path, validate_record
+from chatconv.prompt.files import FileReferenceError, resolve_reference
+from chatconv.sources import Record
+from chatconv.validate import (check_schema, detect_kind, discover, load_eval_file, validate_path,
+                               validate_record)
 from conftest import read_jsonl, recorded_files, run_chatconv, to_legacy, write_jsonl
 
 # The YAML snippets of seed 001, each the input_messages of one case.
@@ -418,3 +422,169 @@ def test_folders_give_only_regular_files(tmp_path):
     write_jsonl(tmp_path / "steps.jsonl", [_step(0, [])])
     os.mkfifo(tmp_path / "pipe.jsonl")  # reading it would wait for a writer forever
     assert list(discover([tmp_path])) == [(str(tmp_path / "steps.jsonl"), False)]
+
+
+# ---------------------------------------------------------------------------------------------
+# A folder's file, named long file references, integers beyond 64 bits, legacy positions
+
+
+def test_a_folder_file_is_not_ours_only_when_its_first_record_is_not(tmp_path):
+    foreign = {"foo": 1}
+    write_jsonl(tmp_path / "mixed.jsonl", [_step(0, []), foreign, dict(_step(1, []), input={"role": "human",
+                                                                                             "content": "x"})])
+    write_jsonl(tmp_path / "theirs.jsonl", [foreign, _step(0, []), {"bar": 2}])
+    problems, summary = validate_path(tmp_path)
+    assert [(os.path.basename(p.file), p.line, p.message) for p in problems] == [
+        ("mixed.jsonl", 2, "cannot tell what kind of record this is"),
+        ("mixed.jsonl", 3, '"human" is not one of: system, user, assistant, tool'),
+    ]
+    assert problems[0].column == 1 and problems[0].path == "$" and "--kind" in problems[0].hint
+    assert (summary.files, summary.records, summary.skipped, summary.errors) == (1, 3, 1, 2)
+    assert validate_path(tmp_path / "mixed.jsonl", skip_unknown=True)[0] == problems
+
+
+def _long_reference(repo, value="x" * 300):
+    return _eval_file(repo, f"""\
+        evalcases:
+          - id: a
+            outcome: x
+            input_messages:
+              - role: user
+                content:
+                  - {{type: text, value: hi}}
+                  - {{type: file, value: {value}}}
+    """)
+
+
+def test_a_file_name_too_long_is_a_problem_at_the_segment(repo):
+    path = _long_reference(repo)
+    [problem] = validate_path(path)[0]
+    assert (problem.line, problem.column, problem.path) == (8, 26, "$.evalcases[0].input_messages[0].content[1].value")
+    assert problem.message == f"file '{'x' * 77}...' cannot be looked up: file name too long"
+    assert "255 bytes" in problem.hint
+    with pytest.raises(ChatconvError) as raised:
+        load_eval_file(path)
+    assert [p.message for p in raised.value.problems] == [problem.message]
+    result = run_chatconv("prompt", path)
+    assert result.returncode == 1 and result.stdout == b"" and "Traceback" not in result.stderr_text
+    assert f"{path}:8:26: error:" in result.stderr_text and "file name too long" in result.stderr_text
+
+
+@pytest.mark.parametrize("value", ["/" + "x" * 300, "a/" * 2100 + "b", "x" * 300 + "/b.md"],
+                         ids=["from-root", "path-too-long", "folder-too-long"])
+def test_any_reference_the_file_system_refuses_is_a_file_reference_error(repo, value):
+    with pytest.raises(FileReferenceError) as raised:
+        resolve_reference(value, repo, repo)
+    assert "cannot be looked up: file name too long" in raised.value.message
+
+
+BIG = 123456789012345678901234567890
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".json"])
+def test_integers_beyond_64_bits_are_shown_by_their_digits(tmp_path, suffix):
+    step = _step(0, [])
+    step["stepIndex"] = -BIG
+    step["input"]["content"] = BIG
+    step["output"] = [{"role": BIG * 10, "content": "x"}]
+    path = tmp_path / f"r{suffix}"
+    path.write_text(json.dumps(step) + "\n")
+    messages = {p.path: p.message for p in validate_path(path)[0]}
+    assert messages == {
+        "$.stepIndex": f"-{BIG} (an integer beyond 64 bits) is less than the minimum 0",
+        "$.input.content": f"expected string or array, got integer {BIG} (beyond 64 bits)",
+        "$.output[0].role": f"{BIG * 10} (an integer beyond 64 bits) is not one of: system, user, assistant, tool",
+    }
+
+
+def test_integers_beyond_64_bits_that_read_alike_are_not_told_apart(tmp_path):
+    step = _step(0, [{"role": "assistant", "content": BIG + 1}])
+    step["input"]["content"] = BIG  # the same float as BIG + 1: which digits are meant is unsure
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(step) + "\n")
+    messages = [p.message for p in validate_path(path)[0]]
+    assert messages == ["expected string or array, got number 1.2345678901234568e+29"] * 2
+
+
+def test_a_float_that_is_no_integer_beyond_64_bits_stays_a_number(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"stepIndex": 0, "input": {"role": "user", "content": 1.5e30}, "output": []}\n')
+    [problem] = validate_path(path)[0]
+    assert problem.message == "expected string or array, got number 1.5e+30"
+
+
+LEGACY_EVAL_FILE = """\
+tests:
+  - id: a
+    input: hi
+    criteria: c
+    outcom: x
+  - id: a
+    input:
+      - role: human
+        content: hi
+    criteria: c
+"""
+
+
+def test_problems_in_a_legacy_eval_file_point_at_its_text(repo):
+    path = repo / "old.yaml"
+    path.write_text(LEGACY_EVAL_FILE)
+    problems = validate_path(path)[0]
+    assert [(p.line, p.column, p.severity, p.path) for p in problems] == [
+        (1, 1, "warning", "$.tests"),
+        (5, 5, "error", "$.evalcases[0].outcom"),
+        (8, 9, "error", "$.evalcases[1].input_messages[0].role"),
+        (6, 5, "error", "$.evalcases[1].id"),
+    ]
+    assert problems[-1].hint == "ids must be unique in a file; first used on line 2"
+
+
+def test_problems_in_a_legacy_json_eval_file_point_at_its_text(repo):
+    data = {"cases": [{"id": "a", "criteria": "c", "input": "hi", "outcom": "x"},
+                      {"id": "b", "expected_outcome": "c", "input": [{"role": "user", "content": "hi"}],
+                       "expected_output": [{"content": "there"}]}]}
+    path = repo / "old.json"
+    path.write_text(json.dumps(data, indent=2))
+    text = path.read_text().splitlines()
+    problems = {p.path: (p.line, p.column) for p in validate_path(path)[0]}
+
+    def spot(line_text):  # the line and column of the first line holding `line_text`
+        line = next(i for i, t in enumerate(text) if line_text in t)
+        return line + 1, text[line].index(line_text) + 1
+
+    assert problems == {
+        "$.cases": spot('"cases"'),
+        "$.evalcases[0].outcom": spot('"outcom"'),
+        "$.evalcases[1].expected_messages[0]": (spot('"expected_output"')[0] + 1, 9),  # its "{"
+    }
+    assert text[problems["$.evalcases[1].expected_messages[0]"][0] - 1] == "        {"
+
+
+def test_a_wrapped_string_is_located_at_its_original_key(repo):
+    data = {"tests": [{"id": "a", "criteria": "c", "input": "hi", "expected_output": "there"}]}
+    record = Record("e.json", 1, data, text=json.dumps(data, indent=1).encode())
+    check_schema(record, "eval-file")
+    text = record.text.decode().splitlines()
+    for new, old in [(("evalcases", 0, "input_messages"), '"input"'),
+                     (("evalcases", 0, "input_messages", 0, "content"), '"input"'),
+                     (("evalcases", 0, "expected_messages"), '"expected_output"'),
+                     (("evalcases", 0, "outcome"), '"criteria"'),
+                     (("evalcases", 0, "id"), '"id"')]:
+        line = next(i for i, t in enumerate(text) if old in t)
+        assert record.locate(new) == (line + 1, text[line].index(old) + 1), new
+
+
+def test_a_legacy_step_is_located_in_its_line(tmp_path):
+    step = {"stepIndex": 0, "input": {"role": "user", "content": "go"},
+            "output": {"role": "assistant", "colour": "red", "content": [
+                {"type": "tool-call", "toolCallId": "t1", "toolName": "x", "args": {}}]}}
+    path = write_jsonl(tmp_path / "r.jsonl", [step])
+    line = path.read_text()
+    problems = validate_path(path)[0]
+    assert {(p.path, p.column) for p in problems} == {
+        ("$.output", line.index('"output"') + 1),
+        ("$.output[0].content[0]", line.index('{"type":"tool-call"') + 1),
+        ("$.output[0].colour", line.index('"colour"') + 1),
+        ("$.output[0].content[0].toolCallId", line.index('"toolCallId"') + 1),
+    }

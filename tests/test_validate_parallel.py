@@ -83,6 +83,7 @@ def _faulty_recording(path, copies: int = 60):
     steps[500]["output"] = steps[500]["output"][0]                 # legacy single output
     steps[700]["output"] = [_result("nobody")]                     # a result answering nothing
     steps[900]["output"].append(_call("never"))                    # a call never answered
+    steps[950]["output"] = _call("legacy-never")                   # the same, in a legacy step
     steps[1300]["input"]["role"] = "human"                         # a schema error
     later = next(i for i in range(1100, len(steps)) if steps[i]["stepIndex"] > 1)
     steps[later]["stepIndex"] = 0                                  # stepIndex going down
@@ -116,6 +117,11 @@ def test_faults_are_reported_alike_in_every_mode(tmp_path, monkeypatch, jobs, ba
                   "'never' is never answered", "does not follow", '"human" is not one of',
                   "cannot tell what kind", "unexpected end of data"]:
         assert any(fault in m for m in messages), fault
+    # A problem in a step upgraded in memory is located in the line as written.
+    [legacy] = [p for p in expected[0] if "'legacy-never'" in p.message]
+    line = path.read_bytes().split(b"\n")[legacy.line - 1]
+    assert legacy.path == "$.output[0].content[0].toolCallId"
+    assert legacy.column == line.index(b'"toolCallId":"legacy-never"') + 1
 
 
 def test_workers_are_spawned_when_another_thread_runs(tmp_path, monkeypatch):
@@ -165,16 +171,58 @@ def test_recorded_fixtures_alike_in_every_mode(jobs, batch_bytes):
         assert _run(path, jobs, batch_bytes) == validate_path(path, jobs=1)
 
 
-@pytest.mark.parametrize("jobs, batch_bytes", MODES, ids=MODE_IDS)
-def test_a_folder_file_that_is_not_ours_is_skipped_alike(tmp_path, jobs, batch_bytes):
+FOREIGN = b'{"name": "not a record of ours"}\n'
+
+
+def _mixed_lines(foreign_at: int) -> list[bytes]:
     steps = _recording(2)
     steps[3]["output"] = [_result("nobody")]
     lines = [orjson.dumps(step) + b"\n" for step in steps]
-    lines[40] = b'{"name": "not a record of ours"}\n'
-    (tmp_path / "mixed.jsonl").write_bytes(b"".join(lines))
+    lines[foreign_at] = FOREIGN
+    return lines
+
+
+@pytest.mark.parametrize("jobs, batch_bytes", MODES, ids=MODE_IDS)
+def test_a_later_record_of_unknown_kind_is_an_error_in_a_folder_file_alike(tmp_path, monkeypatch, jobs,
+                                                                             batch_bytes):
+    """Only a file's first record tells that a folder's file is not ours: a later record of
+    unknown kind is an error, and the rest of the file is still checked, in any batch."""
+    lines = _mixed_lines(40)
+    lines[60] = lines[60].replace(b'"role":"user"', b'"role":"human"', 1)
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(b"".join(lines))
     problems, summary = _run(tmp_path, jobs, batch_bytes)
-    assert (summary.files, summary.skipped, summary.records) == (1, 1, 40)
-    assert [p.line for p in problems] == [4]
+    assert (summary.files, summary.skipped, summary.records, summary.errors) == (1, 0, len(lines), 3)
+    assert [(p.line, p.message) for p in problems] == [
+        (4, "tool-result 'nobody' answers no earlier tool-call"),
+        (41, "cannot tell what kind of record this is"),
+        (61, '"human" is not one of: system, user, assistant, tool'),
+    ]
+    assert "--kind" in problems[1].hint
+    expected = _one_record_at_a_time(monkeypatch, path, skip_unknown=True)
+    assert _run(path, jobs, batch_bytes, skip_unknown=True) == expected == (problems, expected[1])
+
+
+@pytest.mark.parametrize("jobs, batch_bytes", MODES, ids=MODE_IDS)
+@pytest.mark.parametrize("head", [b"", b"\n" * 3000, b"\xef\xbb\xbf\n" + b" \n" * 1500],
+                         ids=["first-line", "after-blank-batches", "after-bom-and-blanks"])
+def test_a_folder_file_whose_first_record_is_not_ours_is_skipped_alike(tmp_path, monkeypatch, jobs,
+                                                                         batch_bytes, head):
+    """However many batches of blank lines come before it, the first record decides."""
+    path = tmp_path / "foreign.jsonl"
+    path.write_bytes(head + b"".join(_mixed_lines(0)))
+    problems, summary = _run(tmp_path, jobs, batch_bytes)
+    assert problems == [] and (summary.files, summary.skipped, summary.records) == (0, 1, 0)
+    expected = _one_record_at_a_time(monkeypatch, path, skip_unknown=True)
+    assert _run(path, jobs, batch_bytes, skip_unknown=True) == expected == ([], summary)
+    # Named without --skip-unknown, the same file is checked: its first record is an error.
+    problems, summary = _run(path, jobs, batch_bytes)
+    first = head.count(b"\n") + 1
+    assert [(p.line, p.message) for p in problems] == [
+        (first, "cannot tell what kind of record this is"),
+        (first + 3, "tool-result 'nobody' answers no earlier tool-call"),
+    ]
+    assert _one_record_at_a_time(monkeypatch, path) == (problems, summary)
 
 
 BOM_STEP = b"\xef\xbb\xbf" + orjson.dumps(_fixture_steps()[0]) + b"\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 
@@ -38,8 +39,9 @@ def search_folders(eval_dir: Path, root: Path) -> list[Path]:
 def resolve_reference(value: str, eval_dir: Path, root: Path, allow_outside_root: bool = False) -> Path:
     """The file a segment's `value` names, looked up as SPEC §2 says.
 
-    Raises FileReferenceError when no candidate exists, or when the file found resolves
-    outside the repository root (through `..` or a symlink) and that is not allowed.
+    Raises FileReferenceError when no candidate exists, when the value cannot be looked up at
+    all (a name too long, say), or when the file found resolves outside the repository root
+    (through `..` or a symlink) and that is not allowed.
     """
     root = root.resolve()
     if value.startswith("/"):
@@ -48,6 +50,13 @@ def resolve_reference(value: str, eval_dir: Path, root: Path, allow_outside_root
     else:
         folders = search_folders(eval_dir, root)
         relative = value
+    try:
+        return _look_up(value, relative, folders, root, allow_outside_root)
+    except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
+        raise _lookup_error(value, exc) from None
+
+
+def _look_up(value: str, relative: str, folders: list[Path], root: Path, allow_outside_root: bool) -> Path:
     for folder in folders:
         candidate = folder / relative
         if candidate.is_file():
@@ -64,6 +73,19 @@ def resolve_reference(value: str, eval_dir: Path, root: Path, allow_outside_root
     tried = ", ".join(str(folder) for folder in folders)
     raise FileReferenceError(f"file {value!r} not found; looked in: {tried}",
                              "check the path; relative paths start at the eval file's folder")
+
+
+_SHOWN_CHARACTERS = 80  # of a value that cannot be looked up (it may be very long)
+
+
+def _lookup_error(value: str, exc: Exception) -> FileReferenceError:
+    """The FileReferenceError of a value the file system refuses to look up."""
+    shown = value if len(value) <= _SHOWN_CHARACTERS else value[:_SHOWN_CHARACTERS - 3] + "..."
+    reason = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)) or type(exc).__name__
+    hint = "check the path"
+    if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+        hint = "shorten the path: a file or folder name holds at most 255 bytes, a path 4096"
+    return FileReferenceError(f"file {shown!r} cannot be looked up: {reason[:1].lower()}{reason[1:]}", hint)
 
 
 def read_segment_text(path: Path) -> str:
