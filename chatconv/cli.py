@@ -5,6 +5,7 @@ Exit status: 0 valid (warnings allowed), 1 invalid input, 2 usage error or unrea
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -613,6 +614,10 @@ def main() -> None:
 
 
 def _stop_writing(exc: OSError) -> None:
-    where = f" ({exc.filename})" if exc.filename else " (standard output)"
-    click.echo(f"chatconv: error: cannot write the output{where}: {exc.strerror or exc}", err=True)
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to lose at exit
+    """Say why the command stopped on a system error (most often: standard output on a full
+    disk), and let nothing more be written to standard output at exit."""
+    full = exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO)
+    what = "cannot write the output" if full else "stopped"
+    where = exc.filename or ("standard output" if full else None)
+    click.echo(f"chatconv: error: {what}{f' ({where})' if where else ''}: {exc.strerror or exc}", err=True)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
