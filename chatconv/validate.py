@@ -4,6 +4,7 @@ checks a schema cannot state (unique ids, tool-call pairing, step order, referen
 
 from __future__ import annotations
 
+import copy
 import difflib
 import math
 import os
@@ -253,9 +254,18 @@ def check_schema(record: Record, kind: str) -> list[Problem]:
 
     # A migration applies only if one finds its shape in the record as it is (the first to apply
     # does): the places of the original containers are noted only then.
-    legacy = any(migration.detect(record.data) is not None for migration in migrations_for(kind))
+    try:
+        legacy = any(migration.detect(record.data) is not None for migration in migrations_for(kind))
+    except Exception:  # a migration tripped on a shape it did not expect: explain the record as it is
+        legacy = False
     places = _container_places(record.data) if legacy else None
-    record.data, applied = upgrade_record(record.data, kind)
+    applied = []
+    if legacy:
+        original = copy.deepcopy(record.data)
+        try:
+            record.data, applied = upgrade_record(record.data, kind)
+        except Exception:  # as above; the upgrade may have changed part of it
+            record.data, applied = original, []
     if applied and places is not None:
         _locate_upgraded_paths(record, places)
     problems = [problem_at(record, spot, f"legacy shape: {migration.summary}", "warning",
