@@ -435,7 +435,10 @@ def _migrate_yaml(data: bytes, file: str) -> tuple[bytes, list]:
     if not applied:
         return data, []
     yaml = _round_trip_yaml(text)
-    document = yaml.load(text)  # chatconv's reader took it: so does ruamel.yaml
+    try:
+        document = yaml.load(text)
+    except Exception as exc:  # ruamel.yaml is stricter in places (a duplicate key, say)
+        raise _BadRecord(f"invalid YAML: {' '.join(str(exc).split())}") from None
     try:
         document, _ = upgrade_record(document, kind_of(document))
     except Exception as exc:  # ruamel.yaml fails to delete a key that a merge shares, say
@@ -455,9 +458,10 @@ def _read_yaml(text: str, file: str) -> Any:
         record = load_yaml(text, file)
     except ChatconvError as exc:  # aliases that expand without bound
         record = Record(file, 1, error=exc.problems[0])
-    if record.error:
-        problem = record.error
-        raise _BadRecord(problem.message, (problem.line or 1) - 1)
+    problem = record.error or next((p for p in record.problems if p.is_error), None)
+    if problem is not None:  # e.g. a duplicate key: which of its values is meant is not known
+        raise _BadRecord(f"{problem.path}: {problem.message}" if problem.path != "$" else problem.message,
+                         (problem.line or 1) - 1)
     return record.data
 
 
@@ -599,7 +603,8 @@ class Workers:
         it, past `head` (standard input's first line, read to tell its format). With
         `append_to`, worker processes append the migrated lines to that file themselves, in
         order, and return results without them; else results hold them."""
-        if self._pool is None or not os.path.isfile(file):  # a pipe cannot be shared out by offsets
+        # Standard input, or a pipe, cannot be shared out by offsets (a file named "-" is not it).
+        if self._pool is None or file == "-" or not os.path.isfile(file):
             done = 0
             for first_line, lines in _batches(source, head):
                 done += len(lines)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import reduce
+from functools import lru_cache, reduce
 from operator import getitem
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -177,6 +177,7 @@ def exact_json(value: Any, text: str | bytes | None = None) -> bytes:
     return line
 
 
+@lru_cache(maxsize=4)  # a conversation's line is looked at once per step: read it once
 def _integers_beyond_64_bits(text: str | bytes) -> list[str]:
     try:
         return integers_beyond_64_bits(text)

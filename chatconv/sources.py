@@ -406,8 +406,8 @@ def _json_problem(exc: orjson.JSONDecodeError, data: bytes, file: str, first_lin
 def iter_jsonl(stream: BinaryIO, file: str, start: int = 1) -> Iterator[Record]:
     """One record per non-blank line, in order; a broken line yields a record with `error`."""
     for number, line in enumerate(stream, start):
-        if not (line.removeprefix(UTF8_BOM) if number == 1 else line).strip():
-            continue  # blank (a first line may hold just the BOM)
+        if not line.removeprefix(UTF8_BOM).strip():
+            continue  # blank, or a BOM alone (files joined end to end)
         yield load_json(line, file, number)
 
 

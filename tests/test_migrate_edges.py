@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import orjson
 import pytest
@@ -386,3 +387,29 @@ def test_rejects_on_standard_output_are_refused(legacy, rejects):
 def test_utf16_on_standard_input_is_unreadable_as_by_name(legacy):
     result = run_chatconv("migrate", "-", stdin=WEATHER.read_text().encode("utf-16"))
     assert result.returncode == 2 and "the file is UTF-16" in result.stderr_text
+
+
+def test_a_yaml_eval_file_with_a_repeated_key_is_refused_not_crashed_on(tmp_path):
+    path = tmp_path / "dup.yaml"
+    text = "tests:\n- id: a\n  input: hello\n  input: again\n  criteria: c\n"
+    path.write_text(text)
+    result = run_chatconv("migrate", path, "--in-place")
+    assert result.returncode == 1 and "duplicate key 'input'" in result.stderr_text
+    assert path.read_text() == text
+
+
+def test_standard_input_with_workers_is_not_a_file_named_dash(tmp_path):
+    (tmp_path / "-").write_bytes(b"not this\n")
+    checkout = str(Path(__file__).resolve().parents[1])  # chatconv importable from another folder
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [checkout, os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run([sys.executable, "-m", "chatconv", "migrate", "-", "--jobs", "2"], cwd=tmp_path,
+                            env=env, input=LEGACY_LINE + b"\n", capture_output=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == MIGRATED_LINE + b"\n"
+
+
+def test_a_line_holding_only_a_bom_is_blank_wherever_it_stands(tmp_path):
+    path = tmp_path / "joined.jsonl"
+    path.write_bytes(MIGRATED_LINE + b"\n\xef\xbb\xbf\n" + MIGRATED_LINE.replace(b'"stepIndex":0', b'"stepIndex":1') + b"\n")
+    assert run_chatconv("validate", path).returncode == 0
+    assert run_chatconv("migrate", path, "--check").returncode == 0

@@ -282,3 +282,23 @@ def openai_logs(draw):
 def test_openai_log_round_trip_is_the_identity(log):
     body, repairs = render_openai(from_openai_messages(log))
     assert body["messages"] == log and repairs == []
+
+
+def test_a_conversation_line_is_read_for_big_integers_once_not_once_per_step(tmp_path, monkeypatch):
+    # Each step's row holding a "+" looks at its record's text; a conversation's text is shared
+    # by all its steps, and reading it per step made long conversations quadratic.
+    from chatconv import recordings
+
+    calls = []
+    real = recordings.integers_beyond_64_bits
+    monkeypatch.setattr(recordings, "integers_beyond_64_bits", lambda text: calls.append(1) or real(text))
+    recordings._integers_beyond_64_bits.cache_clear()
+    steps = [{"stepIndex": i, "input": {"role": "user", "content": f"{i}+{i}"},
+              "output": [{"role": "assistant", "content": f"{2 * i}"}]} for i in range(50)]
+    path = tmp_path / "conv.jsonl"
+    path.write_bytes(orjson.dumps({"id": "c", "steps": steps}) + b"\n")
+    items = list(recordings.iter_recording_steps(path))
+    rows = [recordings.step_row_json(item, {"text": recordings.step_text(item.step), "in": item.step["input"]})
+            for item in items]
+    assert len(rows) == 50 and all(b"+" in row for row in rows)
+    assert len(calls) == 1
