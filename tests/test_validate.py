@@ -157,6 +157,12 @@ def _eval_file(repo, body: str, name="e.yaml"):
     return path
 
 
+def _eval_file_with_segments(repo, segments: list[str], name="e.yaml"):
+    """An eval file of one case whose user message holds these segments, from line 7 on."""
+    head = "evalcases:\n  - id: a\n    outcome: x\n    input_messages:\n      - role: user\n        content:\n"
+    return _eval_file(repo, head + "".join(f"          - {segment}\n" for segment in segments), name)
+
+
 def test_duplicate_case_id_names_the_first_line(repo):
     path = _eval_file(repo, """\
         evalcases:
@@ -217,19 +223,8 @@ def test_file_references_missing_and_outside_the_root(repo):
     outside = repo.parent / "outside-secret.md"
     outside.write_text("secret")
     os.symlink(outside, repo / "evals" / "link.md")
-    path = _eval_file(repo, """\
-        evalcases:
-          - id: a
-            outcome: x
-            input_messages:
-              - role: user
-                content:
-                  - {type: file, value: shared.md}
-                  - {type: file, value: /shared.md}
-                  - {type: file, value: missing.md}
-                  - {type: file, value: ../../outside-secret.md}
-                  - {type: file, value: link.md}
-    """, name="evals/e.yaml")
+    files = ["shared.md", "/shared.md", "missing.md", "../../outside-secret.md", "link.md"]
+    path = _eval_file_with_segments(repo, [f"{{type: file, value: {f}}}" for f in files], name="evals/e.yaml")
     problems = validate_path(path)[0]
     assert [p.line for p in problems] == [9, 10, 11]
     assert "not found" in problems[0].message and str(repo / "evals") in problems[0].message
@@ -386,19 +381,8 @@ def test_referenced_files_must_be_utf8_files(repo):
     (repo / "latin1.md").write_bytes("café".encode("latin-1"))
     (repo / "binary.md").write_bytes(bytes(range(256)))
     (repo / "fine.md").write_text("fine")
-    path = _eval_file(repo, """\
-        evalcases:
-          - id: a
-            outcome: x
-            input_messages:
-              - role: user
-                content:
-                  - {type: file, value: adir}
-                  - {type: file, value: utf16.md}
-                  - {type: file, value: latin1.md}
-                  - {type: file, value: binary.md}
-                  - {type: file, value: fine.md}
-    """)
+    files = ["adir", "utf16.md", "latin1.md", "binary.md", "fine.md"]
+    path = _eval_file_with_segments(repo, [f"{{type: file, value: {f}}}" for f in files])
     problems = validate_path(path)[0]
     assert [p.line for p in problems] == [7, 8, 9, 10]
     assert problems[0].message == f"file 'adir' is a folder: {repo / 'adir'}"
@@ -444,16 +428,7 @@ def test_a_folder_file_is_not_ours_only_when_its_first_record_is_not(tmp_path):
 
 
 def _long_reference(repo, value="x" * 300):
-    return _eval_file(repo, f"""\
-        evalcases:
-          - id: a
-            outcome: x
-            input_messages:
-              - role: user
-                content:
-                  - {{type: text, value: hi}}
-                  - {{type: file, value: {value}}}
-    """)
+    return _eval_file_with_segments(repo, ["{type: text, value: hi}", f"{{type: file, value: {value}}}"])
 
 
 def test_a_file_name_too_long_is_a_problem_at_the_segment(repo):
