@@ -602,7 +602,7 @@ def read_stdin_head(stream: BinaryIO) -> tuple[str, bytes]:
     head, content = b"", []
     while len(content) < 2 and (line := stream.readline()):
         head += line
-        text = line.removeprefix(UTF8_BOM) if head == line else line
+        text = line.removeprefix(UTF8_BOM)  # a line holding just a BOM is blank, as everywhere
         if text.strip():
             content.append(text)
             if _is_whole_json_line(text) or not _may_be_a_broken_record(text):

@@ -162,7 +162,7 @@ class Validator:
             opens_file = True
             for first_line, _, lines in batches:
                 yield LineBatch(path, lines).record, check_lines(lines, first_line, options, opens_file)
-                opens_file = opens_file and _blank(lines, first_line)
+                opens_file = opens_file and _blank(lines)
 
     def _jobs_for(self, size: int) -> int:
         if size <= self.batch_bytes:
@@ -193,7 +193,7 @@ class Validator:
         try:
             for first_line, offset, lines in batches:
                 future = self._pool.submit(check_file_lines, offset, len(lines), first_line, options, opens_file)
-                opens_file = opens_file and _blank(lines, first_line)
+                opens_file = opens_file and _blank(lines)
                 pending.append((lines, future))
                 if len(pending) >= 2 * jobs:
                     yield self._collect(options.file, *pending.popleft())
@@ -541,11 +541,11 @@ def check_file_lines(offset: int, length: int, first_line: int, options: LineOpt
         return check_lines(stream.read(length), first_line, options, opens_file)
 
 
-def _blank(lines: bytes, first_line: int) -> bool:
-    """Whether whole JSONL lines hold no record: blank lines only (the first line of a file may
-    hold just the BOM). Told in this process, batch after batch until one holds a record, so
-    that only a file's first record, wherever its batch starts, decides it is not ours."""
-    return not (lines.removeprefix(UTF8_BOM) if first_line == 1 else lines).strip()
+def _blank(lines: bytes) -> bool:
+    """Whether whole JSONL lines hold no record: blank lines, or lines holding just a BOM, as
+    check_lines reads them. Told in this process, batch after batch until one holds a record,
+    so that only a file's first record, wherever its batch starts, decides it is not ours."""
+    return not lines.replace(UTF8_BOM, b"").strip()
 
 
 class LineBatch:

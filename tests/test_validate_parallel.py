@@ -204,8 +204,9 @@ def test_a_later_record_of_unknown_kind_is_an_error_in_a_folder_file_alike(tmp_p
 
 
 @pytest.mark.parametrize("jobs, batch_bytes", MODES, ids=MODE_IDS)
-@pytest.mark.parametrize("head", [b"", b"\n" * 3000, b"\xef\xbb\xbf\n" + b" \n" * 1500],
-                         ids=["first-line", "after-blank-batches", "after-bom-and-blanks"])
+@pytest.mark.parametrize("head", [b"", b"\n" * 3000, b"\xef\xbb\xbf\n" + b" \n" * 1500,
+                                  b"\n" * 1500 + b"\xef\xbb\xbf\n" + b"\n" * 1500],
+                         ids=["first-line", "after-blank-batches", "after-bom-and-blanks", "after-a-bom-line-later"])
 def test_a_folder_file_whose_first_record_is_not_ours_is_skipped_alike(tmp_path, monkeypatch, jobs,
                                                                          batch_bytes, head):
     """However many batches of blank lines come before it, the first record decides."""
