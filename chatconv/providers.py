@@ -211,17 +211,28 @@ def _anthropic_content(blocks: list[dict]) -> str | list[dict]:
     return blocks
 
 
+def _text_block(part: dict, index: int, state: Rendering, what: str, hint: str) -> dict | None:
+    """A text part as a text block; Anthropic and Gemini refuse empty text (a repair drops it)."""
+    if not part["text"].strip():
+        state.broken(index, what, hint, lambda: None)
+        return None
+    return {"type": "text", "text": part["text"]}
+
+
+def _media(part: dict) -> tuple[str, str, bool]:
+    """(data or URL, media type, whether it is a URL) of an image or file part."""
+    data = part["image"] if part["type"] == "image" else part["data"]
+    return data, part.get("mediaType", "image/png"), data.startswith(("http://", "https://"))
+
+
 def _anthropic_block(part: dict, index: int, state: Rendering) -> dict | None:
     kind = part["type"]
     if kind == "text":
-        if not part["text"].strip():
-            state.broken(index, "an empty text block", "Anthropic refuses empty text; remove it", lambda: None)
-            return None
-        return {"type": "text", "text": part["text"]}
+        return _text_block(part, index, state, "an empty text block", "Anthropic refuses empty text; remove it")
     if kind in ("image", "file"):
-        data = part["image"] if kind == "image" else part["data"]
-        source = ({"type": "url", "url": data} if data.startswith(("http://", "https://")) else
-                  {"type": "base64", "media_type": part.get("mediaType", "image/png"), "data": data})
+        data, media_type, is_url = _media(part)
+        source = ({"type": "url", "url": data} if is_url else
+                  {"type": "base64", "media_type": media_type, "data": data})
         return {"type": "image" if kind == "image" else "document", "source": source}
     if kind == "tool-call":
         return {"type": "tool_use", "id": part["toolCallId"], "name": part["toolName"], "input": part.get("input", {})}
@@ -306,14 +317,10 @@ def render_gemini(messages: list[dict], repair: bool = False) -> tuple[dict, lis
 def _gemini_part(part: dict, index: int, state: Rendering) -> dict | None:
     kind = part["type"]
     if kind == "text":
-        if not part["text"].strip():
-            state.broken(index, "an empty text part", "Gemini refuses empty parts; remove it", lambda: None)
-            return None
-        return {"type": "text", "text": part["text"]}
+        return _text_block(part, index, state, "an empty text part", "Gemini refuses empty parts; remove it")
     if kind in ("image", "file"):
-        data = part["image"] if kind == "image" else part["data"]
-        media_type = part.get("mediaType", "image/png")
-        if data.startswith(("http://", "https://")):
+        data, media_type, is_url = _media(part)
+        if is_url:
             return {"type": "wire", "part": {"file_data": {"mime_type": media_type, "file_uri": data}}}
         return {"type": "wire", "part": {"inline_data": {"mime_type": media_type, "data": data}}}
     if kind == "tool-call":
