@@ -31,7 +31,7 @@ import orjson
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
-FIXTURES = Path("/work/shared/fixtures/recorded")
+FIXTURES = CHECKOUT / "tests" / "data" / "recorded"  # copies of the real recordings, in the checkout
 STEPS_PER_CONVERSATION = 10
 JSONSCHEMA_LINES = 2_000  # the jsonschema loop runs ~1k lines/s: compare rates, not times
 MiB = 1024 * 1024

@@ -130,7 +130,7 @@ def schema(name):
 
 
 def _sound_globs(ctx, param, patterns):
-    from .prompt.guidelines import pattern_problem
+    from .references import pattern_problem
 
     for pattern in patterns:
         reason = pattern_problem(pattern)
@@ -170,7 +170,7 @@ def prompt(eval_file, case_ids, target, system_policy, default_system_prompt, sy
     Multi-turn cases reach chat APIs as real multi-turn message arrays; the question keeps
     [Role]: markers for logging and agent providers.
     """
-    from .prompt.convert import EvalFileContext, PromptOptions, build_prompt_inputs
+    from .prompt import EvalFileContext, PromptOptions, build_prompt_inputs
     from .providers import ProviderRuleError, render_request
     from .validate import load_eval_file
 

@@ -34,8 +34,8 @@ import orjson
 
 from .problems import ChatconvError, Problem, UnreadableInput, json_path
 from .schemas import resource_dir
-from .sources import (UTF8_BOM, Record, decode_utf8, detect_kind, duplicate_keys, file_format,
-                      integers_beyond_64_bits, iter_line_batches, load_json, load_yaml, open_binary,
+from .sources import (UTF8_BOM, NotWritten, Record, decode_utf8, detect_kind, duplicate_keys, exact_json,
+                      file_format, is_blank_line, iter_line_batches, load_json, load_yaml, open_binary,
                       read_stdin_head, refuse_foreign_encoding, stdin_document_format)
 
 _MODULE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.py$")
@@ -290,7 +290,7 @@ def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
 
 def _migrate_line(line: bytes, kind_of, written: list[bytes]) -> list:
     """Append what to write for `line` to `written`; return the migrations applied."""
-    if line.isspace() or line.startswith(UTF8_BOM) and not line[3:].strip():  # blank, or a BOM alone
+    if is_blank_line(line):
         written.append(line)
         return []
     record, exact = _parse_json(line)  # JSON allows the line ending
@@ -300,12 +300,7 @@ def _migrate_line(line: bytes, kind_of, written: list[bytes]) -> list:
         return applied
     if not exact:
         raise _BadRecord(_NOT_EXACT)
-    try:
-        text = orjson.dumps(record)
-    except orjson.JSONEncodeError as exc:  # e.g. nesting deeper than the 255 levels orjson writes
-        raise _BadRecord(f"cannot be written back ({exc}): orjson writes at most 255 levels of nesting") from None
-    if b"+" in text:
-        _check_integers_kept(line)
+    text = _written_back(record, line)
     if line.startswith(UTF8_BOM):
         written.append(UTF8_BOM)
     written.append(text)
@@ -357,12 +352,13 @@ def _upgrade(record: Any, kind_of: Callable[[Any], str | None]) -> tuple[Any, li
         raise _BadRecord(f"cannot be migrated: {type(exc).__name__}: {exc}") from None
 
 
-def _check_integers_kept(original: bytes) -> None:
-    """Refuse to rewrite an integer beyond 64 bits: orjson read it as a float, which would
-    change its digits (see integers_beyond_64_bits)."""
-    beyond = integers_beyond_64_bits(original)
-    if beyond:
-        raise _BadRecord(f"the integer {beyond[0]} is beyond 64 bits and would not be rewritten exactly")
+def _written_back(record: Any, original: bytes) -> bytes:
+    """The migrated record as compact JSON, or _BadRecord when it would not be written exactly
+    (see exact_json): nested too deep, or an integer beyond 64 bits whose digits would change."""
+    try:
+        return exact_json(record, original)
+    except NotWritten as exc:
+        raise _BadRecord(f"cannot be written back: {exc} ({exc.hint})") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -404,15 +400,12 @@ def _migrate_json(data: bytes) -> tuple[bytes, list]:
         path, key = repeated[0]
         raise _BadRecord(f"{json_path(path + (key,))}: duplicate key {key!r}; keep one of them, then migrate")
     indent = _json_indent(data)
-    try:
-        if indent is None:
-            written = orjson.dumps(record)
-        else:
+    written = _written_back(record, data)  # refuses what cannot be written exactly
+    if indent is not None:
+        try:
             written = json.dumps(record, indent=indent, ensure_ascii=False).encode()
-    except (orjson.JSONEncodeError, RecursionError) as exc:
-        raise _BadRecord(f"cannot be written back ({type(exc).__name__}): it nests too deeply") from None
-    if b"+" in written:
-        _check_integers_kept(data)
+        except RecursionError:
+            raise _BadRecord("cannot be written back (RecursionError): it nests too deeply") from None
     return _like_original(written, data), applied
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache, reduce
+from functools import reduce
 from operator import getitem
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -16,7 +16,7 @@ import orjson
 from .messages import (ToolPairing, extract_text_from_message, extract_text_from_messages,
                        normalize_output, step_messages)
 from .problems import ChatconvError, Problem
-from .sources import Record, integers_beyond_64_bits, iter_records, problem_at
+from .sources import NotWritten, Record, exact_json, iter_records, problem_at
 from .validate import check_schema, step_facts
 
 STEP_FIELDS = ("conversationId", "stepIndex", "input", "output", "id", "timestamp", "metadata")
@@ -140,50 +140,6 @@ def step_to_dataset_item(conversation_id: Any, step: dict) -> dict:
 
 def conversation_to_dataset(conversation: dict) -> list[dict]:
     return [step_to_dataset_item(conversation["id"], step) for step in conversation["steps"]]
-
-
-class NotWritten(ValueError):
-    """A value that chatconv's JSON output would not hold as it was read; `hint` says what to do."""
-
-    def __init__(self, message: str, hint: str):
-        super().__init__(message)
-        self.hint = hint
-
-
-_TOO_DEEP = ("it nests deeper than the 255 levels chatconv writes",
-             "flatten the value: chatconv writes JSON at most 255 levels deep")
-_BIG_INTEGER_HINT = "store the integer as a string: chatconv writes integers exactly within 64 bits"
-
-
-def exact_json(value: Any, text: str | bytes | None = None) -> bytes:
-    """`value` as compact JSON; NotWritten says why it cannot be written as it was read from
-    `text`, the JSON text of its record: nesting deeper than orjson writes, or an integer
-    beyond 64 bits, which orjson reads as a float (its digits would change)."""
-    try:
-        line = orjson.dumps(value)
-    except orjson.JSONEncodeError as exc:
-        if str(exc) == "Recursion limit reached":
-            raise NotWritten(*_TOO_DEEP) from None
-        if str(exc) == "Integer exceeds 64-bit range":  # read exact from YAML, but orjson writes 64 bits
-            raise NotWritten("it holds an integer beyond 64 bits, which would not be written exactly",
-                             _BIG_INTEGER_HINT) from None
-        raise NotWritten(f"it cannot be written as JSON: {exc}", "fix the value in the record") from None
-    # Such a float is always written d.ddde+NN (as migrate relies on too): most lines need no look.
-    if b"+" in line and text:
-        for digits in _integers_beyond_64_bits(text):
-            if orjson.dumps(float(digits)) in line:
-                raise NotWritten(f"the integer {digits} is beyond 64 bits and would not be written exactly",
-                                 _BIG_INTEGER_HINT)
-    return line
-
-
-@lru_cache(maxsize=4)  # a conversation's line is looked at once per step: read it once
-def _integers_beyond_64_bits(text: str | bytes) -> list[str]:
-    try:
-        return integers_beyond_64_bits(text)
-    except RecursionError:  # orjson reads 1024 levels, the json module about 1000
-        raise NotWritten("its record nests too deep (about 1000 levels) for its integers to be checked",
-                         "flatten the record") from None
 
 
 def step_row_json(item: Step, row: dict) -> bytes:

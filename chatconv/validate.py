@@ -10,7 +10,6 @@ import math
 import os
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
@@ -19,12 +18,11 @@ import orjson
 
 from .messages import iter_step_messages, iter_steps, message_parts
 from .problems import ChatconvError, Problem, UnreadableInput
-from .prompt.files import FileReferenceError, find_repo_root, read_segment_text, resolve_reference
-from .prompt.guidelines import pattern_problem
+from .references import FileReferenceError, find_repo_root, pattern_problem, read_segment_text, resolve_reference
 from .schemas import explaining_validator, fast_validator, load_schema, schema_names
-from .sources import (DATA_SUFFIXES, UTF8_BOM, Record, detect_kind, empty_file_problem, file_format,
-                      integers_beyond_64_bits, iter_line_batches, iter_records, load_json, open_binary,
-                      problem_at)
+from .sources import (BATCH_BYTES, Record, detect_kind, discover, empty_file_problem, file_format,
+                      holds_no_record, integers_beyond_64_bits, is_blank_line, iter_line_batches,
+                      iter_records, load_json, open_binary, problem_at)
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -34,10 +32,8 @@ KIND_ALIASES = {"step": "step-record", "eval": "eval-file", "prompt": "chat-prom
 KNOWN_EVALUATOR_TYPES = ("code", "llm_judge")
 _ROLE_SYNONYMS = {"human": "user", "ai": "assistant", "bot": "assistant", "model": "assistant",
                   "function": "tool", "developer": "system"}
-_SKIPPED_FOLDERS = {"node_modules", "__pycache__", "venv"}
 
 CONVERSATION_WINDOW = 10_000  # step-per-line conversations followed at once (RecordingChecks)
-BATCH_BYTES = 1024 * 1024  # the lines of a JSONL file are checked this many bytes at a time
 PARALLEL_MIN_BYTES = 16 * 1024 * 1024  # unless --jobs says otherwise, smaller files use no workers
 
 
@@ -162,7 +158,7 @@ class Validator:
             opens_file = True
             for first_line, _, lines in batches:
                 yield LineBatch(path, lines).record, check_lines(lines, first_line, options, opens_file)
-                opens_file = opens_file and _blank(lines)
+                opens_file = opens_file and holds_no_record(lines)
 
     def _jobs_for(self, size: int) -> int:
         if size <= self.batch_bytes:
@@ -193,7 +189,7 @@ class Validator:
         try:
             for first_line, offset, lines in batches:
                 future = self._pool.submit(check_file_lines, offset, len(lines), first_line, options, opens_file)
-                opens_file = opens_file and _blank(lines)
+                opens_file = opens_file and holds_no_record(lines)
                 pending.append((lines, future))
                 if len(pending) >= 2 * jobs:
                     yield self._collect(options.file, *pending.popleft())
@@ -218,27 +214,6 @@ class Validator:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
-
-
-def discover(paths: Iterable[str | Path]) -> Iterator[tuple[str, bool]]:
-    """(file, named explicitly) for each path; folders are searched for data files, in order."""
-    for path in paths:
-        path = str(path)
-        if path != "-" and os.path.isdir(path):
-            for folder, subfolders, files in os.walk(path):
-                subfolders[:] = sorted(d for d in subfolders if _searched(d))
-                for name in sorted(files):
-                    file = os.path.join(folder, name)
-                    # Only regular files: reading a named pipe or a device found there could block.
-                    if Path(name).suffix.lower() in DATA_SUFFIXES and os.path.isfile(file):
-                        yield file, False
-        else:
-            yield path, True
-
-
-def _searched(folder: str) -> bool:
-    # Hidden folders hold tool state (.git, .venv), except the eval config folder .agentv.
-    return folder == ".agentv" or not (folder.startswith(".") or folder in _SKIPPED_FOLDERS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -464,7 +439,7 @@ class _StepCollector:
 
 def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file: bool) -> list[tuple]:
     """The outcome of each non-blank line of `lines` (whole JSONL lines, from line `first_line`);
-    `opens_file` when no record of the file comes before them (see _blank).
+    `opens_file` when no record of the file comes before them (see holds_no_record).
 
     Each entry is (where, outcome, steps), in line order:
     - where: (line number, start, end) of the line in `lines` (LineBatch makes its Record),
@@ -493,7 +468,7 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
             data = loads(line)
         except orjson.JSONDecodeError:
             # Blank lines are no records, nor is a line that holds just a BOM (as migrate says).
-            if line.removeprefix(UTF8_BOM).strip():
+            if not is_blank_line(line):
                 run = _end_run(run, entries)
                 entries.append(record_entry(load_json(lines[start:end], file, number), where, options,
                                             opens_file and not entries))  # read here when after a BOM
@@ -539,13 +514,6 @@ def check_file_lines(offset: int, length: int, first_line: int, options: LineOpt
     with open(options.file, "rb") as stream:
         stream.seek(offset)
         return check_lines(stream.read(length), first_line, options, opens_file)
-
-
-def _blank(lines: bytes) -> bool:
-    """Whether whole JSONL lines hold no record: blank lines, or lines holding just a BOM, as
-    check_lines reads them. Told in this process, batch after batch until one holds a record,
-    so that only a file's first record, wherever its batch starts, decides it is not ours."""
-    return not lines.replace(UTF8_BOM, b"").strip()
 
 
 class LineBatch:
@@ -683,16 +651,12 @@ def _digits_beyond_64_bits(value: Any, record: Record) -> str | None:
     if (value.__class__ is not float or record.text is None or not value.is_integer()
             or -(1 << 63) <= value < (1 << 64)):
         return None
-    found = {digits for digits in _integers_beyond_64_bits(record.text) if float(digits) == value}
-    return found.pop() if len(found) == 1 else None  # else integers that read alike: which is unsure
-
-
-@lru_cache(maxsize=1)  # a record's several problems look in its text once
-def _integers_beyond_64_bits(text: str | bytes) -> tuple[str, ...]:
     try:
-        return tuple(integers_beyond_64_bits(text))
+        beyond = integers_beyond_64_bits(record.text)
     except (ValueError, RecursionError):  # JSON that orjson reads and the json module does not
-        return ()
+        return None
+    found = {digits for digits in beyond if float(digits) == value}
+    return found.pop() if len(found) == 1 else None  # else integers that read alike: which is unsure
 
 
 def _enum_hint(value: Any, allowed: list) -> str | None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from chatconv.problems import ChatconvError
-from chatconv.prompt.convert import (EvalFileContext, PromptOptions, Segment, build_prompt_inputs,
-                                     convert_to_chat_prompt)
+from chatconv.prompt import (EvalFileContext, PromptOptions, Segment, build_prompt_inputs,
+                             convert_to_chat_prompt)
 from chatconv.providers import build_chat_prompt, render_request
 from chatconv.validate import load_eval_file
 

@@ -288,11 +288,12 @@ def test_a_conversation_line_is_read_for_big_integers_once_not_once_per_step(tmp
     # Each step's row holding a "+" looks at its record's text; a conversation's text is shared
     # by all its steps, and reading it per step made long conversations quadratic.
     from chatconv import recordings
+    from chatconv.sources import json as sources_json
 
     calls = []
-    real = recordings.integers_beyond_64_bits
-    monkeypatch.setattr(recordings, "integers_beyond_64_bits", lambda text: calls.append(1) or real(text))
-    recordings._integers_beyond_64_bits.cache_clear()
+    real = sources_json._read_integers
+    monkeypatch.setattr(sources_json, "_read_integers", lambda text: calls.append(1) or real(text))
+    sources_json.integers_beyond_64_bits.cache_clear()
     steps = [{"stepIndex": i, "input": {"role": "user", "content": f"{i}+{i}"},
               "output": [{"role": "assistant", "content": f"{2 * i}"}]} for i in range(50)]
     path = tmp_path / "conv.jsonl"

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from chatconv.problems import ChatconvError
-from chatconv.prompt.files import FileReferenceError, resolve_reference
+from chatconv.references import FileReferenceError, resolve_reference
 from chatconv.sources import Record
 from chatconv.validate import (check_schema, detect_kind, discover, load_eval_file, validate_path,
                                validate_record)

@@ -8,13 +8,15 @@ for a single user-only input.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from ..problems import ChatconvError, Problem, json_path
-from .files import FileReferenceError, find_repo_root, read_segment_text, resolve_reference
-from .guidelines import check_patterns, config_patterns, find_config, is_guideline
+from ..problems import ChatconvError
+from ..references import FileReferenceError, is_guideline, read_segment_text, resolve_reference
+
+if TYPE_CHECKING:
+    from .load import EvalFileContext
 
 DEFAULT_SYSTEM_PROMPT = "You are a careful assistant."
 SYSTEM_POLICIES = ("merge", "assistant", "user", "keep")
@@ -179,38 +181,6 @@ def is_single_user_turn(messages: list[dict], segments_by_message: list[list[Seg
 
 # ---------------------------------------------------------------------------------------------
 # From an eval file's case
-
-
-@dataclass
-class EvalFileContext:
-    """Where a case's files are looked up, and which of them are guidelines."""
-
-    path: Path
-    root: Path
-    patterns: list[str]
-    metadata: dict = field(default_factory=dict)
-    locate: Any = None  # (json path tuple) -> (line, column), for problems
-
-    @classmethod
-    def for_file(cls, path: Path, data: dict, options: PromptOptions, locate=None) -> "EvalFileContext":
-        root = find_repo_root(path.parent)
-        if options.guideline_patterns is not None:
-            patterns = check_patterns(options.guideline_patterns, "--guideline-pattern")
-        elif "guideline_patterns" in data:
-            patterns = check_patterns(data["guideline_patterns"], str(path))
-        else:
-            config = find_config(path.parent, root)
-            patterns = config_patterns(config) if config else []
-        return cls(path, root, patterns, data.get("metadata") or {}, locate)
-
-    def case_system_prompt(self, case: dict, options: PromptOptions) -> str | None:
-        """The case's metadata prompt, else the file's, else the one given from outside."""
-        return ((case.get("metadata") or {}).get("systemPrompt") or self.metadata.get("systemPrompt")
-                or options.system_prompt)
-
-    def problem(self, path: tuple, message: str, hint: str | None) -> Problem:
-        line, column = self.locate(path) if self.locate else (None, None)
-        return Problem(str(self.path), line, column, json_path(path), message, "error", hint)
 
 
 def resolve_segments(content: Any, context: EvalFileContext, where: tuple, options: PromptOptions) -> list[Segment]:

@@ -1,0 +1,54 @@
+"""Record kinds: their names and short aliases, how a record's kind is told from its content,
+and the one list of config file names (validate tells a config by it; prompt finds one by it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .schemas import load_schema, schema_names
+
+RECORDING_KINDS = {"step-record", "conversation", "conversation-step", "model-message"}
+KIND_ALIASES = {"step": "step-record", "eval": "eval-file", "prompt": "chat-prompt"}
+# The keys that hold an eval file's cases, in every spelling chatconv reads (see eras/).
+CASE_LIST_KEYS = ("evalcases", "testcases", "tests", "cases", "eval_cases")
+# Config files, nearest first in each folder: prompt takes the first it finds walking up.
+CONFIG_FILE_NAMES = (".agentv/config.yaml", ".agentv/config.yml", "chatconv.yaml", "chatconv.yml")
+
+
+def kind_names() -> list[str]:
+    """The kinds `--kind` accepts: every current schema, and a few short aliases."""
+    return [n for n in schema_names() if not n.startswith("legacy/")] + sorted(KIND_ALIASES)
+
+
+def canonical_kind(kind: str) -> str:
+    """The schema name of a kind or alias; KeyError names the known ones."""
+    kind = KIND_ALIASES.get(kind, kind)
+    load_schema(kind)
+    return kind
+
+
+def detect_kind(data: Any, file: str = "") -> str | None:
+    """The record kind, told from the content (and, for config files, the file name)."""
+    if isinstance(data, dict):
+        if "steps" in data:
+            return "conversation"
+        if "stepIndex" in data or ("input" in data and "output" in data):
+            return "step-record"
+        if any(key in data for key in CASE_LIST_KEYS):
+            return "eval-file"
+        if "question" in data:
+            return "provider-request"
+        if is_config_file(file) or (data and set(data) <= {"$schema", "guideline_patterns"}):
+            return "config"
+    if isinstance(data, list) and data and all(isinstance(m, dict) and "role" in m for m in data):
+        return "chat-prompt"
+    return None
+
+
+def is_config_file(file: str | Path) -> bool:
+    """Whether a file's name is one of CONFIG_FILE_NAMES (any `.agentv/config.*` too)."""
+    path = Path(file)
+    return path.name in {Path(name).name for name in CONFIG_FILE_NAMES if "/" not in name} or (
+        path.parent.name == ".agentv" and path.stem == "config")

@@ -1,0 +1,113 @@
+"""An eval file as prompt reads it: the file's context (repository root, guideline patterns from
+the CLI, the file or the nearest config), and the prompt inputs of its cases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..problems import ChatconvError, Problem, json_path
+from ..references import check_patterns, find_config, find_repo_root
+from ..sources import iter_records
+from ..validate import check_record, load_eval_file
+from .convert import PromptInputs, PromptOptions, build_prompt_inputs
+
+
+@dataclass
+class EvalFileContext:
+    """Where a case's files are looked up, and which of them are guidelines."""
+
+    path: Path
+    root: Path
+    patterns: list[str]
+    metadata: dict = field(default_factory=dict)
+    locate: Any = None  # (json path tuple) -> (line, column), for problems
+
+    @classmethod
+    def for_file(cls, path: Path, data: dict, options: PromptOptions, locate=None) -> "EvalFileContext":
+        root = find_repo_root(path.parent)
+        if options.guideline_patterns is not None:
+            patterns = check_patterns(options.guideline_patterns, "--guideline-pattern")
+        elif "guideline_patterns" in data:
+            patterns = check_patterns(data["guideline_patterns"], str(path))
+        else:
+            config = find_config(path.parent, root)
+            patterns = config_patterns(config) if config else []
+        return cls(path, root, patterns, data.get("metadata") or {}, locate)
+
+    def case_system_prompt(self, case: dict, options: PromptOptions) -> str | None:
+        """The case's metadata prompt, else the file's, else the one given from outside."""
+        return ((case.get("metadata") or {}).get("systemPrompt") or self.metadata.get("systemPrompt")
+                or options.system_prompt)
+
+    def problem(self, path: tuple, message: str, hint: str | None) -> Problem:
+        line, column = self.locate(path) if self.locate else (None, None)
+        return Problem(str(self.path), line, column, json_path(path), message, "error", hint)
+
+
+def config_patterns(config: Path) -> list[str]:
+    """The guideline patterns of a config file, which must be valid against its schema."""
+    [record] = iter_records(config)
+    problems = [record.error] if record.error else [p for p in check_record(record, "config") if p.is_error]
+    if problems:
+        raise ChatconvError(problems)
+    return check_patterns(record.data.get("guideline_patterns", []), str(config))
+
+
+@dataclass
+class CasePrompt:
+    """The prompt inputs of one case of an eval file, and what a provider request adds."""
+
+    id: str
+    path: tuple  # the case's JSON path in the file, for problems
+    inputs: PromptInputs
+    system_prompt: str | None  # the case's (or file's) metadata prompt, else the one given
+
+    def as_request(self) -> dict:
+        return self.inputs.as_request(self.system_prompt)
+
+
+@dataclass
+class EvalFilePrompts:
+    """What build_prompts gives: the file's context, its warnings, and its cases' prompts (made
+    one at a time as `cases` is iterated: a file reference that fails raises ChatconvError then)."""
+
+    context: EvalFileContext
+    warnings: list[Problem]
+    cases: Iterator[CasePrompt]
+
+
+def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
+                  case_ids: list[str] | tuple[str, ...] = ()) -> EvalFilePrompts:
+    """The prompts of an eval file's cases (only `case_ids` when given), in file order. The file
+    is read and validated first: ChatconvError lists its errors, UnknownCase names a case id the
+    file does not hold."""
+    options = options or PromptOptions()
+    record, warnings = load_eval_file(eval_file, options.allow_outside_root)
+    cases = list(enumerate(record.data["evalcases"]))
+    known = [case["id"] for _, case in cases]
+    unknown = [c for c in case_ids if c not in known]
+    if unknown:
+        raise UnknownCase(unknown[0], str(eval_file), known)
+    context = EvalFileContext.for_file(Path(eval_file), record.data, options, record.locate)
+
+    def prompts() -> Iterator[CasePrompt]:
+        for index, case in cases:
+            if case_ids and case["id"] not in case_ids:
+                continue
+            path = ("evalcases", index)
+            yield CasePrompt(case["id"], path, build_prompt_inputs(case, context, options, path),
+                             context.case_system_prompt(case, options))
+
+    return EvalFilePrompts(context, warnings, prompts())
+
+
+class UnknownCase(ChatconvError):
+    """A case id asked for that the eval file does not hold."""
+
+    def __init__(self, case_id: str, file: str, known: list[str]):
+        self.case_id, self.known = case_id, known
+        super().__init__(Problem(file, None, None, "$", f"no case {case_id!r} in {file}; its cases: "
+                                 f"{', '.join(known)}", "error", "pass one of the ids it holds"))

@@ -1,0 +1,25 @@
+"""Sources: YAML, JSON and JSONL read into records that know where they came from.
+
+text (bytes, encodings, blank lines, batches), yaml, json, record (positions), stdin, files
+(discovery and every record of a file). The names below are the package's public API.
+"""
+
+from ..kinds import detect_kind
+from .files import DATA_SUFFIXES, discover, file_format, iter_records, load_document
+from .json import NotWritten, duplicate_keys, exact_json, integers_beyond_64_bits, iter_jsonl, load_json
+from .record import Position, Record, problem_at
+from .stdin import StdinInput, read_stdin, read_stdin_head, stdin_document_format
+from .text import (BATCH_BYTES, UTF8_BOM, Batch, batch_spans, decode_utf8, empty_file_problem,
+                   holds_no_record, is_blank_line, iter_line_batches, open_binary, read_bytes,
+                   refuse_foreign_encoding)
+from .yaml import MAX_ALIAS_COPIES, MAX_YAML_DEPTH, load_yaml, yaml_parse_problem
+
+__all__ = [
+    "BATCH_BYTES", "DATA_SUFFIXES", "MAX_ALIAS_COPIES", "MAX_YAML_DEPTH", "UTF8_BOM", "Batch",
+    "NotWritten", "Position", "Record", "StdinInput", "batch_spans", "decode_utf8", "detect_kind",
+    "discover", "duplicate_keys", "empty_file_problem", "exact_json", "file_format",
+    "holds_no_record", "integers_beyond_64_bits", "is_blank_line", "iter_jsonl",
+    "iter_line_batches", "iter_records", "load_document", "load_json", "load_yaml", "open_binary",
+    "problem_at", "read_bytes", "read_stdin", "read_stdin_head", "refuse_foreign_encoding",
+    "stdin_document_format", "yaml_parse_problem",
+]

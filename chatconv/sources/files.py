@@ -1,0 +1,104 @@
+"""Files: which are searched in a folder, what format a name says, and every record of a file."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..problems import ChatconvError
+from .json import duplicate_keys, iter_jsonl, load_json
+from .record import Record, problem_at
+from .stdin import read_stdin
+from .text import decode_utf8, empty_file_problem, open_binary, read_bytes
+from .yaml import load_yaml
+
+JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+JSON_SUFFIXES = {".json"}
+YAML_SUFFIXES = {".yaml", ".yml"}
+DATA_SUFFIXES = JSONL_SUFFIXES | JSON_SUFFIXES | YAML_SUFFIXES
+
+_SKIPPED_FOLDERS = {"node_modules", "__pycache__", "venv"}
+
+
+def discover(paths: Iterable[str | Path]) -> Iterator[tuple[str, bool]]:
+    """(file, named explicitly) for each path; folders are searched for data files, in order."""
+    for path in paths:
+        path = str(path)
+        if path != "-" and os.path.isdir(path):
+            for folder, subfolders, files in os.walk(path):
+                subfolders[:] = sorted(d for d in subfolders if _searched(d))
+                for name in sorted(files):
+                    file = os.path.join(folder, name)
+                    # Only regular files: reading a named pipe or a device found there could block.
+                    if Path(name).suffix.lower() in DATA_SUFFIXES and os.path.isfile(file):
+                        yield file, False
+        else:
+            yield path, True
+
+
+def _searched(folder: str) -> bool:
+    # Hidden folders hold tool state (.git, .venv), except the eval config folder .agentv.
+    return folder == ".agentv" or not (folder.startswith(".") or folder in _SKIPPED_FOLDERS)
+
+
+def file_format(path: str | Path) -> str:
+    """jsonl, json or yaml, from the file name; unknown names are read as YAML (a JSON superset)."""
+    suffix = Path(str(path)).suffix.lower()
+    if suffix in JSONL_SUFFIXES:
+        return "jsonl"
+    if suffix in JSON_SUFFIXES:
+        return "json"
+    return "yaml"
+
+
+def iter_records(path: str | Path) -> Iterator[Record]:
+    """Every record of a file (`-` is standard input), streamed for JSONL.
+
+    Raises UnreadableInput when the file cannot be read at all (missing, UTF-16, ...).
+    """
+    file = str(path)
+    if file == "-":
+        yield from iter_stdin_records()
+        return
+    fmt = file_format(path)
+    if fmt == "jsonl":
+        with open_binary(path) as stream:
+            empty = True
+            for record in iter_jsonl(stream, file):
+                empty = False
+                yield record
+            if empty:
+                yield Record(file, 1, error=empty_file_problem(file))
+        return
+    yield load_document(read_bytes(path), file, fmt)
+
+
+
+def load_document(data: bytes, file: str, fmt: str) -> Record:
+    if fmt == "json":
+        record = load_json(data, file)
+        if not record.error:
+            record.problems = [problem_at(record, path + (key,), f"duplicate key {key!r}", "error",
+                                          "a JSON object holds each key once; the last value would win")
+                               for path, key in duplicate_keys(record.text)]
+        return record
+    try:
+        text = decode_utf8(data, file)
+    except ChatconvError as exc:
+        return Record(file, exc.problems[0].line or 1, error=exc.problems[0])
+    return load_yaml(text, file)
+
+
+
+
+def iter_stdin_records() -> Iterator[Record]:
+    """Every record of standard input: JSONL streamed a batch at a time, else one document."""
+    stdin = read_stdin()
+    if stdin.format == "jsonl":
+        for batch in stdin.batches():
+            yield from iter_jsonl(io.BytesIO(batch.data), "-", batch.first_line)
+        return
+    fmt, data = stdin.document()
+    yield load_document(data, "-", fmt)

@@ -1,0 +1,97 @@
+"""A record that knows where it came from (file, line, column), and how a JSON path is located in it.
+
+Positions of JSON text are found only when a problem needs them: most records have none.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ..problems import PathPart, Problem, json_path
+
+Position = tuple[int, int]
+
+
+@dataclass(slots=True)
+class Record:
+    """One record: a JSONL line, or the whole document of a YAML or JSON file."""
+
+    file: str
+    line: int
+    data: Any = None
+    error: Problem | None = None  # set when the record could not be parsed
+    problems: list[Problem] = field(default_factory=list)  # non-fatal reading problems
+    text: str | bytes | None = None  # JSON text, kept to find positions on demand
+    positions: dict[tuple, Position] | None = None
+
+    def locate(self, path: tuple[PathPart, ...]) -> Position:
+        """Line and column of `path`, or of its nearest ancestor that can be found."""
+        if self.positions is None:
+            self.positions = _json_positions(self.text, self.line) if self.text else {}
+        for end in range(len(path), -1, -1):
+            position = self.positions.get(tuple(path[:end]))
+            if position:
+                return position
+        return (self.line, 1)
+
+
+def problem_at(record: Record, path: tuple, message: str, severity="error", hint=None) -> Problem:
+    line, column = record.locate(path)
+    return Problem(record.file, line, column, json_path(path), message, severity, hint)
+
+
+# Possessive: a 20 MB string is matched without keeping backtracking state for each character.
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.S)
+_SPACE = re.compile(r"[ \t\r\n]*")
+_SCALAR = re.compile(r"[^,\]}\s]+")
+
+
+def _json_positions(text: str | bytes, first_line: int) -> dict[tuple, Position]:
+    """Map each JSON path in `text` to its line and column (keys point at the key)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    offsets: dict[tuple, int] = {}
+
+    def skip(i: int) -> int:
+        return _SPACE.match(text, i).end()
+
+    def value(i: int, path: tuple) -> int:
+        i = skip(i)
+        offsets.setdefault(path, i)
+        if text.startswith("{", i):
+            i = skip(i + 1)
+            while not text.startswith("}", i):
+                key = _STRING.match(text, i)
+                offsets[path + (orjson.loads(key.group()),)] = i
+                i = skip(key.end()) + 1  # past the colon
+                i = skip(value(i, path + (orjson.loads(key.group()),)))
+                if text.startswith(",", i):
+                    i = skip(i + 1)
+            return i + 1
+        if text.startswith("[", i):
+            i, index = skip(i + 1), 0
+            while not text.startswith("]", i):
+                i = skip(value(i, path + (index,)))
+                index += 1
+                if text.startswith(",", i):
+                    i = skip(i + 1)
+            return i + 1
+        match = _STRING.match(text, i) or _SCALAR.match(text, i)
+        return match.end()
+
+    try:
+        value(0, ())
+    except (AttributeError, RecursionError, orjson.JSONDecodeError):
+        pass  # best effort: whatever was found before the surprise is still right
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    positions = {}
+    for path, offset in offsets.items():
+        row = bisect.bisect_right(line_starts, offset) - 1
+        positions[path] = (first_line + row, offset - line_starts[row] + 1)
+    return positions
+

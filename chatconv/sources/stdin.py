@@ -1,0 +1,94 @@
+"""Standard input: its format told from its first lines, then read on as JSONL batches or as
+one document. validate, migrate and the recording commands all read it so.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import BinaryIO, Iterator
+
+import orjson
+
+from .text import UTF8_BOM, Batch, is_blank_line, iter_line_batches, refuse_foreign_encoding
+from .yaml import yaml_parse_problem
+
+
+@dataclass
+class StdinInput:
+    """Standard input once its format is known: `head` holds the lines read to tell it."""
+
+    format: str  # jsonl, json or yaml
+    head: bytes
+    stream: BinaryIO
+
+    def batches(self) -> Iterator[Batch]:
+        """Whole JSONL lines, the head first, numbered from the first line of the input."""
+        if self.head:
+            yield Batch(1, 0, self.head)
+        before = self.head.count(b"\n")
+        for batch in iter_line_batches(self.stream):
+            yield Batch(batch.first_line + before, batch.offset + len(self.head), batch.data)
+
+    def document(self) -> tuple[str, bytes]:
+        """The format (see stdin_document_format) and bytes of the whole input, one document."""
+        data = self.head + self.stream.read()
+        return stdin_document_format(data, self.format), data
+
+
+def read_stdin(stream: BinaryIO | None = None) -> StdinInput:
+    """Standard input (or `stream`), its format told; UnreadableInput when it is UTF-16 or -32."""
+    stream = sys.stdin.buffer if stream is None else stream
+    fmt, head = read_stdin_head(stream)
+    refuse_foreign_encoding(head[:4], "-")  # one problem, as for a file given by name
+    return StdinInput(fmt, head, stream)
+
+
+def read_stdin_head(stream: BinaryIO) -> tuple[str, bytes]:
+    """The format of standard input (jsonl, json or yaml), and the lines read to tell it.
+
+    JSONL when the first line that is not blank (a BOM aside) is a whole JSON object or array,
+    or when it is a broken object and the next line is whole. A pretty-printed JSON document is
+    neither: its first line opens a value it does not close (it ends with `{`, `[`, `,` or `:`).
+    Else one JSON or YAML document, by the first character (see stdin_document_format).
+    """
+    head, content = b"", []
+    while len(content) < 2 and (line := stream.readline()):
+        head += line
+        if not is_blank_line(line):
+            text = line.removeprefix(UTF8_BOM)
+            content.append(text)
+            if _is_whole_json_line(text) or not _may_be_a_broken_record(text):
+                break
+    if _is_whole_json_line(content[0] if content else b"") or (
+            len(content) == 2 and _is_whole_json_line(content[1])):
+        return "jsonl", head
+    first = content[0].lstrip()[:1] if content else b""
+    return ("json" if first in (b"{", b"[") else "yaml"), head
+
+
+def stdin_document_format(data: bytes, told: str) -> str:
+    """json stays json when the document reads as JSON; else it is YAML, which reads flow style
+    (`{evalcases: [...]}`) that looks like JSON but is not."""
+    if told != "json":
+        return told
+    try:
+        orjson.loads(data.removeprefix(UTF8_BOM))
+        return "json"
+    except orjson.JSONDecodeError:
+        readable_as_yaml = yaml_parse_problem(data.decode("utf-8-sig", "replace"), "-") is None
+        return "yaml" if readable_as_yaml else "json"  # else the JSON error is the one to show
+
+
+def _is_whole_json_line(line: bytes) -> bool:
+    try:
+        return isinstance(orjson.loads(line), (dict, list))
+    except orjson.JSONDecodeError:
+        return False
+
+
+def _may_be_a_broken_record(line: bytes) -> bool:
+    """A line that starts an object and does not end as a pretty-printed document's first line."""
+    text = line.strip()
+    return text.startswith(b"{") and not text.endswith((b"{", b"[", b",", b":"))
+

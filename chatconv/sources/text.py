@@ -1,0 +1,168 @@
+"""Bytes and text: reading files, telling their encoding, the one rule for a blank line, and
+the one way a JSONL file is cut into batches of whole lines.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import BinaryIO, Iterator, NamedTuple
+
+from ..problems import ChatconvError, Problem, UnreadableInput
+
+UTF8_BOM = b"\xef\xbb\xbf"
+BATCH_BYTES = 1 << 20  # JSONL files are read, checked and migrated about this many bytes at a time
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The whole file (`-` is standard input); UnreadableInput says why it cannot be read."""
+    if str(path) == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        data = _read_file(path)
+    refuse_foreign_encoding(data[:4], str(path))
+    return data
+
+
+def _read_file(path: str | Path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise UnreadableInput(_file_problem(path, "no such file", "check the path")) from None
+    except IsADirectoryError:
+        raise UnreadableInput(_file_problem(path, "is a folder, not a file")) from None
+    except OSError as exc:
+        raise UnreadableInput(_file_problem(path, f"cannot be read: {exc.strerror}")) from None
+
+
+def _file_problem(path, message: str, hint: str | None = None) -> Problem:
+    return Problem(str(path), None, None, "$", message, "error", hint)
+
+
+# UTF-16 and UTF-32, told by their byte order mark, else by the NUL bytes next to the first
+# character (ASCII in any JSON or YAML record): (label, name for iconv).
+_FOREIGN_BOMS = [
+    (b"\xff\xfe\x00\x00", ("UTF-32 (little-endian)", "UTF-32LE")),
+    (b"\x00\x00\xfe\xff", ("UTF-32 (big-endian)", "UTF-32BE")),
+    (b"\xff\xfe", ("UTF-16 (little-endian)", "UTF-16LE")),
+    (b"\xfe\xff", ("UTF-16 (big-endian)", "UTF-16BE")),
+]
+_FOREIGN_NULS = {  # the first bytes, 0 for NUL and x for any other
+    "x000": ("UTF-32 (little-endian)", "UTF-32LE"),
+    "000x": ("UTF-32 (big-endian)", "UTF-32BE"),
+    "x0x0": ("UTF-16 (little-endian)", "UTF-16LE"),
+    "x0": ("UTF-16 (little-endian)", "UTF-16LE"),
+    "0x0x": ("UTF-16 (big-endian)", "UTF-16BE"),
+    "0x": ("UTF-16 (big-endian)", "UTF-16BE"),
+}
+
+
+def refuse_foreign_encoding(head: bytes, file: str) -> None:
+    """Raise UnreadableInput when `head`, the first bytes of a file, are UTF-16 or UTF-32.
+
+    Checked once at the start of a file, so that such a file is one problem, not one per line.
+    """
+    encoding = next((e for bom, e in _FOREIGN_BOMS if head.startswith(bom)), None)
+    encoding = encoding or _FOREIGN_NULS.get("".join("x" if b else "0" for b in head[:4]))
+    if encoding:
+        label, name = encoding
+        raise UnreadableInput(Problem(
+            file, 1, 1, "$", f"the file is {label}; chatconv reads UTF-8", "error",
+            f"convert it, e.g. iconv -f {name} -t UTF-8 OLD > NEW"))
+
+
+def decode_utf8(data: bytes, file: str, first_line: int = 1) -> str:
+    """UTF-8 text with a leading BOM removed; any other encoding is a problem naming the spot.
+
+    Raises UnreadableInput for a whole file (first_line 1) in UTF-16 or UTF-32, else
+    ChatconvError at the first byte that is not UTF-8.
+    """
+    if first_line == 1:
+        refuse_foreign_encoding(data[:4], file)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = first_line + data.count(b"\n", 0, exc.start)
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ChatconvError(Problem(
+            file, line, column, "$", f"invalid UTF-8 byte 0x{data[exc.start]:02x}", "error",
+            "save the file as UTF-8")) from None
+
+
+
+def open_binary(path: str | Path) -> BinaryIO:
+    """The file, open for reading bytes; UnreadableInput says why it cannot be (e.g. it is
+    UTF-16: refused here, once, rather than line by line)."""
+    try:
+        stream = open(path, "rb")
+    except OSError:
+        _read_file(path)  # raises the right UnreadableInput
+        raise
+    try:
+        refuse_foreign_encoding(stream.peek(4)[:4], str(path))
+    except UnreadableInput:
+        stream.close()
+        raise
+    return stream
+
+
+
+
+def empty_file_problem(file: str) -> Problem:
+    return Problem(file, 1, 1, "$", "the file is empty", "error", "a file must hold a record")
+
+
+# ---------------------------------------------------------------------------------------------
+# Blank lines and batches of lines
+
+
+def is_blank_line(line: bytes) -> bool:
+    """Whether a JSONL line holds no record: only white space, after at most one leading BOM
+    (files joined end to end leave a line holding just a BOM). Every reader of JSONL lines
+    (validate, migrate, the recording commands, standard input's head) asks this."""
+    return not line.removeprefix(UTF8_BOM).strip()
+
+
+def holds_no_record(lines: bytes) -> bool:
+    """Whether whole JSONL lines are all blank (see is_blank_line)."""
+    return all(is_blank_line(line) for line in lines.split(b"\n"))
+
+
+class Batch(NamedTuple):
+    """Whole lines of a JSONL file: the number of the first, the offset in the file, the bytes."""
+
+    first_line: int
+    offset: int
+    data: bytes
+
+
+def iter_line_batches(stream: BinaryIO, batch_bytes: int = BATCH_BYTES) -> Iterator[Batch]:
+    """The batches of whole lines of `stream`, in order, each about `batch_bytes` long.
+
+    A batch ends with the line that holds its `batch_bytes`-th byte (a long line makes it
+    longer); the last line of the file may lack its newline. Lines are numbered as iterating
+    the stream numbers them (split at b"\\n" only). See batch_spans for the same batches of a
+    file that worker processes read themselves.
+    """
+    number = 1
+    offset = 0
+    while data := stream.read(batch_bytes):
+        if not data.endswith(b"\n"):
+            data += stream.readline()  # finish the line the read cut
+        yield Batch(number, offset, data)
+        number += data.count(b"\n")
+        offset += len(data)
+
+
+def batch_spans(stream: BinaryIO, batch_bytes: int = BATCH_BYTES) -> Iterator[tuple[int, int]]:
+    """(offset, length) of the batches iter_line_batches reads, found by seeking to where each
+    would end and reading on to the end of that line: for workers that read their own lines."""
+    size = os.fstat(stream.fileno()).st_size
+    offset = 0
+    while offset < size:
+        stream.seek(offset + batch_bytes - 1)
+        stream.readline()
+        end = min(stream.tell(), size)
+        yield offset, end - offset
+        offset = end
