@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Generic, Iterator, TypeVar
+
+State = TypeVar("State")
+CONVERSATION_WINDOW = 10_000  # conversations of a step-per-line file followed at once
 
 
 def iter_steps(record: dict) -> Iterator[tuple[tuple, dict]]:
@@ -40,6 +44,15 @@ def message_parts(message: Any) -> list:
         if isinstance(content, list):
             return content
     return []
+
+
+def iter_tool_parts(step: dict) -> Iterator[tuple[tuple, dict]]:
+    """(path within the step, part) of each tool-call and tool-result part of a step, in order.
+    validate pairs them by these paths; `tools` reads the parts."""
+    for message_path, message in iter_step_messages(step):
+        for index, part in enumerate(message_parts(message)):
+            if isinstance(part, dict) and part.get("type") in ("tool-call", "tool-result"):
+                yield message_path + ("content", index), part
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,3 +179,41 @@ class ToolPairing:
                     self.repeats.append((index, result))
                 else:
                     self.orphans.append((index, result))
+
+
+# ---------------------------------------------------------------------------------------------
+# Conversations followed across a stream of steps
+
+
+class ConversationWindow(Generic[State]):
+    """The `size` most recently active conversations of a stream of step records, each with a
+    state of the caller's (validate's pairing and step order, the `tools` rows).
+
+    Step-per-line files interleave conversations; following all of them would hold the whole
+    file. `follow` gives a conversation's state, made by `new()` the first time, and the
+    conversations pushed out of the window by it (least recently active first), whose calls
+    can no longer be answered: the caller settles them. A conversation that comes back after
+    falling out starts afresh. Memory stays flat however long the file.
+    """
+
+    def __init__(self, size: int, new: Callable[[], State]):
+        self.size = size
+        self._new = new
+        self._recent: OrderedDict[Any, State] = OrderedDict()  # least recently active first
+
+    def follow(self, conversation_id: Any) -> tuple[State, list[tuple[Any, State]]]:
+        state = self._recent.get(conversation_id)
+        if state is not None:
+            self._recent.move_to_end(conversation_id)
+            return state, []
+        evicted = []
+        while len(self._recent) >= self.size:
+            evicted.append(self._recent.popitem(last=False))
+        state = self._recent[conversation_id] = self._new()
+        return state, evicted
+
+    def drain(self) -> list[tuple[Any, State]]:
+        """Every conversation still followed, least recently active first; the window empties."""
+        states = list(self._recent.items())
+        self._recent.clear()
+        return states

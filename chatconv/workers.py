@@ -1,4 +1,5 @@
-"""Worker processes for `--jobs`: the cores there are, and how workers are started.
+"""Worker processes for `--jobs`: the cores there are, how workers are started, and the one
+pool that hands results back in order (validate and migrate share their batches out with it).
 
 validate and migrate share work out to processes (CPU-bound Python gains nothing from
 threads). This module is imported only when workers are wanted: multiprocessing costs start-up
@@ -12,8 +13,9 @@ import os
 import signal
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
-from typing import Callable
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor, wait
+from typing import Any, Callable, Iterable, Iterator
 
 
 def available_cores() -> int:
@@ -59,3 +61,56 @@ def _end_with_parent(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(0.5)
     os._exit(1)
+
+
+class OrderedPool:
+    """Worker processes whose results come back in the order the tasks were given.
+
+    validate and migrate share a file's batches out with it: `ordered` submits tasks while
+    fewer than `ahead` per worker are in flight (so memory stays flat), and yields each task's
+    key and future in order. Leaving `ordered` early cancels the tasks not started and waits
+    for those running (a batch still writing must end before its file goes). Use the pool as
+    a context manager: leaving it ends the processes.
+    """
+
+    def __init__(self, jobs: int, initializer: Callable[..., None] | None = None, initargs: tuple = (),
+                 context=None, ahead: int = 2):
+        self.jobs = jobs
+        self.ahead = ahead
+        self.pool = start_pool(jobs, initializer, initargs, context)
+
+    def __enter__(self) -> "OrderedPool":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.pool.shutdown(cancel_futures=True)
+
+    def ordered(self, tasks: Iterable[tuple[Any, Callable, tuple]]) -> Iterator[tuple[Any, Future]]:
+        """(key, future) for each (key, function, args) task, in the order given."""
+        pending: deque[tuple[Any, Future]] = deque()
+        try:
+            for key, function, args in tasks:
+                pending.append((key, self.pool.submit(function, *args)))
+                if len(pending) >= self.ahead * self.jobs:
+                    yield pending.popleft()
+            while pending:
+                yield pending.popleft()
+        finally:
+            wait([future for _, future in pending if not future.cancel()])
+
+
+def worker_result(future: Future, file: str, what: str, hint: str = "run again, or with --jobs 1 "
+                  "(e.g. if memory is short)") -> Any:
+    """The future's result; UnreadableInput naming `file` when its worker process died."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from .problems import Problem, UnreadableInput
+
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        raise UnreadableInput(Problem(file, None, None, "$", f"{what} stopped: a worker process ended "
+                                      "unexpectedly", "error", hint)) from None
