@@ -25,9 +25,45 @@ def json_path(parts: Iterable[PathPart]) -> str:
     return "".join(out)
 
 
+# Every check's stable code, with what it finds. A Problem names its check by one of these, so
+# that callers can count and filter problems by kind whatever their wording.
+CODES = {
+    "unreadable-file": "a file that cannot be read at all: missing, a folder, no permission",
+    "empty-file": "a file or standard input that holds no record",
+    "foreign-encoding": "a UTF-16 or UTF-32 file (chatconv reads UTF-8)",
+    "invalid-utf8": "a byte that is not UTF-8",
+    "invalid-json": "text that is not JSON (a JSONL line, a JSON file)",
+    "invalid-yaml": "text that is not YAML, or YAML nested too deeply or with looping aliases",
+    "yaml-alias-bomb": "YAML aliases that expand to more than 100,000 nodes",
+    "unsupported-yaml-tag": "a YAML tag other than those of plain data, or a value its tag refuses",
+    "yaml-merge": "a YAML merge key (<<) that names no mapping",
+    "duplicate-key": "a key written twice in one YAML or JSON object",
+    "unknown-kind": "a record whose kind cannot be told",
+    "legacy-shape": "an older shape, read as upgraded; `chatconv migrate` rewrites it",
+    "unknown-key": "a key the schema does not know (an error in eval files, a warning in recordings)",
+    "missing-key": "a required key that is absent",
+    "wrong-type": "a value of the wrong JSON type",
+    "bad-value": "a value the schema refuses (not one of the allowed values, too small, empty, ...)",
+    "too-deep": "a record nested too deeply to be explained or written",
+    "duplicate-case-id": "an eval case id used twice in one file",
+    "unknown-evaluator": "an evaluator type chatconv does not know (its keys are kept unchecked)",
+    "file-reference": "a file segment whose file is missing, unreadable, or outside the repository",
+    "bad-glob": "a guideline pattern that can never match as meant",
+    "tool-result-orphan": "a tool-result that answers no earlier tool-call of its conversation",
+    "tool-call-unanswered": "a tool-call that no later tool-result of its conversation answers",
+    "duplicate-tool-call-id": "a toolCallId used by two tool calls of one conversation",
+    "step-order": "a stepIndex that does not follow the previous step of its conversation",
+    "not-written": "a value that would not be written exactly (too deep, an integer beyond 64 bits)",
+    "field-clash": "a --field mapping onto a key the record already has",
+    "provider-rule": "a prompt the target provider's API would refuse",
+    "usage": "a command-line or library call that cannot be carried out as given",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """Where (file, line, column, JSON path), what, how bad, and how to fix it."""
+    """Where (file, line, column, JSON path), what, how bad, how to fix it, and which check
+    found it (`code`, one of CODES)."""
 
     file: str
     line: int | None
@@ -36,13 +72,17 @@ class Problem:
     message: str
     severity: Severity = "error"
     hint: str | None = None
+    code: str | None = None
 
     @property
     def is_error(self) -> bool:
         return self.severity == "error"
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The problem as the JSON output shows it (SPEC §7; the code is not part of it yet)."""
+        found = asdict(self)
+        del found["code"]
+        return found
 
     def format_text(self) -> str:
         where = f"{self.file}:{self.line or 1}:{self.column or 1}"
@@ -60,3 +100,12 @@ class ChatconvError(Exception):
 
 class UnreadableInput(ChatconvError):
     """The input could not be read at all (missing, a folder, no permission): exit status 2."""
+
+
+class UsageError(ChatconvError):
+    """A call that cannot be carried out as given (options that exclude each other, say): the
+    CLI shows `message` as a usage error (exit status 2)."""
+
+    def __init__(self, message: str):
+        self.message = message
+        super().__init__(Problem("chatconv", None, None, "$", message, "error", None, "usage"))
