@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..eras import era_of, iter_cases
 from ..problems import ChatconvError, Problem, json_path
 from ..references import check_patterns, find_config, find_repo_root
 from ..sources import iter_records
@@ -86,18 +87,18 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
     file does not hold."""
     options = options or PromptOptions()
     record, warnings = load_eval_file(eval_file, options.allow_outside_root)
-    cases = list(enumerate(record.data["evalcases"]))
+    data = era_of(record.data).to_internal(record.data)  # load_eval_file read it as upgraded already
+    cases = list(iter_cases(data))
     known = [case["id"] for _, case in cases]
     unknown = [c for c in case_ids if c not in known]
     if unknown:
         raise UnknownCase(unknown[0], str(eval_file), known)
-    context = EvalFileContext.for_file(Path(eval_file), record.data, options, record.locate)
+    context = EvalFileContext.for_file(Path(eval_file), data, options, record.locate)
 
     def prompts() -> Iterator[CasePrompt]:
-        for index, case in cases:
+        for path, case in cases:
             if case_ids and case["id"] not in case_ids:
                 continue
-            path = ("evalcases", index)
             yield CasePrompt(case["id"], path, build_prompt_inputs(case, context, options, path),
                              context.case_system_prompt(case, options))
 
