@@ -1,0 +1,46 @@
+"""Anthropic Messages: `system` up front, user and assistant alternating, every tool_use answered
+by a tool_result first in the next user message, no empty text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .rules import (Rendering, check_turns, hoist_system, is_error_output, media, merged_turns, result_text,
+                    text_block)
+
+
+def render_anthropic(messages: list[dict], repair: bool = False) -> tuple[dict, list[str]]:
+    state = Rendering("anthropic", repair)
+    system, rest = hoist_system(messages, state)
+    turns = merged_turns(rest, state, "assistant", _anthropic_block)
+    check_turns(turns, state, "tool_use", "tool_result", "tool_use_id", "id")
+    body: dict[str, Any] = {}
+    if system:
+        body["system"] = system
+    body["messages"] = [{"role": t["role"], "content": _anthropic_content(t["blocks"])} for t in turns]
+    return body, state.repairs
+
+
+def _anthropic_content(blocks: list[dict]) -> str | list[dict]:
+    if len(blocks) == 1 and blocks[0]["type"] == "text":
+        return blocks[0]["text"]
+    return blocks
+
+
+def _anthropic_block(part: dict, index: int, state: Rendering) -> dict | None:
+    kind = part["type"]
+    if kind == "text":
+        return text_block(part, index, state, "an empty text block", "Anthropic refuses empty text; remove it")
+    if kind in ("image", "file"):
+        data, media_type, is_url = media(part)
+        source = ({"type": "url", "url": data} if is_url else
+                  {"type": "base64", "media_type": media_type, "data": data})
+        return {"type": "image" if kind == "image" else "document", "source": source}
+    if kind == "tool-call":
+        return {"type": "tool_use", "id": part["toolCallId"], "name": part["toolName"], "input": part.get("input", {})}
+    if kind == "tool-result":
+        block = {"type": "tool_result", "tool_use_id": part["toolCallId"], "content": result_text(part["output"])}
+        if is_error_output(part["output"]):
+            block["is_error"] = True
+        return block
+    return None  # reasoning: the APIs take no reasoning back without the provider's signature

@@ -1,0 +1,169 @@
+"""What the renderers share: the rules' error and repairs, and the turns Anthropic and Gemini take.
+
+A broken rule is a ProviderRuleError naming the message, unless repairs are allowed, in which
+case the fix is made and reported. Merging runs of one role for Anthropic and Gemini is how
+those APIs take a conversation, not a repair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import orjson
+
+from ..problems import ChatconvError, Problem
+
+
+class ProviderRuleError(ChatconvError):
+    """A message list that the target API would refuse."""
+
+    def __init__(self, target: str, index: int | None, message: str, hint: str):
+        path = "$" if index is None else f"$.messages[{index}]"
+        super().__init__(Problem("<request>", None, None, path, f"{target}: {message}", "error", hint))
+        self.target, self.index, self.rule = target, index, message
+
+
+@dataclass
+class Rendering:
+    target: str
+    repair: bool
+    repairs: list[str] = field(default_factory=list)
+
+    def broken(self, index: int | None, message: str, hint: str, fix: Callable[[], None] | None = None) -> None:
+        """Raise for a broken rule, or, when repairs are allowed and one exists, make and note it."""
+        if self.repair and fix is not None:
+            fix()
+            self.repairs.append(f"{self.target}: message {index}: {message} (repaired)")
+            return
+        raise ProviderRuleError(self.target, index, message, hint)
+
+
+def message_parts_of(message: dict) -> list[dict]:
+    content = message["content"]
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def result_text(output: dict) -> str:
+    """A tool result's output as text, for APIs that take results as strings."""
+    kind, value = output.get("type"), output.get("value")
+    if kind in ("text", "error-text"):
+        return value
+    if kind == "content":
+        return "\n".join(item.get("text", "") for item in value if item.get("type") == "text")
+    return orjson.dumps(value).decode()
+
+
+def is_error_output(output: dict) -> bool:
+    return str(output.get("type", "")).startswith("error-")
+
+
+def is_url(data: str) -> bool:
+    return data.startswith(("http://", "https://", "data:"))
+
+
+def tool_text_message(message: dict) -> dict | None:
+    """A tool message that holds only text (as in eval input) has no place of its own in an API."""
+    if message["role"] == "tool" and isinstance(message["content"], str):
+        return {"role": "user", "content": f"[Tool]: {message['content']}"}
+    return None
+
+
+def hoist_system(messages: list[dict], state: Rendering) -> tuple[str, list[dict]]:
+    """Anthropic and Gemini take one system text before the conversation."""
+    system, rest = [], []
+    for index, message in enumerate(messages):
+        if message["role"] != "system":
+            rest.append(message)
+        elif not rest:
+            system.append(message["content"])
+        else:
+            state.broken(index, "a system message after the conversation has started",
+                         "use --system-policy merge (or user/assistant) so that system text comes first",
+                         lambda m=message: system.append(m["content"]))
+    return "\n\n".join(system), rest
+
+
+def merged_turns(messages: list[dict], state: Rendering, assistant_role: str,
+                  to_block: Callable[[dict, int, Rendering], dict | None]) -> list[dict]:
+    """Turns of {"role", "blocks", "index"}: tool results go with the user, runs of one role merge."""
+    turns: list[dict] = []
+    for index, message in enumerate(messages):
+        message = tool_text_message(message) or message
+        role = assistant_role if message["role"] == "assistant" else "user"
+        blocks = [b for b in (to_block(p, index, state) for p in message_parts_of(message)) if b is not None]
+        if not blocks:
+            continue  # nothing of it can be sent (e.g. only reasoning, or repaired empty text)
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["blocks"].extend(blocks)
+        else:
+            turns.append({"role": role, "blocks": blocks, "index": index})
+    return turns
+
+
+def text_block(part: dict, index: int, state: Rendering, what: str, hint: str) -> dict | None:
+    """A text part as a text block; Anthropic and Gemini refuse empty text (a repair drops it)."""
+    if not part["text"].strip():
+        state.broken(index, what, hint, lambda: None)
+        return None
+    return {"type": "text", "text": part["text"]}
+
+
+def media(part: dict) -> tuple[str, str, bool]:
+    """(data or URL, media type, whether it is a URL) of an image or file part."""
+    data = part["image"] if part["type"] == "image" else part["data"]
+    return data, part.get("mediaType", "image/png"), data.startswith(("http://", "https://"))
+
+
+def check_turns(turns: list[dict], state: Rendering, call: str, result: str, result_id: str, call_id: str) -> None:
+    """Start with the user; every call answered in the next user turn, results first."""
+    if not turns:
+        state.broken(None, "no message to send besides the system prompt",
+                     "the API needs at least one user message; give the case a user message")
+    if turns and turns[0]["role"] != "user":
+        state.broken(turns[0]["index"], f"the conversation starts with the {turns[0]['role']}",
+                     "the first message must come from the user",
+                     lambda: turns.insert(0, {"role": "user", "blocks": [{"type": "text", "text": "(conversation start)"}],
+                                              "index": 0}))
+    for position, turn in enumerate(turns):
+        calls = [b[call_id] for b in turn["blocks"] if b.get("type") == call]
+        if turn["role"] == "user":
+            results = [b for b in turn["blocks"] if b.get("type") == result]
+            answered = _answered_ids(turns, position, call, call_id)
+            for block in results:
+                if block[result_id] not in answered:
+                    state.broken(turn["index"], f"a {result} for {block[result_id]!r} answers no {call} of the turn before",
+                                 f"each {result} must follow the assistant turn holding its {call}",
+                                 lambda b=block, t=turn: _result_to_text(t, b, result_id))
+            _results_first(turn, state, result)
+        if calls:
+            following = turns[position + 1] if position + 1 < len(turns) else None
+            given = {b[result_id] for b in following["blocks"] if b.get("type") == result} if following else set()
+            for missing in (c for c in calls if c not in given):
+                state.broken(turn["index"], f"{call} {missing!r} is not answered in the next user message",
+                             f"put a {result} for it first in the next user message",
+                             lambda t=turn, m=missing: _drop_call(t, m, call, call_id))
+
+
+def _answered_ids(turns: list[dict], position: int, call: str, call_id: str) -> set:
+    if position == 0 or turns[position - 1]["role"] == "user":
+        return set()
+    return {b[call_id] for b in turns[position - 1]["blocks"] if b.get("type") == call}
+
+
+def _results_first(turn: dict, state: Rendering, result: str) -> None:
+    blocks = turn["blocks"]
+    kinds = [b.get("type") == result for b in blocks]
+    if any(kinds) and kinds != sorted(kinds, reverse=True):
+        state.broken(turn["index"], f"text comes before a {result} in a user message",
+                     "tool results must come first in the user message",
+                     lambda: blocks.sort(key=lambda b: b.get("type") != result))
+
+
+def _result_to_text(turn: dict, block: dict, result_id: str) -> None:
+    position = turn["blocks"].index(block)
+    turn["blocks"][position] = {"type": "text", "text": f"[Tool result {block[result_id]}]: {block.get('content', '')}"}
+
+
+def _drop_call(turn: dict, missing: str, call: str, call_id: str) -> None:
+    turn["blocks"] = [b for b in turn["blocks"] if not (b.get("type") == call and b[call_id] == missing)]
