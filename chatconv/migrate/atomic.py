@@ -108,7 +108,9 @@ def _fsync_folder(folder: Path) -> None:
 
 
 def unwritable(target: Path, exc: OSError) -> UnreadableInput:
-    # Nothing was replaced: AtomicFile leaves the old file whole when writing the new one fails.
+    """The target cannot be written. Nothing was replaced: AtomicFile leaves the old file whole
+    when writing the new one fails."""
     return UnreadableInput(Problem(str(target), None, None, "$", f"cannot write here: {exc.strerror or exc}",
-                                   "error", "check that the folder exists, can be written to and has room"))
+                                   "error", "check that the folder exists, can be written to and has room",
+                                   code="unreadable-file"))
 

@@ -26,7 +26,7 @@ def migrate_document(data: bytes, file: str, fmt: str, keep_rejects: bool = Fals
     try:
         new, applied = migrate_yaml(data, file) if fmt == "yaml" else _migrate_json(data)
     except BadRecord as exc:
-        reject = Reject(file, 1 + exc.line_offset, str(exc), data)
+        reject = Reject(file, 1 + exc.line_offset, str(exc), data, exc.code)
         if not keep_rejects:
             raise LineRejected(reject) from None
         tally.count_rejected(reject)
@@ -45,18 +45,19 @@ def _migrate_json(data: bytes) -> tuple[bytes, list]:
     if not applied:
         return data, []
     if not exact:
-        raise BadRecord(NOT_EXACT)
+        raise BadRecord(NOT_EXACT, "not-written")
     repeated = duplicate_keys(data)
     if repeated:  # written back, the object would keep only the last value
         path, key = repeated[0]
-        raise BadRecord(f"{json_path(path + (key,))}: duplicate key {key!r}; keep one of them, then migrate")
+        raise BadRecord(f"{json_path(path + (key,))}: duplicate key {key!r}; keep one of them, then migrate",
+                        "duplicate-key")
     indent = _json_indent(data)
     written = written_back(record, data)  # refuses what cannot be written exactly
     if indent is not None:
         try:
             written = json.dumps(record, indent=indent, ensure_ascii=False).encode()
         except RecursionError:
-            raise BadRecord("cannot be written back (RecursionError): it nests too deeply") from None
+            raise BadRecord("cannot be written back (RecursionError): it nests too deeply", "not-written") from None
     return written, applied
 
 

@@ -62,7 +62,8 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
                 if backup and os.path.lexists(f"{sink.target}.bak"):
                     raise UnreadableInput(Problem(
                         str(output), None, None, "$", f"{sink.target}.bak is an earlier backup, which --backup "
-                        "would replace", "error", "move it away and run again; the file was not changed"))
+                        "would replace", "error", "move it away and run again; the file was not changed",
+                        code="unreadable-file"))
                 if rejects is not None:
                     _set_aside(rejects, [], sync=True)  # the rejected lines are safe before they leave the file
                 try:
@@ -98,7 +99,7 @@ def _set_aside(rejects: BinaryIO, found: list[Reject], sync: bool = False) -> No
         name = getattr(rejects, "name", "the rejects file")
         raise UnreadableInput(Problem(str(name), None, None, "$", f"cannot write the rejected lines here: "
                                       f"{exc.strerror or exc}", "error", "give --rejects a file on a disk with room; "
-                                      "nothing was replaced")) from None
+                                      "nothing was replaced", code="unreadable-file")) from None
 
 
 def _unless_unwritable(results: Iterable, sink: AtomicFile | None) -> Iterator:

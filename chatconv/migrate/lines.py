@@ -31,6 +31,7 @@ class Reject:
     line: int
     error: str
     text: bytes  # as read, without its line ending
+    code: str | None = None  # the check that refused it (see problems.CODES); not in the rejects file
 
     def to_json_line(self) -> bytes:
         """{"file", "line", "error", "text"}; text that is not UTF-8 also comes whole as base64."""
@@ -48,7 +49,7 @@ class LineRejected(ChatconvError):
 
     def __init__(self, reject: Reject):
         self.reject = reject
-        super().__init__(Problem(reject.file, reject.line, None, "$", reject.error))
+        super().__init__(Problem(reject.file, reject.line, None, "$", reject.error, code=reject.code))
 
     def __reduce__(self):  # crosses process boundaries (--jobs, Dask) whole
         return (type(self), (self.reject,))
@@ -103,10 +104,12 @@ class MigratedLines:
 
 
 class BadRecord(Exception):
-    """Why one record cannot be parsed or migrated; becomes a Reject with its position."""
+    """Why one record cannot be parsed or migrated, and the code of that check (see
+    problems.CODES); becomes a Reject with its position."""
 
-    def __init__(self, message: str, line_offset: int = 0):
+    def __init__(self, message: str, code: str, line_offset: int = 0):
         super().__init__(message)
+        self.code = code
         self.line_offset = line_offset  # within a document: lines after its first
 
 
@@ -128,7 +131,7 @@ def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
         try:
             applied = _migrate_line(line, kind_of, written)
         except BadRecord as exc:
-            reject = Reject(file, number, str(exc), line.rstrip(b"\r\n"))
+            reject = Reject(file, number, str(exc), line.rstrip(b"\r\n"), exc.code)
             if not keep_rejects:
                 raise LineRejected(reject) from None
             rejects.append(reject)
@@ -151,7 +154,7 @@ def _migrate_line(line: bytes, kind_of, written: list[bytes]) -> list:
         written.append(line)
         return applied
     if not exact:
-        raise BadRecord(NOT_EXACT)
+        raise BadRecord(NOT_EXACT, "not-written")
     text = written_back(record, line)
     if line.startswith(UTF8_BOM):
         written.append(UTF8_BOM)
@@ -189,7 +192,7 @@ def parse_json(text: bytes) -> tuple[Any, bool]:
         where = f" at line {problem.line}, column {problem.column}" if b"\n" in text.rstrip() else (
             f" at column {problem.column}")
         hint = f" ({problem.hint})" if problem.hint else ""
-        raise BadRecord(f"{problem.message}{where}{hint}", (problem.line or 1) - 1)
+        raise BadRecord(f"{problem.message}{where}{hint}", problem.code or "invalid-json", (problem.line or 1) - 1)
     return record.data, True
 
 
@@ -201,7 +204,7 @@ def try_upgrade(record: Any, kind_of: Callable[[Any], str | None]) -> tuple[Any,
     try:
         return upgrade_record(record, kind_of(record))
     except Exception as exc:  # a migration tripped on a shape it did not expect: that record's fault
-        raise BadRecord(f"cannot be migrated: {type(exc).__name__}: {exc}") from None
+        raise BadRecord(f"cannot be migrated: {type(exc).__name__}: {exc}", "legacy-shape") from None
 
 
 def written_back(record: Any, original: bytes) -> bytes:
@@ -210,5 +213,5 @@ def written_back(record: Any, original: bytes) -> bytes:
     try:
         return exact_json(record, original)
     except NotWritten as exc:
-        raise BadRecord(f"cannot be written back: {exc} ({exc.hint})") from None
+        raise BadRecord(f"cannot be written back: {exc} ({exc.hint})", "not-written") from None
 

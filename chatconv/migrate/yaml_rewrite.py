@@ -24,7 +24,8 @@ def migrate_yaml(data: bytes, file: str) -> tuple[bytes, list]:
     try:
         text = decode_utf8(data, file)
     except ChatconvError as exc:
-        raise BadRecord(exc.problems[0].message, (exc.problems[0].line or 1) - 1) from None
+        problem = exc.problems[0]
+        raise BadRecord(problem.message, problem.code or "invalid-utf8", (problem.line or 1) - 1) from None
     kind_of = lambda data: detect_kind(data, file)  # noqa: E731
     expected, applied = try_upgrade(_read_yaml(text, file), kind_of)
     if not applied:
@@ -33,17 +34,17 @@ def migrate_yaml(data: bytes, file: str) -> tuple[bytes, list]:
     try:
         document = yaml.load(text)
     except Exception as exc:  # ruamel.yaml is stricter in places (a duplicate key, say)
-        raise BadRecord(f"invalid YAML: {' '.join(str(exc).split())}") from None
+        raise BadRecord(f"invalid YAML: {' '.join(str(exc).split())}", "invalid-yaml") from None
     try:
         document, _ = upgrade_record(document, kind_of(document))
     except Exception as exc:  # ruamel.yaml fails to delete a key that a merge shares, say
-        raise BadRecord(_shared_nodes_message(document) or f"cannot be migrated: {type(exc).__name__}: {exc}") from None
+        raise _refusal(document, f"cannot be migrated: {type(exc).__name__}: {exc}", "legacy-shape") from None
     out = io.StringIO()
     yaml.dump(document, out)
     written = _keep_document_markers(out.getvalue(), text)
     if _read_yaml(written, file) != expected:
-        raise BadRecord(_shared_nodes_message(document) or "the rewritten YAML would not mean what the file means "
-                         "as read (a date or tagged value read otherwise): migrate it by hand")
+        raise _refusal(document, "the rewritten YAML would not mean what the file means as read (a date or "
+                       "tagged value read otherwise): migrate it by hand", "not-written")
     return written.encode(), applied
 
 
@@ -56,15 +57,16 @@ def _read_yaml(text: str, file: str) -> Any:
     problem = record.error or next((p for p in record.problems if p.is_error), None)
     if problem is not None:  # e.g. a duplicate key: which of its values is meant is not known
         raise BadRecord(f"{problem.path}: {problem.message}" if problem.path != "$" else problem.message,
-                         (problem.line or 1) - 1)
+                        problem.code or "invalid-yaml", (problem.line or 1) - 1)
     return record.data
 
 
-def _shared_nodes_message(document: Any) -> str | None:
+def _refusal(document: Any, message: str, code: str) -> BadRecord:
+    """Why a document's rewrite failed: edits made through shared nodes, where it has them."""
     if not _has_merge_keys(document) and not _has_aliases(document):
-        return None
-    return ("uses YAML merge keys (<<) or aliases (*name) that a migration would edit through, changing "
-            "every place that shares them: write the shared keys out, then migrate")
+        return BadRecord(message, code)
+    return BadRecord("uses YAML merge keys (<<) or aliases (*name) that a migration would edit through, changing "
+                     "every place that shares them: write the shared keys out, then migrate", "legacy-shape")
 
 
 _PREAMBLE = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)+(?=---)")  # comment and blank lines above `---`
