@@ -569,12 +569,14 @@ def test_a_migration_that_trips_on_an_odd_record_leaves_it_to_the_schema(monkeyp
     # Migrations see records that failed the schema: whatever one raises, validate explains the
     # record as it was read, with no traceback and no half-upgraded data.
     from chatconv import migrate
+    from chatconv.migrate import registry
 
     def trip(record):
         record["stepIndex"] = "half-done"
         raise KeyError("odd")
 
     tripping = migrate.Migration("9999_trips", "trips", ("step-record",), lambda record: (), trip)
-    monkeypatch.setattr(migrate, "migrations_for", lambda kind: (tripping,))
+    for module in (migrate, registry):  # validate finds them in the package, upgrade_record in its module
+        monkeypatch.setattr(module, "migrations_for", lambda kind: (tripping,))
     problems = validate_record({"stepIndex": 0, "input": {"role": "human", "content": "x"}, "output": []})
     assert [p.path for p in problems] == ["$.input.role"] and '"human" is not one of' in problems[0].message

@@ -1,0 +1,116 @@
+"""Atomic rewrites: a new file written beside its target, fsynced, given the target's mode and
+owner, and swapped in whole (the old one kept as TARGET.bak on request), or thrown away.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from ..problems import Problem, UnreadableInput
+
+
+class AtomicFile:
+    """A file written beside `target` that replaces it whole on commit(), else vanishes.
+
+    The data is fsynced before os.replace (atomic), and the folder after it: a crash at any
+    moment leaves the old file or the new one. A killed run may leave its `.NAME.*.tmp` behind,
+    never a partial TARGET. With backup, the old file is kept as TARGET.bak (a hard link).
+    """
+
+    def __init__(self, target: Path, backup: bool = False):
+        self.target = target
+        self.backup = backup
+        handle, self.temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                                  suffix=".tmp")
+        self.stream = os.fdopen(handle, "wb")
+
+    def __enter__(self) -> AtomicFile:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.discard()
+
+    def write(self, data: bytes) -> None:
+        try:
+            self.stream.write(data)
+        except OSError as exc:
+            raise unwritable(self.target, exc) from None
+
+    def commit(self) -> None:
+        self.stream.flush()
+        os.fsync(self.stream.fileno())
+        self.stream.close()
+        _keep_owner(self.temporary, self.target)  # before chmod: chown clears set-user-id bits
+        os.chmod(self.temporary, _mode_for(self.target))
+        if self.backup and self.target.exists():
+            _keep_backup(self.target)
+        os.replace(self.temporary, self.target)
+        _fsync_folder(self.target.parent)
+
+    def discard(self) -> None:
+        self.stream.close()
+        if os.path.exists(self.temporary):
+            os.unlink(self.temporary)
+
+
+def _mode_for(target: Path) -> int:
+    """The target's permissions, or those a new file gets (mkstemp makes its files 0600)."""
+    try:
+        return os.stat(target).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)  # the only portable way to read the umask is to set it
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _keep_owner(new: str, target: Path) -> None:
+    """The new file gets the old one's owner and group, where this process may give them (as
+    root, say): a file rewritten for its owner should stay readable by that owner."""
+    try:
+        old = os.stat(target)
+        if (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
+            os.chown(new, old.st_uid, old.st_gid)
+    except (OSError, AttributeError):  # a new target; not allowed; no chown on Windows
+        pass
+
+
+def _keep_backup(target: Path) -> None:
+    backup = target.with_name(target.name + ".bak")
+    staged = target.with_name(f".{target.name}.bak.{os.getpid()}.tmp")
+    if staged.exists():
+        staged.unlink()
+    try:
+        os.link(target, staged)  # the old bytes stay where they are: no copy of a large file
+    except OSError:
+        shutil.copy2(target, staged)
+    try:
+        os.replace(staged, backup)
+    except OSError:
+        staged.unlink()
+        raise
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return  # folders cannot be opened on Windows; the rename is durable there already
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+
+def unwritable(target: Path, exc: OSError) -> UnreadableInput:
+    """The target cannot be written. Nothing was replaced: AtomicFile leaves the old file whole
+    when writing the new one fails."""
+    return UnreadableInput(Problem(str(target), None, None, "$", f"cannot write here: {exc.strerror or exc}",
+                                   "error", "check that the folder exists, can be written to and has room",
+                                   code="unreadable-file"))
+

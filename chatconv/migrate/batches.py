@@ -1,0 +1,135 @@
+"""A JSONL file migrated a batch of whole lines at a time, in this process or in worker
+processes that read their batch from the file, migrate it and append it to the new file in
+turn; results come back in file order with the file's line numbers.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import Future
+from dataclasses import replace
+from typing import BinaryIO, Iterator
+
+from ..sources import StdinInput, batch_spans, iter_line_batches
+from ..workers import OrderedPool, worker_context, worker_result
+from .lines import LineRejected, MigratedLines, migrate_lines
+
+_BROKEN_HINT = "run again, or with --jobs 1 (e.g. if memory is short); the file was not changed"
+
+
+class Workers:
+    """Migrates JSONL files a batch at a time, in `jobs` worker processes when jobs > 1, else
+    in this one. At most two batches per process are in flight (see OrderedPool), so memory
+    stays flat in the file size. Use it as a context manager: leaving it ends the processes.
+    """
+
+    def __init__(self, jobs: int = 1):
+        self.jobs = jobs
+        self._pool = self._turn = None
+        if jobs > 1:
+            context = worker_context()
+            self._turn = (context.Condition(), context.RawValue("q", 0))
+            self._pool = OrderedPool(jobs, _start_worker, (self._turn,), context)
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._pool is not None:
+            self._pool.close()
+
+    def migrate(self, file: str, source: BinaryIO | StdinInput, keep_rejects: bool,
+                append_to: str | None = None) -> Iterator[tuple[int, MigratedLines]]:
+        """(input bytes done, result) for each batch of `file`, in order; `source` is open on
+        it (or is standard input). With `append_to`, worker processes append the migrated
+        lines to that file themselves, in order, and return results without them; else
+        results hold them."""
+        # Standard input, or a pipe, cannot be shared out by offsets.
+        if self._pool is None or isinstance(source, StdinInput) or not os.path.isfile(file):
+            batches = source.batches() if isinstance(source, StdinInput) else iter_line_batches(source)
+            for first_line, offset, lines in batches:
+                yield offset + len(lines), migrate_lines(lines, file, first_line, keep_rejects)
+            return
+        # This process only finds where batches end: the workers read, count, migrate and
+        # write the lines, so that nearly all the work is shared out. Line numbers are made
+        # whole here, from the lines counted in the batches before.
+        condition, turn = self._turn
+        with condition:
+            turn.value = 0
+        lines_before = 0
+        tasks = ((offset + length, _migrate_file_part, (file, offset, length, keep_rejects, batch, append_to))
+                 for batch, (offset, length) in enumerate(batch_spans(source)))
+        ordered = self._pool.ordered(tasks)
+        try:
+            for done, future in ordered:
+                result = _result(future, file, lines_before)
+                lines_before += result.tally.read
+                yield done, result
+        finally:
+            # Now, not when garbage is collected: a batch still running would write into the
+            # file's temporary file after it is removed, or take the next file's turns.
+            ordered.close()
+
+
+_turn: tuple | None = None  # in a worker process: (condition, number of the next batch to write)
+_STOPPED = -1  # the turn after a batch that failed: the batches after it write nothing
+
+
+def _start_worker(turn: tuple) -> None:
+    global _turn
+    _turn = turn
+
+
+def _migrate_file_part(file: str, offset: int, length: int, keep_rejects: bool, batch: int,
+                       append_to: str | None) -> MigratedLines:
+    """migrate_lines on a part of a file, its lines numbered from 1 (see _result); with
+    append_to, the lines are appended to that file in the batch's turn, not returned."""
+    with open(file, "rb") as stream:
+        stream.seek(offset)
+        data = stream.read(length)
+    try:
+        result = migrate_lines(data, file, 1, keep_rejects)
+    except BaseException:
+        if append_to is not None:
+            _write_in_turn(batch, None)  # the batches before are written; those after must not be
+        raise
+    if append_to is None:
+        return result
+    _write_in_turn(batch, append_to, result.data)
+    return replace(result, data=b"")
+
+
+def _write_in_turn(batch: int, path: str | None, data: bytes = b"") -> None:
+    """Wait for this batch's turn, then append `data` to `path` and pass the turn on; with no
+    path (the batch failed), stop the batches after it instead."""
+    condition, turn = _turn
+    with condition:
+        condition.wait_for(lambda: turn.value in (batch, _STOPPED))
+        if turn.value == _STOPPED:
+            return
+        turn.value = _STOPPED  # until this batch is written: a failed write stops the batches after it
+        try:
+            if path is not None:
+                try:
+                    with open(path, "ab") as out:
+                        out.write(data)
+                except OSError as exc:  # named, so that the main process can tell whose it is
+                    raise OSError(exc.errno, exc.strerror, path) from None
+                turn.value = batch + 1
+        finally:
+            condition.notify_all()
+
+
+def _result(future: Future, file: str, lines_before: int) -> MigratedLines:
+    """A worker's result, its lines numbered from the start of the file."""
+    try:
+        result = worker_result(future, file, "migration", _BROKEN_HINT)
+    except LineRejected as exc:
+        raise LineRejected(replace(exc.reject, line=exc.reject.line + lines_before)) from None
+    for reject in result.rejects:
+        reject.line += lines_before
+    tally = result.tally
+    tally.examples = {name: [(path, line + lines_before, spot) for path, line, spot in spots]
+                      for name, spots in tally.examples.items()}
+    tally.rejected_examples = [(path, line + lines_before, error) for path, line, error in tally.rejected_examples]
+    return result

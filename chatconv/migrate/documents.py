@@ -1,0 +1,80 @@
+"""YAML and JSON documents (eval files, mostly): migrated whole, their bytes kept when nothing
+changes; JSON rewritten here with its indentation, YAML in yaml_rewrite.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..kinds import detect_kind
+from ..problems import json_path
+from ..sources import UTF8_BOM, duplicate_keys
+from .lines import (NOT_EXACT, BadRecord, LineRejected, MigratedLines, Reject, Tally, parse_json, try_upgrade,
+                    written_back)
+from .yaml_rewrite import migrate_yaml
+
+
+def migrate_document(data: bytes, file: str, fmt: str, keep_rejects: bool = False) -> MigratedLines:
+    """Migrate a whole YAML or JSON document; its bytes are kept when nothing changes.
+
+    YAML is rewritten with ruamel.yaml's round trip (comments, quoting, key order and the
+    file's indentation kept); JSON keeps its indentation, or stays on one line.
+    A document that cannot be read is rejected whole (LineRejected unless keep_rejects).
+    """
+    tally = Tally(read=1)
+    try:
+        new, applied = migrate_yaml(data, file) if fmt == "yaml" else _migrate_json(data)
+    except BadRecord as exc:
+        reject = Reject(file, 1 + exc.line_offset, str(exc), data, exc.code)
+        if not keep_rejects:
+            raise LineRejected(reject) from None
+        tally.count_rejected(reject)
+        return MigratedLines(b"", tally, [reject])
+    if applied:
+        tally.count_migrated(file, 1, applied)
+        new = _like_original(new, data)
+    else:
+        tally.unchanged = 1
+    return MigratedLines(new, tally, [])
+
+
+def _migrate_json(data: bytes) -> tuple[bytes, list]:
+    record, exact = parse_json(data)
+    record, applied = try_upgrade(record, detect_kind)
+    if not applied:
+        return data, []
+    if not exact:
+        raise BadRecord(NOT_EXACT, "not-written")
+    repeated = duplicate_keys(data)
+    if repeated:  # written back, the object would keep only the last value
+        path, key = repeated[0]
+        raise BadRecord(f"{json_path(path + (key,))}: duplicate key {key!r}; keep one of them, then migrate",
+                        "duplicate-key")
+    indent = _json_indent(data)
+    written = written_back(record, data)  # refuses what cannot be written exactly
+    if indent is not None:
+        try:
+            written = json.dumps(record, indent=indent, ensure_ascii=False).encode()
+        except RecursionError:
+            raise BadRecord("cannot be written back (RecursionError): it nests too deeply", "not-written") from None
+    return written, applied
+
+
+def _json_indent(data: bytes) -> str | None:
+    """The indentation of a pretty-printed JSON text (its first indented line), None for one line."""
+    match = re.search(rb"\n([ \t]+)\S", data.strip())
+    return match.group(1).decode() if match else None
+
+
+def _like_original(new: bytes, original: bytes) -> bytes:
+    """`new` with the original's BOM, line endings (CRLF) and final newline (or its absence)."""
+    if b"\r\n" in original:
+        new = new.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    newline = b"\r\n" if b"\r\n" in original else b"\n"
+    new = new.rstrip(b"\r\n")
+    if original.endswith(b"\n"):
+        new += newline
+    if original.startswith(UTF8_BOM) and not new.startswith(UTF8_BOM):
+        new = UTF8_BOM + new
+    return new

@@ -1,0 +1,130 @@
+"""One file migrated (`-` is standard input): to a new file swapped in atomically, to a stream,
+or only counted; JSONL a batch at a time (see batches.py), YAML and JSON whole. Rejected
+records go to a rejects file, made durable before the file they leave is replaced.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import nullcontext
+from pathlib import Path
+from typing import BinaryIO, Callable, Iterable, Iterator
+
+from ..problems import Problem, UnreadableInput
+from ..sources import file_format, open_binary, read_stdin
+from .atomic import AtomicFile, unwritable
+from .batches import Workers
+from .documents import migrate_document
+from .lines import Reject, Tally
+
+
+def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = False,
+                 rejects: BinaryIO | None = None, workers: Workers | None = None,
+                 progress: Callable[[int], None] | None = None) -> Tally:
+    """Migrate one file (`-` is standard input) to `output` and return its counts.
+
+    output: a path (written through AtomicFile; the input itself for an in-place run, which
+    is left alone when nothing changes), a binary stream, or None to only count (dry run).
+    rejects: a binary stream that receives a JSON line per rejected record (see Reject); it
+    is fsynced before the file is replaced. Without it, a bad record raises LineRejected and
+    leaves `output` untouched. progress, if given, is called with the input bytes read so far.
+    Raises UnreadableInput when the file cannot be read.
+    """
+    in_place = isinstance(output, Path) and path != "-" and output.exists() and os.path.samefile(path, output)
+    keep_rejects = rejects is not None
+    tally = Tally()
+    with _open_input(path) as source:
+        sink = _atomic_output(output, backup) if isinstance(output, Path) else None
+        results: Iterable = ()
+        try:
+            stdin = read_stdin(source) if path == "-" else None  # its format told by its first lines
+            fmt = stdin.format if stdin is not None else file_format(path)
+            if fmt == "jsonl":
+                # Worker processes write straight into a file (a dry run's into nowhere); what
+                # goes to a stream comes back to be written here.
+                append_to = sink.temporary if sink is not None else os.devnull if output is None else None
+                results = (workers or Workers()).migrate(path, stdin or source, keep_rejects, append_to)
+            else:
+                fmt, data = stdin.document() if stdin is not None else (fmt, source.read())
+                results = [(len(data), migrate_document(data, path, fmt, keep_rejects))]
+            for done, result in _unless_unwritable(results, sink):
+                tally.add(result.tally)
+                if sink is not None:
+                    sink.write(result.data)
+                elif output is not None:
+                    _write_stream(output, result.data)
+                if result.rejects:
+                    _set_aside(rejects, result.rejects)
+                if progress is not None:
+                    progress(done)
+            if sink is not None and _should_commit(fmt, tally, in_place):
+                if backup and os.path.lexists(f"{sink.target}.bak"):
+                    raise UnreadableInput(Problem(
+                        str(output), None, None, "$", f"{sink.target}.bak is an earlier backup, which --backup "
+                        "would replace", "error", "move it away and run again; the file was not changed",
+                        code="unreadable-file"))
+                if rejects is not None:
+                    _set_aside(rejects, [], sync=True)  # the rejected lines are safe before they leave the file
+                try:
+                    sink.commit()
+                except OSError as exc:
+                    raise unwritable(output, exc) from None
+        finally:
+            if hasattr(results, "close"):
+                results.close()  # the workers' batches are over before the temporary file goes
+            if sink is not None:
+                sink.discard()
+    return tally
+
+
+def _write_stream(output: BinaryIO, data: bytes) -> None:
+    try:
+        output.write(data)
+    except OSError as exc:  # a full device; standard output's errors are the caller's to name
+        if output is getattr(sys.stdout, "buffer", None):
+            raise
+        raise unwritable(Path(getattr(output, "name", "the output")), exc) from None
+
+
+def _set_aside(rejects: BinaryIO, found: list[Reject], sync: bool = False) -> None:
+    """Append rejects to the rejects file (and, with sync, make them durable)."""
+    try:
+        for reject in found:
+            rejects.write(reject.to_json_line())
+        if sync:
+            rejects.flush()
+            os.fsync(rejects.fileno())
+    except OSError as exc:
+        name = getattr(rejects, "name", "the rejects file")
+        raise UnreadableInput(Problem(str(name), None, None, "$", f"cannot write the rejected lines here: "
+                                      f"{exc.strerror or exc}", "error", "give --rejects a file on a disk with room; "
+                                      "nothing was replaced", code="unreadable-file")) from None
+
+
+def _unless_unwritable(results: Iterable, sink: AtomicFile | None) -> Iterator:
+    """The results, but a failed write of the new file (a full disk, say) as unwritable:
+    workers report theirs as an OSError naming the temporary file."""
+    try:
+        yield from results
+    except OSError as exc:
+        if sink is None or exc.filename != sink.temporary:
+            raise
+        raise unwritable(sink.target, exc) from None
+
+
+def _atomic_output(target: Path, backup: bool) -> AtomicFile:
+    try:
+        return AtomicFile(target, backup)
+    except OSError as exc:
+        raise unwritable(target, exc) from None
+
+
+def _should_commit(fmt: str, tally: Tally, in_place: bool) -> bool:
+    if fmt != "jsonl" and tally.rejected:
+        return False  # a document that cannot be read is set aside whole: its file stays as it is
+    return not in_place or bool(tally.migrated or tally.rejected)
+
+
+def _open_input(path: str):
+    return nullcontext(sys.stdin.buffer) if path == "-" else open_binary(path)

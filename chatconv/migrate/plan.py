@@ -1,0 +1,110 @@
+"""Which files a migration run reads and where the migrated bytes of each go: folders searched
+as validate searches them; standard output, a file or a folder for -o; each file itself for
+--in-place. The combinations that would lose data or cannot be carried out are refused with a
+UsageError, before anything is written.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import BinaryIO, Iterable
+
+from ..problems import UsageError
+from ..sources import discover
+
+Target = Path | BinaryIO | None  # a file replaced atomically, a stream written to, or nothing (a dry run)
+
+
+def plan_targets(paths: Iterable[str], output: str | None = None, in_place: bool = False,
+                 writes: bool = True) -> list[tuple[str, Target]]:
+    """(input file, where its migrated bytes go) for each file of `paths` (`-` is standard input).
+
+    Without writes (a dry run, a check) nothing goes anywhere. With in_place, each file is its
+    own target (a link's target, the link staying). Else one input goes to standard output
+    (no output, or `-`) or to the file `output`; several, or `output` ending with a slash or
+    naming a folder, go to that folder (made if needed) under their names within the paths.
+    """
+    paths = list(paths)
+    files = []  # (file, its name under a -o folder)
+    for path in paths:
+        if path != "-" and os.path.isdir(path):
+            files += [(file, os.path.relpath(file, path)) for file, _ in discover([path])]
+        else:
+            files.append((path, os.path.basename(path)))
+    if not writes:
+        return [(file, None) for file, _ in files]
+    if in_place:
+        if any(file == "-" for file, _ in files):
+            raise UsageError("standard input cannot be rewritten in place; use -o OUT")
+        for file, _ in files:
+            if not os.path.isfile(file):
+                raise UsageError(f"--in-place rewrites regular files; {file} is not one")
+        # A link stays a link: the file it points to is the one rewritten.
+        return [(file, Path(os.path.realpath(file))) for file, _ in files]
+    one_file = len(files) == 1 and not os.path.isdir(paths[0])
+    if not output or output == "-":
+        if not one_file:
+            raise UsageError("several input files: pass -o FOLDER or --in-place (or --dry-run, --check)")
+        return [(files[0][0], sys.stdout.buffer)]
+    folder = output.endswith(("/", os.sep)) or os.path.isdir(output)
+    if one_file and not folder:
+        return [(files[0][0], _output_file(output))]
+    names = [name for _, name in files]
+    if "-" in names or len(set(names)) < len(names):
+        raise UsageError("-o FOLDER needs input files with distinct names (not standard input)")
+    if os.path.exists(output) and not os.path.isdir(output):
+        raise UsageError(f"-o {output} is a file; several input files need -o FOLDER")
+    inputs = {os.path.realpath(file): file for file, _ in files}
+    for file, name in files:
+        other = inputs.get(os.path.realpath(Path(output) / name))
+        if other is not None and other != file:
+            raise UsageError(f"-o {output} would write over the input {other} before it is read; "
+                             "write to a folder outside the inputs")
+    try:
+        for name in names:
+            (Path(output) / name).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"-o {output}: cannot make the folder for the migrated files: {exc.strerror}") from None
+    return [(file, Path(output) / name) for file, name in files]
+
+
+def _output_file(output: str) -> Target:
+    """Where one input's migrated bytes go: a new or regular file is replaced atomically (a
+    link's target, the link staying); a device or pipe (/dev/null, say) is written to."""
+    if os.path.exists(output) and not os.path.isfile(output):
+        try:
+            return open(output, "wb")
+        except OSError as exc:
+            raise UsageError(f"-o {output}: cannot write to it: {exc.strerror}") from None
+    target = Path(os.path.realpath(output))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"-o {output}: cannot make its folder: {exc.strerror}") from None
+    return target
+
+
+def refuse_rejects_among(rejects_file: str, targets: Iterable[tuple[str, Target]]) -> None:
+    """UsageError unless `rejects_file` is a file of its own: appended to an input or an output,
+    the rejected lines would be lost in the rewrite or mixed into the data."""
+    def same(path) -> bool:
+        path = str(path)
+        return os.path.realpath(path) == os.path.realpath(rejects_file) or (
+            os.path.exists(path) and os.path.exists(rejects_file) and os.path.samefile(path, rejects_file))
+
+    if rejects_file == "-":
+        raise UsageError("--rejects takes a file (the migrated records may be on standard output)")
+    for file, target in targets:
+        if file != "-" and same(file) or isinstance(target, Path) and same(target) or (
+                target is sys.stdout.buffer and _is_standard_output(rejects_file)):
+            raise UsageError(f"--rejects {rejects_file} is also an input or output file; give it a file of its own")
+
+
+def _is_standard_output(path: str) -> bool:
+    try:
+        found, stdout = os.stat(path), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError):
+        return False
+    return (found.st_dev, found.st_ino) == (stdout.st_dev, stdout.st_ino)

@@ -1,0 +1,108 @@
+"""A migration run over many paths, as `chatconv migrate` makes it: the files planned (see
+plan.py), migrated one after the other with one set of workers and one rejects file, and what
+became of each handed back, for the caller to report. Nothing is printed here.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import BinaryIO, Callable, Iterable, Iterator
+
+from ..problems import Problem, UnreadableInput, UsageError
+from .batches import Workers
+from .files import migrate_file
+from .lines import LineRejected, Tally
+from .plan import Target, plan_targets, refuse_rejects_among
+
+# Called with each file, gives what to call with the input bytes read so far (or None).
+ProgressFor = Callable[[str], AbstractContextManager[Callable[[int], None] | None]]
+
+
+@dataclass(frozen=True)
+class MigratedFile:
+    """What became of one file of a run: its counts, or the error that stopped it."""
+
+    file: str  # the input (`-` for standard input); or an output or rejects file that could not be closed
+    tally: Tally | None = None  # None when the file did not migrate whole (see error)
+    error: LineRejected | UnreadableInput | None = None
+    stopped: bool = False  # the run stopped here (a record was rejected, without a rejects file)
+
+
+def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: bool = False,
+                  backup: bool = False, dry_run: bool = False, check: bool = False, rejects: str | None = None,
+                  jobs: int = 1, progress: ProgressFor | None = None) -> Iterator[MigratedFile]:
+    """Migrate files and folders (`-` is standard input), one MigratedFile per file, in order.
+
+    output, in_place: where the migrated bytes go (see plan_targets); backup keeps FILE.bak of
+    a file rewritten in place. dry_run and check write nothing (their tallies say what would
+    change). rejects: a file the rejected records are appended to (see Reject), so that the
+    run goes on past them; else the first one stops the run (MigratedFile.stopped). A file
+    that cannot be read or written is reported and the run goes on. Last come the output and
+    rejects files whose last bytes could not be written when closed.
+
+    Raises UsageError, before anything is written, for a call that cannot be carried out.
+    """
+    if in_place and output:
+        raise UsageError("use -o OUT or --in-place, not both")
+    if backup and not in_place:
+        raise UsageError("--backup keeps FILE.bak of a file rewritten with --in-place")
+    writes = not (dry_run or check)
+    targets = plan_targets(paths, output, in_place, writes)
+    try:
+        if rejects and writes:
+            refuse_rejects_among(rejects, targets)
+        rejects_stream = _open_rejects(rejects if writes else os.devnull) if rejects else None
+    except UsageError:
+        _close_streams(targets, None, None)
+        raise
+    try:
+        with Workers(jobs) as workers:
+            for file, target in targets:
+                outcome = _migrate_one(file, target if writes else None, backup, rejects_stream, workers, progress)
+                yield outcome
+                if outcome.stopped:
+                    break
+    finally:
+        unclosed = _close_streams(targets, rejects_stream, rejects)
+    yield from unclosed
+
+
+def _migrate_one(file: str, target: Target, backup: bool, rejects: BinaryIO | None, workers: Workers,
+                 progress: ProgressFor | None) -> MigratedFile:
+    try:
+        with progress(file) if progress is not None else nullcontext() as report:
+            tally = migrate_file(file, target, backup=backup, rejects=rejects, workers=workers, progress=report)
+    except LineRejected as exc:
+        return MigratedFile(file, error=exc, stopped=True)
+    except UnreadableInput as exc:
+        return MigratedFile(file, error=exc)
+    return MigratedFile(file, tally)
+
+
+def _open_rejects(file: str) -> BinaryIO:
+    # Appended to, never truncated: an earlier run's rejects may be the only copy of those lines.
+    try:
+        return open(file, "ab")
+    except OSError as exc:
+        raise UsageError(f"cannot write the rejects file {file}: {exc.strerror}") from None
+
+
+def _close_streams(targets: list[tuple[str, Target]], rejects: BinaryIO | None,
+                   rejects_file: str | None) -> list[MigratedFile]:
+    """Close the streams the run opened; a device or pipe given as -o, and the rejects file,
+    get their last bytes now. Those that could not be written, as MigratedFiles."""
+    unclosed = []
+    streams = [(target, target.name, "cannot write the migrated records") for _, target in targets
+               if hasattr(target, "close") and target is not sys.stdout.buffer]
+    if rejects is not None:
+        streams.append((rejects, rejects_file, "cannot write the rejected lines here"))
+    for stream, name, message in streams:
+        try:
+            stream.close()
+        except OSError as exc:
+            problem = Problem(name, None, None, "$", f"{message}: {exc.strerror}", code="unreadable-file")
+            unclosed.append(MigratedFile(name, error=UnreadableInput(problem)))
+    return unclosed

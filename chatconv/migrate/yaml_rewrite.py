@@ -1,0 +1,160 @@
+"""The YAML rewrite: a document upgraded through ruamel.yaml's round trip, so that comments,
+quoting, key order, indentation and document markers stay, and read back to check that it
+still means what the file means as chatconv reads it.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+from typing import Any
+
+from ..kinds import detect_kind
+from ..problems import ChatconvError
+from ..sources import Record, decode_utf8, load_yaml
+from .lines import BadRecord, try_upgrade
+from .registry import upgrade_record
+
+
+def migrate_yaml(data: bytes, file: str) -> tuple[bytes, list]:
+    """Upgrade a YAML document with ruamel.yaml's round trip, so that comments, quoting and key
+    order stay. What it must mean is told first from chatconv's own reading (merges and aliases
+    expanded, within the limits validate keeps); the rewrite is read back and must mean that."""
+    try:
+        text = decode_utf8(data, file)
+    except ChatconvError as exc:
+        problem = exc.problems[0]
+        raise BadRecord(problem.message, problem.code or "invalid-utf8", (problem.line or 1) - 1) from None
+    kind_of = lambda data: detect_kind(data, file)  # noqa: E731
+    expected, applied = try_upgrade(_read_yaml(text, file), kind_of)
+    if not applied:
+        return data, []
+    yaml = _round_trip_yaml(text)
+    try:
+        document = yaml.load(text)
+    except Exception as exc:  # ruamel.yaml is stricter in places (a duplicate key, say)
+        raise BadRecord(f"invalid YAML: {' '.join(str(exc).split())}", "invalid-yaml") from None
+    try:
+        document, _ = upgrade_record(document, kind_of(document))
+    except Exception as exc:  # ruamel.yaml fails to delete a key that a merge shares, say
+        raise _refusal(document, f"cannot be migrated: {type(exc).__name__}: {exc}", "legacy-shape") from None
+    out = io.StringIO()
+    yaml.dump(document, out)
+    written = _keep_document_markers(out.getvalue(), text)
+    if _read_yaml(written, file) != expected:
+        raise _refusal(document, "the rewritten YAML would not mean what the file means as read (a date or "
+                       "tagged value read otherwise): migrate it by hand", "not-written")
+    return written.encode(), applied
+
+
+def _read_yaml(text: str, file: str) -> Any:
+    """The document as validate and prompt read it; BadRecord when it cannot be."""
+    try:
+        record = load_yaml(text, file)
+    except ChatconvError as exc:  # aliases that expand without bound
+        record = Record(file, 1, error=exc.problems[0])
+    problem = record.error or next((p for p in record.problems if p.is_error), None)
+    if problem is not None:  # e.g. a duplicate key: which of its values is meant is not known
+        raise BadRecord(f"{problem.path}: {problem.message}" if problem.path != "$" else problem.message,
+                        problem.code or "invalid-yaml", (problem.line or 1) - 1)
+    return record.data
+
+
+def _refusal(document: Any, message: str, code: str) -> BadRecord:
+    """Why a document's rewrite failed: edits made through shared nodes, where it has them."""
+    if not _has_merge_keys(document) and not _has_aliases(document):
+        return BadRecord(message, code)
+    return BadRecord("uses YAML merge keys (<<) or aliases (*name) that a migration would edit through, changing "
+                     "every place that shares them: write the shared keys out, then migrate", "legacy-shape")
+
+
+_PREAMBLE = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)+(?=---)")  # comment and blank lines above `---`
+
+
+def _keep_document_markers(written: str, original: str) -> str:
+    """ruamel.yaml drops the comments above a `---` document start (a yaml-language-server
+    header, say) and a `...` document end: put them back as they were."""
+    preamble = _PREAMBLE.match(original)
+    if preamble and written.startswith("---"):
+        written = preamble.group() + written
+    if re.search(r"\n\.\.\.[ \t]*\n?\Z", original) and not written.rstrip().endswith("\n..."):
+        written = written.rstrip("\n") + "\n...\n"
+    return written
+
+
+class _Verbatim(str):
+    """A YAML scalar kept as the text it was written as, with its tag."""
+
+    def __new__(cls, text: str, tag: str):
+        scalar = super().__new__(cls, text)
+        scalar.tag = tag
+        return scalar
+
+
+# Floats and dates are read as the text they were written as, and written back so: ruamel.yaml
+# would respell 1e-400 as 0e+000, make 1e400 .inf, invent digits beyond a double's, and read a
+# date as a date where chatconv's reader (and so a migration's plain reading) sees text.
+_VERBATIM_TAGS = ("tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp")
+
+
+def _has_aliases(node: Any, seen: set | None = None) -> bool:
+    """Whether a container is reached twice: ruamel.yaml reads an alias as the same object."""
+    seen = set() if seen is None else seen
+    if not isinstance(node, (dict, list)):
+        return False
+    if id(node) in seen:
+        return True
+    seen.add(id(node))
+    return any(_has_aliases(v, seen) for v in (node.values() if isinstance(node, dict) else node))
+
+
+def _has_merge_keys(node: Any) -> bool:
+    if isinstance(node, dict):
+        return bool(getattr(node, "merge", None)) or any(_has_merge_keys(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_has_merge_keys(v) for v in node)
+    return False
+
+
+def _round_trip_yaml(text: str):
+    """A ruamel.yaml round-trip reader and writer set up to write `text` back as it was."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML()  # round trip: comments, key order, anchors
+    yaml.preserve_quotes = True
+    yaml.width = sys.maxsize  # never fold a line that was not folded (folding loses runs of spaces)
+    for tag in _VERBATIM_TAGS:
+        yaml.constructor.add_constructor(tag, lambda _, node: _Verbatim(node.value, node.tag))
+    yaml.representer.add_representer(_Verbatim, lambda r, data: r.represent_scalar(data.tag, str(data)))
+    mapping, sequence, offset = _yaml_indents(text)
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+    yaml.explicit_start = bool(re.match(r"(\s*#[^\n]*\n)*\s*---", text))
+    return yaml
+
+
+_KEY_ONLY = re.compile(r"^([ -]*)[^ #-][^#]*:\s*(#.*)?$")  # `key:` or `- key:`, its value below
+
+
+def _yaml_indents(text: str) -> tuple[int, int, int]:
+    """(mapping, sequence, offset) indentation as ruamel.yaml takes them, read from the first
+    block mapping and the first block sequence under a `key:` line (else 2, 2, 0)."""
+    mapping = sequence = offset = None
+    parent = None  # the column of the previous line's key when that line was `key:` alone
+    for line in text.splitlines():
+        content = line.lstrip(" ")
+        if not content or content.startswith("#"):
+            continue
+        column = len(line) - len(content)
+        if parent is not None:
+            if content.startswith("- ") and sequence is None and column >= parent:
+                item = content[1:].lstrip(" ")
+                offset, sequence = column - parent, len(line) - len(item) - parent
+            elif not content.startswith("-") and mapping is None and column > parent:
+                mapping = column - parent
+        key_only = _KEY_ONLY.match(line)
+        parent = len(key_only.group(1)) if key_only else None
+    if sequence is None:
+        offset, sequence = 0, 2
+    return mapping or 2, sequence, offset
+
