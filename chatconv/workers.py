@@ -113,4 +113,4 @@ def worker_result(future: Future, file: str, what: str, hint: str = "run again, 
         return future.result()
     except BrokenProcessPool:
         raise UnreadableInput(Problem(file, None, None, "$", f"{what} stopped: a worker process ended "
-                                      "unexpectedly", "error", hint)) from None
+                                      "unexpectedly", "error", hint, "unreadable-file")) from None
