@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from ..problems import UnreadableInput
-from ..prompt import DEFAULT_SYSTEM_PROMPT, SYSTEM_POLICIES, EvalFileContext, PromptOptions, build_prompt_inputs
+from ..prompt import DEFAULT_SYSTEM_PROMPT, SYSTEM_POLICIES, PromptOptions, UnknownCase, build_prompts
 from ..providers import TARGETS, ProviderRuleError, render_request
 from ..references import pattern_problem
-from ..validate import load_eval_file
 from .reporters import EXIT_INVALID, EXIT_UNREADABLE, TextReporter, fail, write_json_line
 
 
@@ -55,34 +52,27 @@ def prompt(eval_file, case_ids, target, system_policy, default_system_prompt, sy
     """
     options = PromptOptions(list(guideline_patterns) or None, system_prompt, None, system_policy,
                             default_system_prompt, allow_outside_root)
+    reporter = TextReporter(err=True)
     try:
-        record, warnings = load_eval_file(eval_file, allow_outside_root)
+        prompts = build_prompts(eval_file, options, case_ids)
     except UnreadableInput as exc:
         fail(exc.problems, EXIT_UNREADABLE)
-    reporter = TextReporter(err=True)
-    for warning in warnings:
+    except UnknownCase as exc:
+        for warning in exc.warnings:
+            reporter.problem(warning)
+        raise click.BadParameter(exc.problems[0].message, param_hint="--case") from None
+    for warning in prompts.warnings:
         reporter.problem(warning)
-    cases = list(enumerate(record.data["evalcases"]))
-    unknown = [c for c in case_ids if c not in {case["id"] for _, case in cases}]
-    if unknown:
-        known = ", ".join(case["id"] for _, case in cases)
-        raise click.BadParameter(f"no case {unknown[0]!r} in {eval_file}; its cases: {known}", param_hint="--case")
-    context = EvalFileContext.for_file(Path(eval_file), record.data, options, record.locate)
-    for index, case in cases:
-        if case_ids and case["id"] not in case_ids:
-            continue
-        inputs = build_prompt_inputs(case, context, options, ("evalcases", index))
+    for case in prompts.cases:
         if target == "raw":
-            write_json_line({"id": case["id"], "question": inputs.question, "guidelines": inputs.guidelines,
-                             "chat_prompt": inputs.chat_prompt})
+            write_json_line({"id": case.id, "question": case.inputs.question, "guidelines": case.inputs.guidelines,
+                             "chat_prompt": case.inputs.chat_prompt})
             continue
-        request = inputs.as_request(context.case_system_prompt(case, options))
         try:
-            body, repairs = render_request(request, target, repair, default_system_prompt)
+            body, repairs = render_request(case.as_request(), target, repair, default_system_prompt)
         except ProviderRuleError as exc:
-            where = context.problem(("evalcases", index), f"case {case['id']!r}: {exc.problems[0].message}",
-                                    exc.problems[0].hint)
-            fail([where], EXIT_INVALID)
+            rule = exc.problems[0]
+            fail([prompts.context.problem(case.path, f"case {case.id!r}: {rule.message}", rule.hint)], EXIT_INVALID)
         for note in repairs:
-            click.echo(f"{eval_file}: case {case['id']!r}: {note}", err=True)
-        write_json_line({"id": case["id"], "request": body})
+            click.echo(f"{eval_file}: case {case.id!r}: {note}", err=True)
+        write_json_line({"id": case.id, "request": body})
