@@ -10,8 +10,9 @@ import click
 import orjson
 
 from ..problems import ChatconvError, UnreadableInput
-from ..recordings import (FIELD_NAMES, ConversationPairings, dataset_item, iter_recording_steps, parse_field_map,
-                          step_row_json, step_text, unwritten_tool_calls)
+from ..messages import CONVERSATION_WINDOW
+from ..recordings import (FIELD_NAMES, dataset_item, iter_recording_steps, parse_field_map, step_row_json, step_text,
+                          tool_rows)
 from .reporters import EXIT_UNREADABLE, fail, finish
 
 _FIELD_HELP = (
@@ -40,9 +41,10 @@ _RECORDING_FILE = """FILE (- for standard input) holds one step per line or one 
     reported on standard error and left out (exit status 1)."""
 
 
-def _steps_of(file, field_map, problems):
+def _readable(items):
+    """The steps or rows of a recording; a file that cannot be read ends the command (status 2)."""
     try:
-        yield from iter_recording_steps(file, field_map, problems)
+        yield from items
     except UnreadableInput as exc:
         fail(exc.problems, EXIT_UNREADABLE)
 
@@ -77,7 +79,7 @@ def _emit(row: dict, output_format: str, columns: tuple, line: bytes | None = No
 @_recording_options
 def text(file, field_map, output_format):
     problems = []
-    for item in _steps_of(file, field_map, problems):
+    for item in _readable(iter_recording_steps(file, field_map, problems)):
         row = {"conversationId": item.conversation_id, "stepIndex": item.step["stepIndex"],
                "text": step_text(item.step)}
         _emit_step_row(item, row, output_format, ("conversationId", "stepIndex", "text"), problems)
@@ -95,31 +97,12 @@ def text(file, field_map, output_format):
     {_RECORDING_FILE}
     """)
 @_recording_options
-@click.option("--window", type=click.IntRange(min=1), default=10_000, show_default=True,
+@click.option("--window", type=click.IntRange(min=1), default=CONVERSATION_WINDOW, show_default=True,
               help="Conversations followed at once: calls are paired within this many recent conversations.")
 def tools(file, field_map, output_format, window):
     problems = []
-    pairings = ConversationPairings(window, problems)
-    left_out = set()  # (conversation id, toolCallId) of the calls whose row cannot be written
-
-    def emit(flushed):
-        for conversation_id, pairing in flushed:
-            for paired in pairing.calls:
-                call = paired.call
-                if (conversation_id, call["toolCallId"]) in left_out:
-                    continue
-                row = {"conversationId": conversation_id, "stepIndex": paired.step_index,
-                       "toolCallId": call["toolCallId"], "toolName": call["toolName"], "args": call["args"],
-                       "result": paired.result["output"].get("value") if paired.result else None,
-                       "status": paired.status}
-                _emit(row, output_format, ("conversationId", "stepIndex", "toolName", "status", "toolCallId"))
-
-    for item in _steps_of(file, field_map, problems):
-        for call_id, problem in unwritten_tool_calls(item):
-            left_out.add((item.conversation_id, call_id))
-            problems.append(problem)
-        emit(pairings.add(item))
-    emit(pairings.finish())
+    for row in _readable(tool_rows(file, field_map, window, problems)):
+        _emit(row, output_format, ("conversationId", "stepIndex", "toolName", "status", "toolCallId"))
     finish(problems)
 
 
@@ -133,6 +116,6 @@ def tools(file, field_map, output_format, window):
 @_recording_options
 def dataset(file, field_map, output_format):
     problems = []
-    for item in _steps_of(file, field_map, problems):
+    for item in _readable(iter_recording_steps(file, field_map, problems)):
         _emit_step_row(item, dataset_item(item), output_format, ("id", "prompt", "completion"), problems)
     finish(problems)
