@@ -24,8 +24,8 @@ def _step(conversation, index, calls=(), results=()):
     output = []  # the results of earlier calls, then the step's own calls
     if results:
         output.append({"role": "tool", "content": [
-            {"type": "tool-result", "toolCallId": result, "toolName": "lookup", "output": {"type": "text", "value": "v"}}
-            for result in results]})
+            {"type": "tool-result", "toolCallId": result, "toolName": "lookup",
+             "output": {"type": "text", "value": "v"}} for result in results]})
     if calls:
         output.append({"role": "assistant", "content": [
             {"type": "tool-call", "toolCallId": call, "toolName": "lookup", "input": {"q": call}} for call in calls]})

@@ -8,10 +8,11 @@ import orjson
 from ..kinds import KIND_ALIASES, canonical_kind
 from ..schemas import load_schema, schema_names
 
+_ALIASES = ", ".join(f"{alias} ({kind})" for alias, kind in sorted(KIND_ALIASES.items()))
+
 
 @click.command(help="List the schema names, or print the JSON Schema called NAME.\n\nNAME may also be a short "
-               "kind, as --kind takes: " + ", ".join(f"{alias} ({kind})" for alias, kind in sorted(KIND_ALIASES.items()))
-               + ".")
+               f"kind, as --kind takes: {_ALIASES}.")
 @click.argument("name", required=False)
 def schema(name):
     if name is None:

@@ -26,4 +26,5 @@ def to_model_messages(data: Any) -> list[dict]:
 
 def conversation_messages(steps: list[dict]) -> list[dict]:
     """A conversation's messages in order (each step's input, then its outputs), for replay."""
-    return [message for step in steps for message in step_messages({**step, "output": normalize_output(step["output"])})]
+    return [message for step in steps
+            for message in step_messages({**step, "output": normalize_output(step["output"])})]
