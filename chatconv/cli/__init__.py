@@ -16,7 +16,7 @@ import click
 
 from ..problems import ChatconvError, UnreadableInput
 from . import migrate, prompt, recordings, schema, validate
-from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
+from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, fail
 
 __all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_UNREADABLE", "cli", "main"]
 
@@ -55,11 +55,9 @@ def main() -> None:
         exc.show()
         sys.exit(exc.exit_code)
     except UnreadableInput as exc:
-        click.echo(str(exc), err=True)
-        sys.exit(EXIT_UNREADABLE)
+        fail(exc.problems, EXIT_UNREADABLE)
     except ChatconvError as exc:
-        click.echo(str(exc), err=True)
-        sys.exit(EXIT_INVALID)
+        fail(exc.problems, EXIT_INVALID)
     except OSError as exc:  # standard output on a full disk, say
         _stop_writing(exc)
         sys.exit(EXIT_UNREADABLE)
