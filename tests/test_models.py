@@ -22,7 +22,9 @@ from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from chatconv.models import MODELS, parse_record
+from chatconv.migrate import migrate_record
+from chatconv.models import MODELS, Conversation, StepRecord, parse_record, read_records
+from chatconv.problems import ChatconvError
 from chatconv.schemas import (
     explaining_validator,
     fast_validator,
@@ -30,6 +32,7 @@ from chatconv.schemas import (
     schema_names,
     schema_uri,
 )
+from conftest import to_legacy
 
 FIXTURES = Path(__file__).parent / "data" / "recorded"  # copies of shared/fixtures/recorded
 KINDS = [name for name in schema_names() if not name.startswith("legacy/")]
@@ -557,6 +560,70 @@ def test_recordings_keep_unknown_keys():
     dumped = dump(parse_record("step-record", record))
     assert dumped == record
     assert list(dumped["output"][0]["content"][0]) == [*part, "recordedBy"]
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.jsonl")), ids=lambda p: p.name)
+def test_a_legacy_record_parses_as_its_migrated_self(path):
+    # Read as every command reads it: upgraded on read, the caller's data left as it was.
+    for line in path.read_text(encoding="utf-8").splitlines():
+        legacy = to_legacy(json.loads(line))
+        kind = "conversation" if "steps" in legacy else "step-record"
+        before = copy.deepcopy(legacy)
+        parsed = parse_record(kind, legacy)
+        assert legacy == before
+        assert parsed == parse_record(kind, migrate_record(copy.deepcopy(legacy), kind)[0])
+        assert_same_json(dump(parsed), json.loads(line))
+
+
+def test_a_legacy_step_with_one_output_object_and_ai_sdk4_parts_parses():
+    step = {"stepIndex": 0, "input": {"role": "user", "content": "weather?"},
+            "output": {"role": "assistant", "content": [
+                {"type": "tool-call", "toolCallId": "c1", "toolName": "weather", "args": {"city": "Oslo"}},
+                {"type": "tool-result", "toolCallId": "c1", "toolName": "weather", "result": "cold", "isError": True}]}}
+    parsed = parse_record("step-record", step)
+    call, result = parsed.output[0].content
+    assert call.input == {"city": "Oslo"} and result.output.type == "error-text" and result.output.value == "cold"
+    assert isinstance(step["output"], dict) and "args" in step["output"]["content"][0]
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.jsonl")), ids=lambda p: p.name)
+def test_read_records_gives_the_models_of_a_file(path, tmp_path):
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    models = list(read_records(path))
+    assert [type(model) for model in models] == [Conversation if "steps" in r else StepRecord for r in records]
+    assert [dump(model) for model in models] == records
+    legacy = tmp_path / path.name
+    legacy.write_text("".join(json.dumps(to_legacy(r)) + "\n" for r in records), encoding="utf-8")
+    assert list(read_records(legacy)) == models
+
+
+def test_read_records_reads_an_eval_file_of_older_spellings_as_upgraded(tmp_path):
+    path = tmp_path / "old.yaml"
+    path.write_text("tests:\n  - id: greet\n    criteria: polite\n    input: hello\n", encoding="utf-8")
+    [model] = read_records(path)
+    assert isinstance(model, MODELS["eval-file"])
+    assert dump(model) == {"evalcases": [{"id": "greet", "outcome": "polite",
+                                          "input_messages": [{"role": "user", "content": "hello"}]}]}
+
+
+def test_read_records_stops_at_a_record_it_cannot_read(tmp_path):
+    path = tmp_path / "steps.jsonl"
+    good = json.dumps({"stepIndex": 0, "input": {"role": "user", "content": "hi"}, "output": []})
+    path.write_text(f"{good}\n" + json.dumps({"stepIndex": -1, "input": {"role": "user", "content": "x"},
+                                              "output": []}) + "\n", encoding="utf-8")
+    models = read_records(path)
+    assert next(models).stepIndex == 0
+    with pytest.raises(ChatconvError) as caught:
+        next(models)
+    [problem] = caught.value.problems
+    assert (problem.file, problem.line, problem.path) == (str(path), 2, "$.stepIndex")
+    path.write_text('{"hello": "world"}\n', encoding="utf-8")
+    with pytest.raises(ChatconvError, match="cannot tell what kind of record this is"):
+        list(read_records(path))
+    path.write_text(f"{good}\n{{oops\n", encoding="utf-8")
+    with pytest.raises(ChatconvError) as caught:
+        list(read_records(path, kind="step"))
+    assert caught.value.problems[0].line == 2
 
 
 @pytest.mark.parametrize("name", schema_names())

@@ -92,7 +92,7 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
     known = [case["id"] for _, case in cases]
     unknown = [c for c in case_ids if c not in known]
     if unknown:
-        raise UnknownCase(unknown[0], str(eval_file), known)
+        raise UnknownCase(unknown[0], str(eval_file), known, warnings)
     context = EvalFileContext.for_file(Path(eval_file), data, options, record.locate)
 
     def prompts() -> Iterator[CasePrompt]:
@@ -106,9 +106,10 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
 
 
 class UnknownCase(ChatconvError):
-    """A case id asked for that the eval file does not hold."""
+    """A case id asked for that the eval file does not hold; `warnings` are the file's own, found
+    while reading it (a caller reports them as it would have with the prompts)."""
 
-    def __init__(self, case_id: str, file: str, known: list[str]):
-        self.case_id, self.known = case_id, known
+    def __init__(self, case_id: str, file: str, known: list[str], warnings: list[Problem] | None = None):
+        self.case_id, self.known, self.warnings = case_id, known, warnings or []
         super().__init__(Problem(file, None, None, "$", f"no case {case_id!r} in {file}; its cases: "
                                  f"{', '.join(known)}", "error", "pass one of the ids it holds"))

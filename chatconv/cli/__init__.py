@@ -1,0 +1,79 @@
+"""The `chatconv` command: a thin layer that parses options, calls the library and prints.
+
+One module per command group (validate, schema, prompt, recordings: text / tools / dataset,
+migrate); reporters writes every problem. Exit status: 0 valid (warnings allowed), 1 invalid
+input, 2 usage error or unreadable input.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import sys
+
+import click
+
+from ..problems import ChatconvError, UnreadableInput
+from . import migrate, prompt, recordings, schema, validate
+from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, fail
+
+__all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_UNREADABLE", "cli", "main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="chatconv")
+def cli():
+    """Validate, convert and migrate LLM eval data: eval files, chat prompts, recordings.
+
+    \b
+    Examples:
+      chatconv validate examples/                 every eval file and recording in a folder
+      chatconv validate run.jsonl --format json   machine-readable problems
+      chatconv schema eval-file                   the JSON Schema of an eval file
+    """
+
+
+for _command in (validate.validate, schema.schema, prompt.prompt, recordings.text, recordings.tools,
+                 recordings.dataset, migrate.migrate):
+    cli.add_command(_command)
+
+
+def main() -> None:
+    if hasattr(signal, "SIGPIPE"):
+        # `chatconv text run.jsonl | head`: the reader going away ends the command quietly, as
+        # it ends cat or grep (Python would raise BrokenPipeError; click would exit 1, "invalid").
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    try:
+        status = cli.main(prog_name="chatconv", standalone_mode=False)
+    except SystemExit as exc:  # the commands exit with their status
+        status = exc.code
+    except click.exceptions.Abort:  # Ctrl-C: workers end their batch, temporary files are removed
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except UnreadableInput as exc:
+        fail(exc.problems, EXIT_UNREADABLE)
+    except ChatconvError as exc:
+        fail(exc.problems, EXIT_INVALID)
+    except OSError as exc:  # standard output on a full disk, say
+        _stop_writing(exc)
+        sys.exit(EXIT_UNREADABLE)
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        _stop_writing(exc)
+        status = EXIT_UNREADABLE
+    sys.exit(status if isinstance(status, int) else EXIT_OK)  # None: done; --help and --version
+
+
+def _stop_writing(exc: OSError) -> None:
+    """Say why the command stopped on a system error (most often: standard output on a full
+    disk), and let nothing more be written to standard output at exit."""
+    full = exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO)
+    what = "cannot write the output" if full else "stopped"
+    where = exc.filename or ("standard output" if full else None)
+    click.echo(f"chatconv: error: {what}{f' ({where})' if where else ''}: {exc.strerror or exc}", err=True)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -1,0 +1,50 @@
+"""`chatconv validate`: check files against their schemas and report each problem found."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..kinds import canonical_kind, kind_names
+from ..validate import Validator
+from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.option("--kind", type=click.Choice(kind_names()), metavar="KIND",
+              help=f"Treat every record as this kind instead of detecting it: {', '.join(kind_names())}.")
+@click.option("--format", "output_format", type=click.Choice(list(REPORTERS)), default="text",
+              show_default=True, help="text: one line per problem; json: one object; github: workflow annotations.")
+@click.option("--max-errors", type=click.IntRange(min=1), help="Stop after this many errors.")
+@click.option("--allow-outside-root", is_flag=True,
+              help="Accept file references that resolve outside the repository root.")
+@click.option("--skip-unknown", is_flag=True,
+              help="Skip named files whose kind cannot be told (as in folders), e.g. from pre-commit.")
+@click.option("--jobs", type=click.IntRange(min=1), metavar="N",
+              help="Worker processes that check JSONL files (output is the same for any N). "
+                   "[default: one per core for files of 16 MiB or more, else 1]")
+def validate(paths, kind, output_format, max_errors, allow_outside_root, skip_unknown, jobs):
+    """Check eval files, configs and recorded conversations against their schemas.
+
+    PATHS are files, folders (searched for .yaml, .yml, .json and .jsonl files) or - for
+    standard input. The kind of each record is told from its content; --kind forces one.
+    Legacy shapes are reported as warnings that name the migration which rewrites them.
+
+    \b
+    Text output, one line per problem, then a summary:
+      FILE:LINE:COL: error|warning: JSON.PATH: message (hint)
+    Exit status: 0 valid (warnings allowed), 1 invalid, 2 unreadable input or usage error.
+    """
+    validator = Validator(kind=canonical_kind(kind) if kind else None,
+                          allow_outside_root=allow_outside_root, max_errors=max_errors,
+                          skip_unknown=skip_unknown, jobs=jobs)
+    reporter = REPORTERS[output_format]()
+    for problem in validator.run(paths):
+        reporter.problem(problem)
+    summary = validator.summary
+    reporter.summary(summary)
+    if summary.unreadable:
+        sys.exit(EXIT_UNREADABLE)
+    sys.exit(EXIT_INVALID if summary.errors else EXIT_OK)

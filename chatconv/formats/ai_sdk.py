@@ -1,0 +1,30 @@
+"""AI SDK steps, chatconv's own recordings: a step per line, or a conversation (its steps) per line.
+
+Each step holds its input message and its output messages, in order; a legacy one-message
+output is read as [message].
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..kinds import detect_kind
+from ..messages import iter_steps, normalize_output, step_messages
+
+NAME = "ai-sdk"
+
+
+def detect(data: Any) -> bool:
+    """A step record or a conversation record."""
+    return detect_kind(data) in ("step-record", "conversation")
+
+
+def to_model_messages(data: Any) -> list[dict]:
+    """The messages of a step, or of a conversation's steps, in order."""
+    return conversation_messages([step for _, step in iter_steps(data)])
+
+
+def conversation_messages(steps: list[dict]) -> list[dict]:
+    """A conversation's messages in order (each step's input, then its outputs), for replay."""
+    return [message for step in steps
+            for message in step_messages({**step, "output": normalize_output(step["output"])})]

@@ -1,0 +1,119 @@
+"""The `tools` rows of a recording: each tool call with its result, paired by toolCallId across
+the steps of a conversation, within the one window of recent conversations (messages).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from ..messages import CONVERSATION_WINDOW, ConversationWindow, ToolPairing, iter_tool_parts
+from ..problems import ChatconvError, Problem
+from ..sources import NotWritten, exact_json, problem_at
+from .steps import Step, iter_recording_steps
+
+
+def tool_parts(item: Step) -> Iterator[tuple[tuple, dict]]:
+    """(path in its record, part) of each tool-call and tool-result part of a step, in order."""
+    for path, part in iter_tool_parts(item.step):
+        yield item.path + path, part
+
+
+def unwritten_tool_calls(item: Step) -> Iterator[tuple[str, Problem]]:
+    """(toolCallId, problem) for each call or result of a step whose value `tools` cannot write
+    exactly (see exact_json): that call's row is left out."""
+    for path, part in tool_parts(item):
+        # A row holds the call's stepIndex and args, and its result's value, one level down.
+        if part["type"] == "tool-call":
+            values = ((item.step["stepIndex"], item.path + ("stepIndex",)), ([part["input"]], path + ("input",)))
+        else:
+            values = (([part["output"].get("value")], path + ("output", "value")),)
+        for value, spot in values:
+            try:
+                exact_json(value, item.record.text)
+            except NotWritten as exc:
+                yield part["toolCallId"], problem_at(item.record, spot, f"tool call {part['toolCallId']!r} "
+                                                     f"left out: {exc}", hint=exc.hint, code="not-written")
+                break
+
+
+class ConversationPairings:
+    """Tool pairing per conversation for a stream of steps, within a window of recent ones.
+
+    A conversation's calls become final when it falls out of the window of the `window` most
+    recently active ones, and at the end: memory stays flat in file size. Results that answer
+    no call, and repeated call ids, are appended to `problems` as they are found.
+    """
+
+    def __init__(self, window: int = CONVERSATION_WINDOW, problems: list[Problem] | None = None):
+        self.window = window
+        self.problems = [] if problems is None else problems
+        self._recent: ConversationWindow[ToolPairing] = ConversationWindow(window, ToolPairing)
+
+    def add(self, item: Step) -> list[tuple[Any, ToolPairing]]:
+        """Pairs a step's tool parts; gives the conversations it pushed out of the window, least
+        recently active first, whose calls are final."""
+        pairing, evicted = self._recent.follow(item.conversation_id)
+        orphans, duplicates = len(pairing.orphans), len(pairing.duplicates)
+        pairing.add_step(item.step)
+        # Worded as validate words them, and located at the part (the step's last one of that id).
+        for _, result in pairing.orphans[orphans:]:
+            self.problems.append(problem_at(
+                item.record, _part_path(item, "tool-result", result["toolCallId"]),
+                f"tool-result {result['toolCallId']!r} answers no earlier tool-call",
+                hint="a tool result must follow the tool-call with the same toolCallId", code="tool-result-orphan"))
+        for _, call in pairing.duplicates[duplicates:]:
+            self.problems.append(problem_at(
+                item.record, _part_path(item, "tool-call", call["toolCallId"]),
+                f"duplicate toolCallId {call['toolCallId']!r}", "warning", "each tool call should have its own id",
+                code="duplicate-tool-call-id"))
+        return evicted
+
+    def finish(self) -> list[tuple[Any, ToolPairing]]:
+        """Every conversation still followed, least recently active first."""
+        return self._recent.drain()
+
+
+def _part_path(item: Step, kind: str, call_id: str) -> tuple:
+    paths = [path for path, part in tool_parts(item) if part["type"] == kind and part["toolCallId"] == call_id]
+    return paths[-1] + ("toolCallId",)
+
+
+def tool_rows(path: str | Path, field_map: Mapping[str, str] | None = None, window: int = CONVERSATION_WINDOW,
+              problems: list[Problem] | None = None) -> Iterator[dict]:
+    """Each tool call of a recording with its result, streamed:
+    {"conversationId", "stepIndex", "toolCallId", "toolName", "args", "result", "status"}.
+
+    status is ok, error or unanswered; result is the tool result's output value (None when
+    unanswered). A conversation's rows come, in order, once its calls are final (see
+    ConversationPairings). Steps left out (see iter_recording_steps), calls whose row cannot be
+    written exactly (left out too), results that answer no call and repeated ids are appended
+    to `problems`; without a list, the first error raises ChatconvError.
+    """
+    found = [] if problems is None else problems
+    pairings = ConversationPairings(window, found)
+    left_out = set()  # (conversation id, toolCallId) of the calls whose row cannot be written
+    for item in iter_recording_steps(path, field_map, problems):
+        for call_id, problem in unwritten_tool_calls(item):
+            left_out.add((item.conversation_id, call_id))
+            found.append(problem)
+        evicted = pairings.add(item)
+        if problems is None and found:
+            errors = [problem for problem in found if problem.is_error]
+            if errors:
+                raise ChatconvError(errors)
+            found.clear()  # warnings, with no list given to keep them in
+        yield from _rows(evicted, left_out)
+    yield from _rows(pairings.finish(), left_out)
+
+
+def _rows(final: list[tuple[Any, ToolPairing]], left_out: set) -> Iterator[dict]:
+    for conversation_id, pairing in final:
+        for paired in pairing.calls:
+            call = paired.call
+            if (conversation_id, call["toolCallId"]) in left_out:
+                continue
+            yield {"conversationId": conversation_id, "stepIndex": paired.step_index,
+                   "toolCallId": call["toolCallId"], "toolName": call["toolName"], "args": call["args"],
+                   "result": paired.result["output"].get("value") if paired.result else None,
+                   "status": paired.status}
