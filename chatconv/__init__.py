@@ -16,8 +16,11 @@ _EXPORTS = {
     "chatconv.schemas": ["load_schema", "schema_names"],
     "chatconv.sources": ["Record", "iter_records"],
     "chatconv.validate": ["Summary", "Validator", "load_eval_file", "validate_path", "validate_record"],
-    "chatconv.migrate": ["migrate_document", "migrate_file", "migrate_lines", "migrate_record"],
-    "chatconv.models": ["parse_record"],
+    "chatconv.migrate": ["MigratedFile", "migrate_document", "migrate_file", "migrate_lines", "migrate_paths",
+                         "migrate_record", "plan_targets"],
+    "chatconv.eras": ["era_of"],
+    "chatconv.formats": ["FORMATS"],
+    "chatconv.models": ["parse_record", "read_records"],
     "chatconv.prompt": ["EvalFileContext", "PromptOptions", "Segment", "build_prompt_inputs", "build_prompts",
                         "convert_to_chat_prompt"],
     "chatconv.providers": ["ProviderRuleError", "build_chat_prompt", "render_anthropic", "render_gemini",
@@ -26,7 +29,7 @@ _EXPORTS = {
                           "extract_tool_calls_from_messages", "extract_tool_results_from_messages",
                           "normalize_output"],
     "chatconv.recordings": ["conversation_messages", "conversation_to_dataset", "dataset_item",
-                            "from_openai_messages", "iter_recording_steps"],
+                            "from_openai_messages", "iter_recording_steps", "step_text", "tool_rows"],
     "chatconv.history": ["to_native_messages", "trim_to_budget"],
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
