@@ -40,9 +40,11 @@ class Record:
         return (self.line, 1)
 
 
-def problem_at(record: Record, path: tuple, message: str, severity="error", hint=None) -> Problem:
+def problem_at(record: Record, path: tuple, message: str, severity="error", hint=None, *,
+               code: str | None = None) -> Problem:
+    """A Problem at `path` in the record, located in its text; `code` names the check (CODES)."""
     line, column = record.locate(path)
-    return Problem(record.file, line, column, json_path(path), message, severity, hint)
+    return Problem(record.file, line, column, json_path(path), message, severity, hint, code)
 
 
 # Possessive: a 20 MB string is matched without keeping backtracking state for each character.
