@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from chatconv.migrate import migrate_lines
-from chatconv.sources import UTF8_BOM, iter_jsonl
+from chatconv.sources import BATCH_BYTES, UTF8_BOM, iter_jsonl
 from chatconv.validate import LineOptions, check_lines, validate_path
 from conftest import legacy_bytes, recorded_files, run_chatconv, to_legacy
 from test_validate_parallel import MODE_IDS, MODES, _faulty_recording
@@ -136,13 +136,16 @@ def test_validate_gives_the_same_problems_in_the_same_order_with_any_workers(rec
 
 
 def test_the_commands_give_the_same_bytes_with_one_worker_or_two(recording, tmp_path):
+    assert recording.stat().st_size > 2 * BATCH_BYTES  # so that --jobs 2 uses workers
     outputs = {}
     for jobs in ("1", "2"):
         validated = run_chatconv("validate", "--jobs", jobs, recording)
         out, rejects = tmp_path / f"out-{jobs}.jsonl", tmp_path / f"rejects-{jobs}.jsonl"
         migrated = run_chatconv("migrate", recording, "-o", out, "--jobs", jobs, "--rejects", rejects)
         assert migrated.returncode == 0, migrated.stderr_text
-        outputs[jobs] = (validated.returncode, validated.stdout, out.read_bytes(), rejects.read_bytes(),
+        outputs[jobs] = (validated.returncode, validated.stdout_text, out.read_bytes(), rejects.read_bytes(),
                          migrated.stderr)
     assert outputs["1"] == outputs["2"]
-    assert outputs["1"][0] == 1 and outputs["1"][2] != recording.read_bytes() and outputs["1"][3]
+    returncode, report, migrated_bytes, rejected, _ = outputs["1"]
+    assert returncode == 1 and report == run_chatconv("validate", recording).stdout_text
+    assert migrated_bytes != recording.read_bytes() and rejected
