@@ -6,19 +6,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import count
-from typing import Any, Iterator, NamedTuple, Protocol
+from typing import Any, Iterator, Protocol
 
 from ..messages import CONVERSATION_WINDOW, ConversationWindow, iter_steps, iter_tool_parts
 from ..problems import Problem
 from ..sources import Record, problem_at
 
 
-class ToolPart(NamedTuple):
-    """A tool-call or tool-result part of a valid step, as pairing needs it."""
-
-    is_call: bool
-    call_id: str
-    path: tuple  # in its record
+# A tool-call or tool-result part of a valid step, as pairing needs it: (is a call, toolCallId,
+# path in its record). A plain tuple: steps hold several, and the hot path makes them per line.
+ToolPart = tuple[bool, str, tuple]
 
 
 class RecordSource(Protocol):
@@ -63,8 +60,8 @@ def step_facts(step: dict, text: str | bytes | None, path: tuple = ()) -> tuple[
 
 def tool_parts(step: dict, path: tuple = ()) -> tuple[ToolPart, ...]:
     """The tool-call and tool-result parts of a valid step at `path` in its record, in order."""
-    return tuple(ToolPart(part["type"] == "tool-call", part["toolCallId"], path + part_path)
-                 for part_path, part in iter_tool_parts(step))
+    return tuple([(part["type"] == "tool-call", part["toolCallId"], path + part_path)
+                  for part_path, part in iter_tool_parts(step)])
 
 
 @dataclass(slots=True)
@@ -114,8 +111,9 @@ class RecordingChecks:
         """Consecutive step-per-line records of one conversation, from `where` on, whose stepIndex
         increases from first_index to last_index: their conversation, and the problems found."""
         conversation, evicted = self._conversations.follow(conversation_id)
-        problems = [problem for _, gone in evicted for problem in _unanswered(gone)]
-        problems += _follow(conversation, first_index, last_index, source, where)
+        problems = _follow(conversation, first_index, last_index, source, where)
+        if evicted:  # their calls can no longer be answered: reported first
+            problems[:0] = [problem for _, gone in evicted for problem in _unanswered(gone)]
         return conversation, problems
 
     @staticmethod

@@ -135,7 +135,10 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
     file, forced_kind = options.file, options.kind
     loads, is_step = orjson.loads, fast_validator("step-record").is_valid
     entries: list[Entry] = []
-    run = None  # the _OpenRun being gathered
+    # The StepRun being gathered, in locals (the hot path makes no object for it): the LineSpan
+    # of its first line (None when there is none), then its fields.
+    run_where = run_id = run_first = run_last = None
+    run_count, run_tools = 0, []
     end = 0
     for number, line in enumerate(lines.split(b"\n"), first_line):
         start, end = end, end + len(line) + 1
@@ -144,7 +147,9 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
         except orjson.JSONDecodeError:
             # Blank lines are no records, nor is a line that holds just a BOM (as migrate says).
             if not is_blank_line(line):
-                run = _end_run(run, entries)
+                if run_where is not None:
+                    entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
+                    run_where = None
                 entries.append(record_entry(load_json(lines[start:end], file, number), LineSpan(number, start, end),
                                             options, opens_file and not entries))  # read here when after a BOM
             continue
@@ -155,16 +160,21 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
         if kind == "step-record" and is_step(data):
             conversation_id, index = data.get("conversationId"), data["stepIndex"]
             parts = tool_parts(data) if b'"tool-' in line else None
-            if run is not None and conversation_id == run.conversation_id and index > run.last_index:
+            if run_where is not None and conversation_id == run_id and index > run_last:
                 if parts:
-                    run.tool_lines.append(ToolLine(run.count, LineSpan(number, start, end), parts))
-                run.last_index = index
-                run.count += 1
-            else:
-                _end_run(run, entries)
-                run = _OpenRun(LineSpan(number, start, end), conversation_id, index, parts)
+                    run_tools.append(ToolLine(run_count, LineSpan(number, start, end), parts))
+                run_last = index
+                run_count += 1
+                continue
+            if run_where is not None:
+                entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
+            run_where = LineSpan(number, start, end)
+            run_id, run_first, run_last, run_count = conversation_id, index, index, 1
+            run_tools = [ToolLine(0, run_where, parts)] if parts else []
             continue
-        run = _end_run(run, entries)
+        if run_where is not None:
+            entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
+            run_where = None
         if kind is not None and kind not in _CHECKED_FURTHER and fast_validator(kind).is_valid(data):
             entries.append(Entry(LineSpan(number, start, end), ()))
             continue
@@ -172,28 +182,14 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
                                     options, opens_file and not entries))
         if entries[-1].outcome is NOT_OURS:
             return entries  # the file is skipped: the rest of it does not matter
-    _end_run(run, entries)
+    if run_where is not None:
+        entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
     return entries
 
 
-class _OpenRun:
-    """The StepRun being gathered by check_lines, from its first line on."""
-
-    __slots__ = ("where", "conversation_id", "first_index", "last_index", "count", "tool_lines")
-
-    def __init__(self, where: LineSpan, conversation_id: Any, index: int, parts: tuple[ToolPart, ...] | None):
-        self.where = where
-        self.conversation_id = conversation_id
-        self.first_index = self.last_index = index
-        self.count = 1
-        self.tool_lines = [ToolLine(0, where, parts)] if parts else []
-
-
-def _end_run(run: _OpenRun | None, entries: list[Entry]) -> None:
-    """Add the entry of the run being gathered, if any; then there is none (None)."""
-    if run is not None:
-        steps = StepRun(run.conversation_id, run.first_index, run.last_index, run.count, tuple(run.tool_lines))
-        entries.append(Entry(run.where, (), steps))
+def _run_entry(where: LineSpan, conversation_id: Any, first_index: int, last_index: int, count: int,
+               tool_lines: list[ToolLine]) -> Entry:
+    return Entry(where, (), StepRun(conversation_id, first_index, last_index, count, tuple(tool_lines)))
 
 
 def check_file_lines(offset: int, length: int, first_line: int, options: LineOptions,
