@@ -23,6 +23,9 @@ from .conversations import RecordingChecks, ToolPart, step_facts, tool_parts
 from .record import check_record
 
 _CHECKED_FURTHER = {"eval-file", "step-record", "conversation"}  # more than the schema to check
+# The NamedTuples of the hot path are made with this: their own __new__ is a Python call, which
+# would cost checking a few per cent.
+_new = tuple.__new__
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class StepRun(NamedTuple):
 
 
 class Outcome(Enum):
+    """What the line of an Entry is, for counting (members, unlike None, say so by name)."""
+
     RECORD = "a record: counted, its problems reported"
     NOT_A_RECORD = "a line that could not be read as a record (invalid JSON): its problem reported"
     NOT_OURS = "the file's first record, of unknown kind: the file is skipped (the only entry)"
@@ -162,15 +167,15 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
             parts = tool_parts(data) if b'"tool-' in line else None
             if run_where is not None and conversation_id == run_id and index > run_last:
                 if parts:
-                    run_tools.append(ToolLine(run_count, LineSpan(number, start, end), parts))
+                    run_tools.append(_new(ToolLine, (run_count, _new(LineSpan, (number, start, end, None)), parts)))
                 run_last = index
                 run_count += 1
                 continue
             if run_where is not None:
                 entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
-            run_where = LineSpan(number, start, end)
+            run_where = _new(LineSpan, (number, start, end, None))
             run_id, run_first, run_last, run_count = conversation_id, index, index, 1
-            run_tools = [ToolLine(0, run_where, parts)] if parts else []
+            run_tools = [_new(ToolLine, (0, run_where, parts))] if parts else []
             continue
         if run_where is not None:
             entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
@@ -189,15 +194,39 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
 
 def _run_entry(where: LineSpan, conversation_id: Any, first_index: int, last_index: int, count: int,
                tool_lines: list[ToolLine]) -> Entry:
-    return Entry(where, (), StepRun(conversation_id, first_index, last_index, count, tuple(tool_lines)))
+    return _new(Entry, (where, (), _new(StepRun, (conversation_id, first_index, last_index, count, tuple(tool_lines))),
+                        RECORD))
 
 
 def check_file_lines(offset: int, length: int, first_line: int, options: LineOptions,
-                     opens_file: bool) -> list[Entry]:
-    """check_lines in a worker process, which reads its lines from the file itself."""
+                     opens_file: bool) -> list[tuple]:
+    """check_lines in a worker process, which reads its lines from the file itself. The entries
+    go back as plain tuples (entries_from_wire makes them whole again): pickle takes a Python
+    call for each NamedTuple, which would cost the workers more than checking the lines."""
     with open(options.file, "rb") as stream:
         stream.seek(offset)
-        return check_lines(stream.read(length), first_line, options, opens_file)
+        entries = check_lines(stream.read(length), first_line, options, opens_file)
+    wire = []
+    for where, problems, steps, outcome in entries:
+        if steps is not None:
+            conversation_id, first_index, last_index, count, tool_lines = steps
+            steps = (conversation_id, first_index, last_index, count,
+                     tuple([(line, tuple(span), parts) for line, span, parts in tool_lines]))
+        wire.append((tuple(where), problems, steps, outcome))
+    return wire
+
+
+def entries_from_wire(wire: list[tuple]) -> list[Entry]:
+    """The entries check_file_lines sent, as check_lines made them."""
+    entries = []
+    for where, problems, steps, outcome in wire:
+        where = _new(LineSpan, where)
+        if steps is not None:
+            conversation_id, first_index, last_index, count, tool_lines = steps
+            tool_lines = tuple([_new(ToolLine, (line, _new(LineSpan, span), parts)) for line, span, parts in tool_lines])
+            steps = _new(StepRun, (conversation_id, first_index, last_index, count, tool_lines))
+        entries.append(_new(Entry, (where, problems, steps, outcome)))
+    return entries
 
 
 class LineBatch:

@@ -16,7 +16,8 @@ from ..problems import Problem, UnreadableInput
 from ..sources import (BATCH_BYTES, Batch, discover, empty_file_problem, file_format, holds_no_record,
                        iter_line_batches, iter_records, open_binary)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
-from .lines import NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, check_file_lines, check_lines, record_entry
+from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, check_file_lines, check_lines,
+                    entries_from_wire, record_entry)
 
 if TYPE_CHECKING:
     from ..workers import OrderedPool
@@ -159,7 +160,7 @@ class Validator:
         checked = self._pool.ordered(_worker_tasks(batches, options))
         try:
             for lines, future in checked:
-                yield LineBatch(options.file, lines), worker_result(future, options.file, "validation")
+                yield LineBatch(options.file, lines), entries_from_wire(worker_result(future, options.file, "validation"))
         except UnreadableInput:
             self._stop_workers()  # a worker died: the pool is broken, the next file starts another
             raise
