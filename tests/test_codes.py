@@ -62,8 +62,8 @@ BROKEN_FILES = [
      {"unsupported-yaml-tag"}),
     ("tag-value.yaml", "evalcases:\n  - {id: !!int abc, outcome: x, input_messages: [{role: user, content: hi}]}\n",
      {"unsupported-yaml-tag"}),
-    ("merge.yaml", "evalcases:\n  - <<: 1\n    id: a\n    outcome: x\n    input_messages: [{role: user, content: hi}]\n",
-     {"yaml-merge"}),
+    ("merge.yaml", "evalcases:\n  - <<: 1\n    id: a\n    outcome: x\n"
+     "    input_messages: [{role: user, content: hi}]\n", {"yaml-merge"}),
     ("duplicate-key.yaml", "evalcases: []\nevalcases:\n" + CASE, {"duplicate-key"}),
     ("duplicate-key.json", '{"evalcases": [], "evalcases": [{"id": "a", "outcome": "x", "input_messages": '
      '[{"role": "user", "content": "hi"}]}]}', {"duplicate-key"}),

@@ -223,7 +223,8 @@ def entries_from_wire(wire: list[tuple]) -> list[Entry]:
         where = _new(LineSpan, where)
         if steps is not None:
             conversation_id, first_index, last_index, count, tool_lines = steps
-            tool_lines = tuple([_new(ToolLine, (line, _new(LineSpan, span), parts)) for line, span, parts in tool_lines])
+            tool_lines = tuple([_new(ToolLine, (line, _new(LineSpan, span), parts))
+                                for line, span, parts in tool_lines])
             steps = _new(StepRun, (conversation_id, first_index, last_index, count, tool_lines))
         entries.append(_new(Entry, (where, problems, steps, outcome)))
     return entries

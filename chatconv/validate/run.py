@@ -160,7 +160,8 @@ class Validator:
         checked = self._pool.ordered(_worker_tasks(batches, options))
         try:
             for lines, future in checked:
-                yield LineBatch(options.file, lines), entries_from_wire(worker_result(future, options.file, "validation"))
+                entries = entries_from_wire(worker_result(future, options.file, "validation"))
+                yield LineBatch(options.file, lines), entries
         except UnreadableInput:
             self._stop_workers()  # a worker died: the pool is broken, the next file starts another
             raise
