@@ -81,7 +81,8 @@ def load_document(data: bytes, file: str, fmt: str) -> Record:
         record = load_json(data, file)
         if not record.error:
             record.problems = [problem_at(record, path + (key,), f"duplicate key {key!r}", "error",
-                                          "a JSON object holds each key once; the last value would win")
+                                          "a JSON object holds each key once; the last value would win",
+                                          code="duplicate-key")
                                for path, key in duplicate_keys(record.text)]
         return record
     try:

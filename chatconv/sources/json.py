@@ -43,7 +43,7 @@ def _json_problem(exc: orjson.JSONDecodeError, data: bytes, file: str, first_lin
     hint = "fix the JSON syntax at this spot"
     if exc.pos >= len(content):
         hint = "the record ends too early: the line or file may be truncated"
-    return Problem(file, line, column, "$", f"invalid JSON: {exc.msg}", "error", hint)
+    return Problem(file, line, column, "$", f"invalid JSON: {exc.msg}", "error", hint, "invalid-json")
 
 
 

@@ -37,7 +37,7 @@ def _read_file(path: str | Path) -> bytes:
 
 
 def _file_problem(path, message: str, hint: str | None = None) -> Problem:
-    return Problem(str(path), None, None, "$", message, "error", hint)
+    return Problem(str(path), None, None, "$", message, "error", hint, "unreadable-file")
 
 
 # UTF-16 and UTF-32, told by their byte order mark, else by the NUL bytes next to the first
@@ -69,7 +69,7 @@ def refuse_foreign_encoding(head: bytes, file: str) -> None:
         label, name = encoding
         raise UnreadableInput(Problem(
             file, 1, 1, "$", f"the file is {label}; chatconv reads UTF-8", "error",
-            f"convert it, e.g. iconv -f {name} -t UTF-8 OLD > NEW"))
+            f"convert it, e.g. iconv -f {name} -t UTF-8 OLD > NEW", "foreign-encoding"))
 
 
 def decode_utf8(data: bytes, file: str, first_line: int = 1) -> str:
@@ -87,7 +87,7 @@ def decode_utf8(data: bytes, file: str, first_line: int = 1) -> str:
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise ChatconvError(Problem(
             file, line, column, "$", f"invalid UTF-8 byte 0x{data[exc.start]:02x}", "error",
-            "save the file as UTF-8")) from None
+            "save the file as UTF-8", "invalid-utf8")) from None
 
 
 
@@ -110,7 +110,7 @@ def open_binary(path: str | Path) -> BinaryIO:
 
 
 def empty_file_problem(file: str) -> Problem:
-    return Problem(file, 1, 1, "$", "the file is empty", "error", "a file must hold a record")
+    return Problem(file, 1, 1, "$", "the file is empty", "error", "a file must hold a record", "empty-file")
 
 
 # ---------------------------------------------------------------------------------------------

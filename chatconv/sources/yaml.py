@@ -93,7 +93,7 @@ def _nesting_problem(text: str, file: str) -> Problem | None:
 
 
 def _mark_problem(file: str, mark, message: str, hint: str) -> Problem:
-    return Problem(file, mark.line + 1, mark.column + 1, "$", message, "error", hint)
+    return Problem(file, mark.line + 1, mark.column + 1, "$", message, "error", hint, "invalid-yaml")
 
 
 def _yaml_error_problem(exc: yaml.YAMLError, text: str, file: str) -> Problem:
@@ -111,7 +111,7 @@ def _yaml_error_problem(exc: yaml.YAMLError, text: str, file: str) -> Problem:
     else:
         message = str(exc)
     return Problem(file, line, column, "$", "invalid YAML: " + " ".join(message.split()), "error",
-                   "fix the YAML syntax at this spot")
+                   "fix the YAML syntax at this spot", "invalid-yaml")
 
 
 
@@ -140,12 +140,12 @@ class _YamlBuilder:
     def _at(self, node) -> Position:
         return (node.start_mark.line + 1, node.start_mark.column + 1)
 
-    def _report(self, node, path: tuple, message: str, hint: str) -> None:
+    def _report(self, node, path: tuple, message: str, hint: str, code: str) -> None:
         if (id(node), message) not in self._reported:
             self._reported.add((id(node), message))
             line, column = self._at(node)
             self.problems.append(Problem(self.file, line, column, json_path(path), message, "error",
-                                         hint))
+                                         hint, code))
 
     def _visit(self, node, path: tuple) -> None:
         """Count the copies aliases make; too many is an error."""
@@ -158,14 +158,15 @@ class _YamlBuilder:
             raise ChatconvError(Problem(
                 self.file, line, column, json_path(path),
                 f"YAML aliases expand to more than {MAX_ALIAS_COPIES} nodes", "error",
-                "remove the nested aliases (&anchor / *alias) that multiply the document"))
+                "remove the nested aliases (&anchor / *alias) that multiply the document", "yaml-alias-bomb"))
 
     def _check_tag(self, node, path: tuple) -> bool:
         if node.tag in _KNOWN_TAGS[type(node)]:
             return True
         tag = node.tag.replace(_YAML_TAG, "!!", 1)
         self._report(node, path, f"unsupported YAML tag {tag!r}",
-                     "remove it; chatconv reads plain data: strings, numbers, lists, mappings")
+                     "remove it; chatconv reads plain data: strings, numbers, lists, mappings",
+                     "unsupported-yaml-tag")
         return False
 
     def build(self, node, path: tuple, key_node=None) -> Any:
@@ -193,7 +194,7 @@ class _YamlBuilder:
         except (ValueError, KeyError, yaml.YAMLError):  # e.g. `!!int abc`
             tag = node.tag.replace(_YAML_TAG, "!!", 1)
             self._report(node, path, f"{node.value!r} is not a valid {tag}",
-                         f"remove the tag {tag}")
+                         f"remove the tag {tag}", "unsupported-yaml-tag")
             return node.value
 
     def _pairs(self, node, path: tuple) -> dict[str, tuple]:
@@ -206,7 +207,7 @@ class _YamlBuilder:
                 key = self._key(key_node, path)
                 if key in written:
                     self._report(key_node, path + (key,), f"duplicate key {key!r}",
-                                 "a YAML mapping holds each key once; remove one of them")
+                                 "a YAML mapping holds each key once; remove one of them", "duplicate-key")
                 written[key] = (key_node, value_node)
         pairs = {}
         for key_node, value_node in node.value:
@@ -223,7 +224,7 @@ class _YamlBuilder:
         if not isinstance(key_node, yaml.ScalarNode):
             line, column = self._at(key_node)
             raise ChatconvError(Problem(self.file, line, column, json_path(path),
-                                        "a mapping key must be a plain string"))
+                                        "a mapping key must be a plain string", code="invalid-yaml"))
         self._check_tag(key_node, path)
         return key_node.value  # as written: `yes:` stays "yes", `1:` stays "1"
 
@@ -238,6 +239,6 @@ class _YamlBuilder:
                 sources.append(item)
             else:
                 self._report(item, path, "a merge key (<<) takes a mapping or a list of mappings",
-                             "name an anchored mapping, e.g. <<: *defaults, or <<: [*a, *b]")
+                             "name an anchored mapping, e.g. <<: *defaults, or <<: [*a, *b]", "yaml-merge")
         return sources
 

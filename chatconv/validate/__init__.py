@@ -1,0 +1,30 @@
+"""Validation: schema check (fast path), explanation (slow path, failing records only), and the
+checks a schema cannot state (unique ids, tool-call pairing, step order, referenced files).
+
+run (files and folders, workers), lines (the hot path over JSONL lines), record (one record),
+schema (schema check, legacy shapes), explain (schema errors as problems), eval_files,
+conversations (checks across the steps of recordings). The names below are the public API.
+"""
+
+from ..kinds import KIND_ALIASES, RECORDING_KINDS, canonical_kind, detect_kind, kind_names
+from ..messages import CONVERSATION_WINDOW
+from ..sources import BATCH_BYTES, discover
+from .conversations import RecordingChecks, RecordSource, ToolPart, light_record, step_facts, tool_parts
+from .eval_files import (KNOWN_EVALUATOR_TYPES, check_eval_document, check_eval_file, check_guideline_patterns,
+                         iter_file_segments, load_eval_file)
+from .explain import explain
+from .lines import (NOT_A_RECORD, NOT_OURS, RECORD, Entry, LineBatch, LineOptions, LineSpan, Outcome, StepRun,
+                    ToolLine, check_file_lines, check_lines, record_entry)
+from .record import ChecksAcrossRecords, check_record, validate_record
+from .run import PARALLEL_MIN_BYTES, Summary, Validator, validate_path
+from .schema import check_schema
+
+__all__ = [
+    "BATCH_BYTES", "CONVERSATION_WINDOW", "KIND_ALIASES", "KNOWN_EVALUATOR_TYPES", "NOT_A_RECORD", "NOT_OURS",
+    "PARALLEL_MIN_BYTES", "RECORD", "RECORDING_KINDS", "ChecksAcrossRecords", "Entry", "LineBatch",
+    "LineOptions", "LineSpan", "Outcome", "RecordSource", "RecordingChecks", "StepRun", "Summary",
+    "ToolLine", "ToolPart", "Validator", "canonical_kind", "check_eval_document", "check_eval_file",
+    "check_file_lines", "check_guideline_patterns", "check_lines", "check_record", "check_schema",
+    "detect_kind", "discover", "explain", "iter_file_segments", "kind_names", "light_record",
+    "load_eval_file", "record_entry", "step_facts", "tool_parts", "validate_path", "validate_record",
+]

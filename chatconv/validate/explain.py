@@ -1,0 +1,195 @@
+"""Explaining schema failures (the slow path, for failing records only): each jsonschema error
+as a Problem whose message is written for the schema keyword that failed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from itertools import islice
+from typing import Any, Callable, Iterator
+
+import orjson
+
+from ..kinds import RECORDING_KINDS
+from ..problems import Problem
+from ..schemas import explaining_validator
+from ..sources import Record, integers_beyond_64_bits, problem_at
+
+_ROLE_SYNONYMS = {"human": "user", "ai": "assistant", "bot": "assistant", "model": "assistant",
+                  "function": "tool", "developer": "system"}
+_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer",
+               float: "number"}
+
+
+def explain(record: Record, kind: str) -> list[Problem]:
+    """Every schema error of a failing record, the most relevant first, as Problems."""
+    try:
+        return _explain(record, kind)
+    except RecursionError:  # jsonschema recurses into (and reprs) the values it reports
+        return [problem_at(record, (), f"the record does not match the {kind} schema, and is nested "
+                           "too deeply to explain where", hint="nest arrays and objects less deeply",
+                           code="too-deep")]
+
+
+def _explain(record: Record, kind: str) -> list[Problem]:
+    from jsonschema.exceptions import best_match
+
+    errors = list(explaining_validator(kind).iter_errors(record.data))
+    if not errors:  # the two validators disagree; say so rather than pass the record
+        return [problem_at(record, (), f"the record does not match the {kind} schema", code="bad-value")]
+    best = best_match(errors)
+    ordered = [best] + sorted((e for e in errors if e is not best), key=lambda e: list(map(str, e.absolute_path)))
+    problems = {}
+    for error in ordered:
+        path = tuple(error.absolute_path)
+        describe = _DESCRIBERS.get(error.validator, _not_matching)
+        for problem in describe(error, record, kind, path):
+            problems.setdefault((problem.path, problem.message), problem)
+    return list(problems.values())
+
+
+def short_json(value: Any, limit: int = 60) -> str:
+    """The value as JSON, cut to `limit` characters; a large or deep value is never rendered whole."""
+    text = _preview(value, limit, depth=2)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _preview(value: Any, limit: int, depth: int) -> str:
+    """JSON text of enough of the value to fill `limit` characters (items cost 3 at least)."""
+    if isinstance(value, dict):
+        brackets, items = "{}", (f"{_preview(k, limit, 0)}: {_preview(v, limit, depth - 1)}"
+                                 for k, v in value.items())
+    elif isinstance(value, list):
+        brackets, items = "[]", (_preview(v, limit, depth - 1) for v in value)
+    elif isinstance(value, str):
+        return orjson.dumps(value[:limit]).decode()  # one character more than fits, when cut
+    elif isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # YAML's .inf and .nan: JSON has no spelling for them
+    else:
+        try:
+            return orjson.dumps(value).decode()
+        except TypeError:  # an integer past 64 bits
+            return str(value)
+    inside = "..." if depth <= 0 and value else ", ".join(islice(items, limit // 3 + 1))
+    return brackets[0] + inside + brackets[1]
+
+
+def _shown(value: Any, record: Record) -> str:
+    """short_json(value), but an integer beyond 64 bits by its digits (see _digits_beyond_64_bits)."""
+    digits = _digits_beyond_64_bits(value, record)
+    return f"{digits} (an integer beyond 64 bits)" if digits else short_json(value)
+
+
+def _digits_beyond_64_bits(value: Any, record: Record) -> str | None:
+    """The digits written for `value` when it is an integer beyond 64 bits that orjson read as a
+    float (Python's own readers keep such integers: YAML's are ints); else None."""
+    if (value.__class__ is not float or record.text is None or not value.is_integer()
+            or -(1 << 63) <= value < (1 << 64)):
+        return None
+    try:
+        beyond = integers_beyond_64_bits(record.text)
+    except (ValueError, RecursionError):  # JSON that orjson reads and the json module does not
+        return None
+    found = {digits for digits in beyond if float(digits) == value}
+    return found.pop() if len(found) == 1 else None  # else integers that read alike: which is unsure
+
+
+def _enum_hint(value: Any, allowed: list) -> str | None:
+    if isinstance(value, str):
+        if value.lower() in _ROLE_SYNONYMS and _ROLE_SYNONYMS[value.lower()] in allowed:
+            return f"use {short_json(_ROLE_SYNONYMS[value.lower()])}"
+        close = difflib.get_close_matches(value, [str(a) for a in allowed], n=1, cutoff=0.6)
+        if close:
+            return f"did you mean {short_json(close[0])}?"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# One describer per schema keyword: (error, record, kind, path) -> the problems it makes.
+
+
+def _unknown_keys(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
+    known = list(error.schema.get("properties", {}))
+    for key in (k for k in error.instance if k not in known):
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(known)}"
+        if kind in RECORDING_KINDS:
+            yield problem_at(record, path + (key,), f"unknown key {key!r}, kept as it is", "warning", hint,
+                             code="unknown-key")
+        else:
+            yield problem_at(record, path + (key,), f"unknown key {key!r}", "error", hint, code="unknown-key")
+
+
+def _missing_keys(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
+    instance = error.instance
+    unknown = [k for k in instance if k not in error.schema.get("properties", {})]
+    for key in (k for k in error.validator_value if k not in instance):
+        misspelt = difflib.get_close_matches(key, unknown, n=1, cutoff=0.6)
+        if misspelt and kind not in RECORDING_KINDS:
+            continue  # the error on the unknown key already says "did you mean ...?"
+        hint = f"is {misspelt[0]!r} a misspelling of it?" if misspelt else f"add {key!r}"
+        yield problem_at(record, path, f"missing required key {key!r}", hint=hint, code="missing-key")
+
+
+def _wrong_type(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
+    expected, instance = error.validator_value, error.instance
+    wanted = " or ".join(expected) if isinstance(expected, list) else expected
+    digits = _digits_beyond_64_bits(instance, record)
+    if digits:
+        got = f"integer {digits} (beyond 64 bits)"
+    else:
+        got = "null" if instance is None else f"{_JSON_TYPES.get(type(instance), 'value')} {short_json(instance)}"
+    yield problem_at(record, path, f"expected {wanted}, got {got}", code="wrong-type")
+
+
+def _not_allowed(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
+    expected = error.validator_value
+    allowed = ", ".join(a if isinstance(a, str) else short_json(a) for a in expected)
+    yield problem_at(record, path, f"{_shown(error.instance, record)} is not one of: {allowed}",
+                     hint=_enum_hint(error.instance, expected), code="bad-value")
+
+
+def _not_the_constant(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
+    yield problem_at(record, path, f"expected {short_json(error.validator_value)}, "
+                                   f"got {_shown(error.instance, record)}", code="bad-value")
+
+
+def _below_minimum(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
+    yield problem_at(record, path, f"{_shown(error.instance, record)} is less than the minimum "
+                                   f"{short_json(error.validator_value)}", code="bad-value")
+
+
+def _too_few_items(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
+    yield problem_at(record, path, f"needs at least {error.validator_value} item(s)", code="bad-value")
+
+
+def _empty(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
+    yield problem_at(record, path, "must not be empty", code="bad-value")
+
+
+def _not_the_pattern(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
+    if path and path[-1] == "timestamp":
+        yield problem_at(record, path, f"{short_json(error.instance)} is not an ISO-8601 date-time",
+                         hint="write it like 2025-11-09T19:27:09.514Z", code="bad-value")
+    else:
+        yield from _not_matching(error, record, kind, path)
+
+
+def _not_matching(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
+    # Not error.message: jsonschema puts the Python repr of the whole value in it.
+    yield problem_at(record, path, f"{_shown(error.instance, record)} does not match the schema "
+                                   f"({error.validator}: {short_json(error.validator_value)})", code="bad-value")
+
+
+_DESCRIBERS: dict[str, Callable[[Any, Record, str, tuple], Iterator[Problem]]] = {
+    "additionalProperties": _unknown_keys,
+    "required": _missing_keys,
+    "type": _wrong_type,
+    "enum": _not_allowed,
+    "const": _not_the_constant,
+    "minimum": _below_minimum,
+    "minItems": _too_few_items,
+    "minLength": _empty,
+    "pattern": _not_the_pattern,
+}  # any other keyword: _not_matching

@@ -1,0 +1,245 @@
+"""The hot path: the lines of a JSONL batch checked one by one, each line's outcome an Entry.
+
+It runs in worker processes (check_file_lines) or in this one. A line that passes the fast
+schema check costs a parse, a check and a few facts; any other becomes a Record and goes
+through check_record. The checks across lines (step order, tool-call pairing) need facts of
+every step, in file order: consecutive steps of one conversation are gathered in a StepRun,
+which the main process hands to RecordingChecks (see run.Validator).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Iterator, NamedTuple
+
+import orjson
+
+from ..kinds import detect_kind, kind_names
+from ..problems import Problem
+from ..schemas import fast_validator
+from ..sources import Record, is_blank_line, load_json, problem_at
+from .conversations import RecordingChecks, ToolPart, step_facts, tool_parts
+from .record import check_record
+
+_CHECKED_FURTHER = {"eval-file", "step-record", "conversation"}  # more than the schema to check
+# The NamedTuples of the hot path are made with this: their own __new__ is a Python call, which
+# would cost checking a few per cent.
+_new = tuple.__new__
+
+
+@dataclass(frozen=True)
+class LineOptions:
+    """What checking one file's records takes; sent to the worker processes with each batch."""
+
+    file: str
+    kind: str | None  # forced with --kind, else told from each record
+    explicit: bool  # named on the command line, rather than found in a folder
+    skip_unknown: bool
+    allow_outside_root: bool
+
+
+class LineSpan(NamedTuple):
+    """A line of a batch: its number in the file, where it starts and ends in the batch's bytes,
+    and for a step checked as a Record, its positions (see record_entry)."""
+
+    number: int
+    start: int
+    end: int
+    positions: dict | None = None
+
+
+class ToolLine(NamedTuple):
+    """A line of a StepRun that holds tool parts."""
+
+    offset: int  # lines after the run's first
+    where: LineSpan
+    parts: tuple[ToolPart, ...]
+
+
+class StepRun(NamedTuple):
+    """Consecutive lines that are steps of one conversation with increasing stepIndex: what the
+    checks across lines need of them. Only the run's first line may have problems of its own."""
+
+    conversation_id: Any
+    first_index: int
+    last_index: int
+    count: int  # lines in the run
+    tool_lines: tuple[ToolLine, ...]
+
+
+class Outcome(Enum):
+    """What the line of an Entry is, for counting (members, unlike None, say so by name)."""
+
+    RECORD = "a record: counted, its problems reported"
+    NOT_A_RECORD = "a line that could not be read as a record (invalid JSON): its problem reported"
+    NOT_OURS = "the file's first record, of unknown kind: the file is skipped (the only entry)"
+
+
+RECORD, NOT_A_RECORD, NOT_OURS = Outcome.RECORD, Outcome.NOT_A_RECORD, Outcome.NOT_OURS
+
+
+class Entry(NamedTuple):
+    """The outcome of one line, or of a StepRun, in line order (see check_lines)."""
+
+    where: Any  # a LineSpan of a batch (LineBatch makes its Record), or a Record read whole
+    problems: tuple[Problem, ...]  # mostly none
+    steps: StepRun | None = None
+    outcome: Outcome = RECORD
+
+
+def record_entry(record: Record, where: Any, options: LineOptions, first: bool) -> Entry:
+    """The Entry of one record read whole.
+
+    Only the file's `first` record tells that a file found in a folder (or any file, with
+    --skip-unknown) is not ours; a later record of unknown kind is an error, as in a named file.
+    """
+    if record.error:
+        return Entry(where, (record.error,), None, NOT_A_RECORD)
+    kind = options.kind or detect_kind(record.data, record.file)
+    if kind is None and first and (options.skip_unknown or not options.explicit):
+        return Entry(where, (), None, NOT_OURS)
+    if kind is None:
+        unknown = problem_at(record, (), "cannot tell what kind of record this is",
+                             hint=f"pass --kind (one of: {', '.join(kind_names())})", code="unknown-kind")
+        return Entry(where, (*record.problems, unknown))
+    step = _StepCollector()
+    problems = (*record.problems, *check_record(record, kind, step, options.allow_outside_root))
+    if step.facts is None:
+        return Entry(where, problems)
+    index, parts = step.facts
+    if parts and record.positions is not None and isinstance(where, LineSpan):
+        # Located already, perhaps with the paths of an upgrade (check_schema), which the text
+        # alone does not give: the tool parts' problems are located as one record at a time.
+        where = where._replace(positions=record.positions)
+    tool_lines = (ToolLine(0, where, parts),) if parts else ()
+    return Entry(where, problems, StepRun(step.conversation_id, index, index, 1, tool_lines))
+
+
+class _StepCollector:
+    """The `checks` of check_record for record_entry: a step-per-line record's facts are kept
+    for the checks across lines, which the caller runs; a conversation is checked whole here."""
+
+    conversation_id: Any = None
+    facts: tuple[int, tuple[ToolPart, ...] | None] | None = None  # step_facts of a step-per-line record
+
+    def add(self, record: Record, kind: str) -> Iterator[Problem]:
+        if kind == "conversation":
+            return RecordingChecks().add(record, kind)
+        self.conversation_id = record.data.get("conversationId")
+        self.facts = step_facts(record.data, record.text)
+        return iter(())
+
+
+def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file: bool) -> list[Entry]:
+    """The Entry of each non-blank line of `lines` (whole JSONL lines, from line `first_line`),
+    a StepRun's lines sharing one; `opens_file` when no record of the file comes before them
+    (see holds_no_record). The file's first record, of unknown kind, may make the file NOT_OURS:
+    that entry is the only one.
+    """
+    file, forced_kind = options.file, options.kind
+    loads, is_step = orjson.loads, fast_validator("step-record").is_valid
+    entries: list[Entry] = []
+    # The StepRun being gathered, in locals (the hot path makes no object for it): the LineSpan
+    # of its first line (None when there is none), then its fields.
+    run_where = run_id = run_first = run_last = None
+    run_count, run_tools = 0, []
+    end = 0
+    for number, line in enumerate(lines.split(b"\n"), first_line):
+        start, end = end, end + len(line) + 1
+        try:
+            data = loads(line)
+        except orjson.JSONDecodeError:
+            # Blank lines are no records, nor is a line that holds just a BOM (as migrate says).
+            if not is_blank_line(line):
+                if run_where is not None:
+                    entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
+                    run_where = None
+                entries.append(record_entry(load_json(lines[start:end], file, number), LineSpan(number, start, end),
+                                            options, opens_file and not entries))  # read here when after a BOM
+            continue
+        if forced_kind is None and data.__class__ is dict and "stepIndex" in data and "steps" not in data:
+            kind = "step-record"  # what detect_kind says, told without a call: most lines are steps
+        else:
+            kind = forced_kind or detect_kind(data, file)
+        if kind == "step-record" and is_step(data):
+            conversation_id, index = data.get("conversationId"), data["stepIndex"]
+            parts = tool_parts(data) if b'"tool-' in line else None
+            if run_where is not None and conversation_id == run_id and index > run_last:
+                if parts:
+                    run_tools.append(_new(ToolLine, (run_count, _new(LineSpan, (number, start, end, None)), parts)))
+                run_last = index
+                run_count += 1
+                continue
+            if run_where is not None:
+                entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
+            run_where = _new(LineSpan, (number, start, end, None))
+            run_id, run_first, run_last, run_count = conversation_id, index, index, 1
+            run_tools = [_new(ToolLine, (0, run_where, parts))] if parts else []
+            continue
+        if run_where is not None:
+            entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
+            run_where = None
+        if kind is not None and kind not in _CHECKED_FURTHER and fast_validator(kind).is_valid(data):
+            entries.append(Entry(LineSpan(number, start, end), ()))
+            continue
+        entries.append(record_entry(Record(file, number, data, text=lines[start:end]), LineSpan(number, start, end),
+                                    options, opens_file and not entries))
+        if entries[-1].outcome is NOT_OURS:
+            return entries  # the file is skipped: the rest of it does not matter
+    if run_where is not None:
+        entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
+    return entries
+
+
+def _run_entry(where: LineSpan, conversation_id: Any, first_index: int, last_index: int, count: int,
+               tool_lines: list[ToolLine]) -> Entry:
+    return _new(Entry, (where, (), _new(StepRun, (conversation_id, first_index, last_index, count, tuple(tool_lines))),
+                        RECORD))
+
+
+def check_file_lines(offset: int, length: int, first_line: int, options: LineOptions,
+                     opens_file: bool) -> list[tuple]:
+    """check_lines in a worker process, which reads its lines from the file itself. The entries
+    go back as plain tuples (entries_from_wire makes them whole again): pickle takes a Python
+    call for each NamedTuple, which would cost the workers more than checking the lines."""
+    with open(options.file, "rb") as stream:
+        stream.seek(offset)
+        entries = check_lines(stream.read(length), first_line, options, opens_file)
+    wire = []
+    for where, problems, steps, outcome in entries:
+        if steps is not None:
+            conversation_id, first_index, last_index, count, tool_lines = steps
+            steps = (conversation_id, first_index, last_index, count,
+                     tuple([(line, tuple(span), parts) for line, span, parts in tool_lines]))
+        wire.append((tuple(where), problems, steps, outcome))
+    return wire
+
+
+def entries_from_wire(wire: list[tuple]) -> list[Entry]:
+    """The entries check_file_lines sent, as check_lines made them."""
+    entries = []
+    for where, problems, steps, outcome in wire:
+        where = _new(LineSpan, where)
+        if steps is not None:
+            conversation_id, first_index, last_index, count, tool_lines = steps
+            tool_lines = tuple([_new(ToolLine, (line, _new(LineSpan, span), parts))
+                                for line, span, parts in tool_lines])
+            steps = _new(StepRun, (conversation_id, first_index, last_index, count, tool_lines))
+        entries.append(_new(Entry, (where, problems, steps, outcome)))
+    return entries
+
+
+class LineBatch:
+    """Lines of a JSONL file held by the main process while their entries are merged: the
+    RecordSource (see conversations) of their LineSpans."""
+
+    __slots__ = ("file", "lines")
+
+    def __init__(self, file: str, lines: bytes):
+        self.file = file
+        self.lines = lines
+
+    def record(self, where: LineSpan) -> Record:
+        """A light Record of one line: enough to locate a problem in it, no parsed data."""
+        return Record(self.file, where.number, text=self.lines[where.start:where.end], positions=where.positions)

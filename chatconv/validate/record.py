@@ -1,0 +1,43 @@
+"""One record's problems: its schema, then the checks a schema cannot state for its kind."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator, Protocol
+
+from ..kinds import canonical_kind, detect_kind
+from ..problems import Problem
+from ..sources import Record, problem_at
+from .conversations import RecordingChecks
+from .eval_files import check_eval_document
+from .schema import check_schema
+
+
+class ChecksAcrossRecords(Protocol):
+    """What check_record hands a recording that passed its schema to, for the checks across the
+    records of a file (RecordingChecks; validate's batches keep a step's facts for later)."""
+
+    def add(self, record: Record, kind: str) -> Iterable[Problem]: ...
+
+
+def check_record(record: Record, kind: str, checks: ChecksAcrossRecords | None = None,
+                 allow_outside_root: bool = False) -> Iterator[Problem]:
+    """Every problem of one record: its schema, then the checks a schema cannot state."""
+    if kind in ("eval-file", "config"):
+        yield from check_eval_document(record, kind, allow_outside_root)
+        return
+    problems = check_schema(record, kind)
+    yield from problems
+    if any(p.is_error for p in problems):
+        return
+    if kind in ("step-record", "conversation"):
+        yield from (checks or RecordingChecks()).add(record, kind)
+
+
+def validate_record(data: Any, kind: str | None = None, file: str = "<record>") -> list[Problem]:
+    """The problems of one in-memory record (kind detected when not given)."""
+    kind = canonical_kind(kind) if kind else detect_kind(data, file)
+    record = Record(file, 1, data)
+    if kind is None:
+        return [problem_at(record, (), "cannot tell what kind of record this is", code="unknown-kind")]
+    checks = RecordingChecks()
+    return [*check_record(record, kind, checks), *checks.finish()]

@@ -1,0 +1,188 @@
+"""Validating files and folders: each file's records checked in order (a JSONL file a batch of
+lines at a time, in worker processes when it pays), counted, and merged with the checks across
+the records of the file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Iterator
+
+from ..kinds import canonical_kind
+from ..messages import CONVERSATION_WINDOW
+from ..problems import Problem, UnreadableInput
+from ..sources import (BATCH_BYTES, Batch, discover, empty_file_problem, file_format, holds_no_record,
+                       iter_line_batches, iter_records, open_binary)
+from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
+from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, check_file_lines, check_lines,
+                    entries_from_wire, record_entry)
+
+if TYPE_CHECKING:
+    from ..workers import OrderedPool
+
+PARALLEL_MIN_BYTES = 16 * 1024 * 1024  # unless --jobs says otherwise, smaller files use no workers
+
+
+@dataclass
+class Summary:
+    files: int = 0
+    records: int = 0
+    errors: int = 0
+    warnings: int = 0
+    skipped: int = 0  # files found in folders that hold no chatconv record
+    unreadable: int = 0
+    stopped: bool = False  # --max-errors was reached
+
+    def count(self, problem: Problem) -> None:
+        if problem.is_error:
+            self.errors += 1
+        else:
+            self.warnings += 1
+
+
+@dataclass
+class Validator:
+    """Validates files and folders, counting into `summary`; `run` yields problems as found.
+
+    JSONL files are checked a batch of lines at a time, by `jobs` worker processes when more
+    than one (None: one per core for files of PARALLEL_MIN_BYTES or more); the problems come
+    out in line order whatever the number of workers.
+    """
+
+    kind: str | None = None
+    allow_outside_root: bool = False
+    max_errors: int | None = None
+    skip_unknown: bool = False  # skip named files of unknown kind too, as folders' files are
+    jobs: int | None = None
+    batch_bytes: int = BATCH_BYTES
+    conversation_window: int = CONVERSATION_WINDOW
+    summary: Summary = field(default_factory=Summary)
+    _pool: OrderedPool | None = field(default=None, init=False, repr=False)
+
+    def run(self, paths: Iterable[str | Path]) -> Iterator[Problem]:
+        try:
+            for path, explicit in discover(paths):
+                for problem in self._file(path, explicit):
+                    self.summary.count(problem)
+                    yield problem
+                    if self.max_errors and self.summary.errors >= self.max_errors:
+                        self.summary.stopped = True
+                        return
+        finally:
+            self._stop_workers()
+
+    def _file(self, path: str, explicit: bool) -> Iterator[Problem]:
+        options = LineOptions(path, self.kind, explicit, self.skip_unknown, self.allow_outside_root)
+        try:
+            yield from self._merge(path, self._batches(options), RecordingChecks(self.conversation_window))
+        except UnreadableInput as exc:
+            self.summary.unreadable += 1
+            yield from exc.problems
+
+    def _merge(self, path: str, batches: Iterable[tuple[RecordSource, Iterable]],
+               checks: RecordingChecks) -> Iterator[Problem]:
+        """Count and report each entry in line order, with the checks across lines."""
+        summary = self.summary
+        counted = False
+        for source, entries in batches:
+            for where, problems, steps, outcome in entries:
+                if outcome is NOT_OURS:  # only ever the file's first record (see record_entry)
+                    summary.skipped += 1  # a folder's file that is not ours
+                    return
+                if not counted:
+                    summary.files += 1
+                    counted = True
+                if outcome is NOT_A_RECORD:
+                    yield from problems
+                    continue
+                summary.records += 1
+                if problems:
+                    yield from problems
+                if steps is not None:
+                    yield from self._steps(checks, steps, source, where)
+        if not counted:  # a JSONL file of blank lines
+            summary.files += 1
+            yield empty_file_problem(path)
+        yield from checks.finish()
+
+    def _steps(self, checks: RecordingChecks, run: StepRun, source: RecordSource, where) -> Iterator[Problem]:
+        """The checks across lines of a run of steps; its first line is counted already."""
+        first = self.summary.records
+        conversation, found = checks.add_steps(run.conversation_id, run.first_index, run.last_index, source, where)
+        yield from found
+        for offset, tool_where, parts in run.tool_lines:
+            self.summary.records = first + offset  # exact, should --max-errors stop on this line
+            yield from checks.add_tool_parts(conversation, parts, source, tool_where)
+        self.summary.records = first + run.count - 1
+
+    def _batches(self, options: LineOptions) -> Iterator[tuple[RecordSource, Iterable]]:
+        """(source, entries) in order: see check_lines, and RecordSource for the sources."""
+        path = options.file
+        if path == "-" or file_format(path) != "jsonl":
+            yield WITHOUT_DATA, (record_entry(record, record, options, first=index == 0)
+                                 for index, record in enumerate(iter_records(path)))
+            return
+        with open_binary(path) as stream:
+            jobs = self._jobs_for(os.fstat(stream.fileno()).st_size)
+            batches = iter_line_batches(stream, self.batch_bytes)
+            if jobs > 1:
+                yield from self._checked_by_workers(batches, options, jobs)
+                return
+            opens_file = True
+            for first_line, _, lines in batches:
+                yield LineBatch(path, lines), check_lines(lines, first_line, options, opens_file)
+                opens_file = opens_file and holds_no_record(lines)
+
+    def _jobs_for(self, size: int) -> int:
+        if size <= self.batch_bytes:
+            return 1  # one batch: nothing to share out
+        if self.jobs is not None:
+            return self.jobs
+        if size < PARALLEL_MIN_BYTES:
+            return 1
+        from ..workers import available_cores  # here: a run without workers skips multiprocessing
+
+        return available_cores()
+
+    def _checked_by_workers(self, batches: Iterable[Batch], options: LineOptions,
+                            jobs: int) -> Iterator[tuple[LineBatch, list]]:
+        """Batches checked by worker processes, handed on in file order (workers.OrderedPool).
+
+        Workers read their batch from the file themselves (cheaper than a pipe); this process
+        keeps it to locate the few problems found across lines.
+        """
+        from ..workers import OrderedPool, worker_result
+
+        if self._pool is None:
+            self._pool = OrderedPool(jobs)
+        checked = self._pool.ordered(_worker_tasks(batches, options))
+        try:
+            for lines, future in checked:
+                entries = entries_from_wire(worker_result(future, options.file, "validation"))
+                yield LineBatch(options.file, lines), entries
+        except UnreadableInput:
+            self._stop_workers()  # a worker died: the pool is broken, the next file starts another
+            raise
+        finally:
+            checked.close()  # now: the batches queued are cancelled, those running ended
+
+    def _stop_workers(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+
+def _worker_tasks(batches: Iterable[Batch], options: LineOptions) -> Iterator[tuple]:
+    """(the batch's lines, check_file_lines, its arguments) of each batch, in order."""
+    opens_file = True
+    for first_line, offset, lines in batches:
+        yield lines, check_file_lines, (offset, len(lines), first_line, options, opens_file)
+        opens_file = opens_file and holds_no_record(lines)
+
+
+def validate_path(path: str | Path, kind: str | None = None, **options) -> tuple[list[Problem], Summary]:
+    """Every problem of a file or folder, and the counts; `options` are Validator's (e.g. jobs)."""
+    validator = Validator(kind=canonical_kind(kind) if kind else None, **options)
+    return list(validator.run([path])), validator.summary
