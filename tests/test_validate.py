@@ -576,7 +576,7 @@ def test_a_migration_that_trips_on_an_odd_record_leaves_it_to_the_schema(monkeyp
         raise KeyError("odd")
 
     tripping = migrate.Migration("9999_trips", "trips", ("step-record",), lambda record: (), trip)
-    for module in (migrate, registry):  # validate finds them in the package, upgrade_record in its module
+    for module in (migrate, registry):  # where validate and the migrate package look them up
         monkeypatch.setattr(module, "migrations_for", lambda kind: (tripping,))
     problems = validate_record({"stepIndex": 0, "input": {"role": "human", "content": "x"}, "output": []})
     assert [p.path for p in problems] == ["$.input.role"] and '"human" is not one of' in problems[0].message

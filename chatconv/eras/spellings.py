@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..kinds import CASE_LIST_KEYS
-from ..migrate import upgrade_record
 
 NAME = "spellings"
 SCHEMA = "eval-file"
@@ -23,5 +22,7 @@ def detect(data: Any) -> bool:
 
 
 def to_internal(data: Any) -> Any:
+    from ..migrate import upgrade_record  # here: commands start without the migrations loaded
+
     upgraded, _ = upgrade_record(data, SCHEMA)
     return upgraded

@@ -50,6 +50,15 @@ def migrations_for(kind: str | None) -> tuple[Migration, ...]:
     return tuple(m for m in migrations() if kind in m.kinds)
 
 
+def is_legacy(record: Any, kind: str | None) -> bool:
+    """Whether a migration for `kind` finds its shape in the record as it is. False when one
+    trips on a shape it did not expect: such a record is left to the schema to explain."""
+    try:
+        return any(migration.detect(record) is not None for migration in migrations_for(kind))
+    except Exception:  # a migration's detect meets any shape a record that failed the schema has
+        return False
+
+
 def upgrade_record(record: Any, kind: str | None) -> tuple[Any, list[tuple[Migration, tuple]]]:
     """Run every migration for `kind` whose shape the record has, in order.
 

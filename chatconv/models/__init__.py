@@ -20,7 +20,7 @@ from typing import Any, Iterator
 from pydantic import BaseModel, ValidationError
 
 from ..kinds import canonical_kind, detect_kind, kind_names
-from ..migrate import migrations_for, upgrade_record
+from ..migrate import is_legacy, upgrade_record
 from ..problems import ChatconvError, Problem
 from ..sources import Record, iter_records, problem_at
 from ..validate import check_schema
@@ -62,9 +62,9 @@ def parse_record(kind: str, data: Any) -> BaseModel:
 def _upgraded(data: Any, kind: str) -> Any:
     # Most records are current: a copy is made only when a migration finds its shape (as
     # upgrade_record would find it first), and only that copy is upgraded.
+    if not is_legacy(data, kind):
+        return data
     try:
-        if not any(migration.detect(data) is not None for migration in migrations_for(kind)):
-            return data
         return upgrade_record(copy.deepcopy(data), kind)[0]
     except Exception:  # a migration tripped on a shape it did not expect: the model says what is wrong
         return data

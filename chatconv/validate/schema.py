@@ -20,14 +20,10 @@ def check_schema(record: Record, kind: str) -> list[Problem]:
     changes, and record.positions gains the upgraded paths: see _locate_upgraded_paths)."""
     if fast_validator(kind).is_valid(record.data):
         return []
-    from ..migrate import migrations_for, upgrade_record  # here: most runs never need them loaded
+    from ..migrate import is_legacy, upgrade_record  # here: most runs never need them loaded
 
-    # A migration applies only if one finds its shape in the record as it is (the first to apply
-    # does): the places of the original containers are noted only then.
-    try:
-        legacy = any(migration.detect(record.data) is not None for migration in migrations_for(kind))
-    except Exception:  # a migration tripped on a shape it did not expect: explain the record as it is
-        legacy = False
+    # The places of the original containers are noted only when a migration will apply.
+    legacy = is_legacy(record.data, kind)
     places = _container_places(record.data) if legacy else None
     applied = []
     if legacy:
