@@ -30,7 +30,7 @@ def to_native_messages(history: Iterable[Mapping], current_message: str | None =
         if role not in role_map:
             raise ChatconvError(Problem(
                 "<history>", None, None, f"$[{index}].role", f"role {role!r} has no API role",
-                "error", f"add it to role_map (known: {', '.join(role_map)})"))
+                "error", f"add it to role_map (known: {', '.join(role_map)})", "bad-value"))
         messages.append({"role": role_map[role], "content": message.get("content", "")})
     if current_message:
         messages.append({"role": "user", "content": current_message})

@@ -1,5 +1,6 @@
-"""Record kinds: their names and short aliases, how a record's kind is told from its content,
-and the one list of config file names (validate tells a config by it; prompt finds one by it).
+"""Record kinds: their names and short aliases, how a record's kind is told from its content
+(an eval file is one that an era of eras/ recognises), and the one list of config file names
+(validate tells a config by it; prompt finds one by it).
 """
 
 from __future__ import annotations
@@ -7,14 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .eras import era_of
 from .schemas import load_schema, schema_names
 
 RECORDING_KINDS = {"step-record", "conversation", "conversation-step", "model-message"}
 KIND_ALIASES = {"step": "step-record", "eval": "eval-file", "prompt": "chat-prompt"}
-# The keys that hold an eval file's cases, in every spelling chatconv reads (see eras/).
-CASE_LIST_KEYS = ("evalcases", "testcases", "tests", "cases", "eval_cases")
-# Config files, nearest first in each folder: prompt takes the first it finds walking up.
-CONFIG_FILE_NAMES = (".agentv/config.yaml", ".agentv/config.yml", "chatconv.yaml", "chatconv.yml")
+# Config files, nearest first in each folder: prompt takes the first it finds walking up, and
+# validate reads a file of one of these names as a config.
+CONFIG_FILE_NAMES = (".agentv/config.yaml", ".agentv/config.yml", ".agentv/config.json", "chatconv.yaml",
+                     "chatconv.yml")
 
 
 def kind_names() -> list[str]:
@@ -36,7 +38,7 @@ def detect_kind(data: Any, file: str = "") -> str | None:
             return "conversation"
         if "stepIndex" in data or ("input" in data and "output" in data):
             return "step-record"
-        if any(key in data for key in CASE_LIST_KEYS):
+        if era_of(data) is not None:
             return "eval-file"
         if "question" in data:
             return "provider-request"
@@ -48,7 +50,6 @@ def detect_kind(data: Any, file: str = "") -> str | None:
 
 
 def is_config_file(file: str | Path) -> bool:
-    """Whether a file's name is one of CONFIG_FILE_NAMES (any `.agentv/config.*` too)."""
-    path = Path(file)
-    return path.name in {Path(name).name for name in CONFIG_FILE_NAMES if "/" not in name} or (
-        path.parent.name == ".agentv" and path.stem == "config")
+    """Whether a file's name (with its folder's, for `.agentv/`) is one of CONFIG_FILE_NAMES."""
+    parts = Path(file).parts
+    return "/".join(parts[-1:]) in CONFIG_FILE_NAMES or "/".join(parts[-2:]) in CONFIG_FILE_NAMES

@@ -70,7 +70,7 @@ def normalize_output(output: Any) -> list:
     kind = "null" if output is None else type(output).__name__
     raise ChatconvError(Problem("<step>", None, None, "$.output",
                                 f"output must be a message or an array of messages, got {kind}",
-                                "error", "record every message the agent produced as a list"))
+                                "error", "record every message the agent produced as a list", "wrong-type"))
 
 
 def extract_text_from_message(message: dict, include_reasoning: bool = False) -> str:

@@ -131,7 +131,8 @@ def pattern_problem(pattern: str) -> str | None:
 
 def check_patterns(patterns: list[str], where: str) -> list[str]:
     """The patterns, after refusing any that cannot work (ChatconvError names `where`)."""
-    problems = [Problem(where, None, None, "$.guideline_patterns", f"bad glob {p!r}: {reason}")
+    problems = [Problem(where, None, None, "$.guideline_patterns", f"bad glob {p!r}: {reason}",
+                        code="bad-glob")
                 for p in patterns if (reason := pattern_problem(p))]
     if problems:
         raise ChatconvError(problems)

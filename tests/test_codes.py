@@ -151,3 +151,28 @@ def test_the_codes_stay_out_of_the_json_output(tmp_path):
     """))
     [problem] = validate_path(path)[0]
     assert problem.code == "unknown-key" and "code" not in problem.to_dict()
+
+
+def test_every_problem_the_package_makes_names_its_check():
+    # Read with ast: each Problem(...) and problem_at(...) call under chatconv/ gives a code, by
+    # keyword or as Problem's eighth argument, and each literal code is one of CODES. A problem
+    # made without one could not be counted or filtered by code.
+    import ast
+    from pathlib import Path
+
+    from chatconv.problems import CODES
+
+    missing, unknown = [], []
+    for path in sorted((Path(__file__).parent.parent / "chatconv").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("Problem", "problem_at")):
+                continue
+            code = next((k.value for k in node.keywords if k.arg == "code"), None)
+            if code is None and node.func.id == "Problem" and len(node.args) >= 8:
+                code = node.args[7]
+            where = f"{path.name}:{node.lineno}"
+            if code is None:
+                missing.append(where)
+            elif isinstance(code, ast.Constant) and code.value not in CODES:
+                unknown.append(f"{where} {code.value!r}")
+    assert missing == [] and unknown == []

@@ -15,15 +15,16 @@ import pytest
 PACKAGE = Path(__file__).parent.parent / "chatconv"
 
 # The data flow, as ranks: a module may import only from parts of a lower rank (or from its
-# own part). sources -> migrate -> eras / formats -> validate -> models -> prompt / recordings
-# -> providers / history -> cli; problems, schemas, messages, workers and kinds sit beneath all.
+# own part). sources -> migrate -> formats -> validate -> models -> prompt / recordings ->
+# providers / history -> cli; problems, schemas, messages, workers, eras (which kinds asks to
+# tell an eval file) and kinds sit beneath all.
 RANKS = {
     "problems": 0,
-    "schemas": 1, "messages": 1, "workers": 1,
+    "schemas": 1, "messages": 1, "workers": 1, "eras": 1,
     "kinds": 2,
     "sources": 3, "references": 3,
     "migrate": 4,
-    "eras": 5, "formats": 5,
+    "formats": 5,
     "validate": 6,
     "models": 7,
     "prompt": 8, "recordings": 8,

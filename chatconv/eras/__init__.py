@@ -1,9 +1,10 @@
 """Eval-file eras: each way AgentV's eval files have been written, behind one small protocol.
 
-An era says how its files are recognised, which schema checks them, where their cases are, and
-how a file of the era becomes the shape every later stage reads (the `evalcases` era's: the
-internal case of prompt/). Today chatconv reads two: the `evalcases` era itself, and the older
-spellings that migration 0003 upgrades. A new era is a new module listed in ERAS.
+An era says how its files are recognised (kinds.detect_kind asks every era), which schema
+checks them, and where their cases are. Today chatconv reads two: the `evalcases` era, the
+internal shape every later stage reads, and the older spellings that migration 0003 upgrades
+to it (read as upgraded by validate, rewritten by `chatconv migrate`). A new era is a new
+module listed in ERAS.
 """
 
 from __future__ import annotations
@@ -15,13 +16,11 @@ from . import evalcases, spellings
 
 class Era(Protocol):
     NAME: str  # e.g. "evalcases"
-    SCHEMA: str  # the schema a file of the era is checked against once in the internal shape
+    SCHEMA: str  # the schema a file of the era is checked against
+    CASE_LISTS: tuple[str, ...]  # the top-level keys that hold its cases
 
     def detect(self, data: Any) -> bool:
         """Whether a parsed eval file is written in this era."""
-
-    def to_internal(self, data: Any) -> Any:
-        """The file in the internal (`evalcases`) shape; the data may be changed in place."""
 
 
 ERAS: tuple[Era, ...] = (evalcases, spellings)
@@ -33,7 +32,8 @@ def era_of(data: Any) -> Era | None:
 
 
 def iter_cases(data: Any) -> Iterator[tuple[tuple, dict]]:
-    """(JSON path, case) of each case (an object) of an eval file in the internal shape."""
+    """(JSON path, case) of each case (an object) of an eval file in the internal shape; anything
+    else is the schema's to report."""
     return evalcases.iter_cases(data)
 
 

@@ -12,14 +12,11 @@ from typing import Any, Iterator
 NAME = "evalcases"
 SCHEMA = "eval-file"
 CASE_LIST = "evalcases"
+CASE_LISTS = (CASE_LIST,)
 
 
 def detect(data: Any) -> bool:
     return isinstance(data, dict) and CASE_LIST in data
-
-
-def to_internal(data: Any) -> Any:
-    return data
 
 
 def iter_cases(data: Any) -> Iterator[tuple[tuple, dict]]:

@@ -10,19 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..kinds import CASE_LIST_KEYS
-
 NAME = "spellings"
 SCHEMA = "eval-file"
-CASE_LISTS = tuple(key for key in CASE_LIST_KEYS if key != "evalcases")
+CASE_LISTS = ("testcases", "tests", "cases", "eval_cases")
 
 
 def detect(data: Any) -> bool:
     return isinstance(data, dict) and "evalcases" not in data and any(key in data for key in CASE_LISTS)
-
-
-def to_internal(data: Any) -> Any:
-    from ..migrate import upgrade_record  # here: commands start without the migrations loaded
-
-    upgraded, _ = upgrade_record(data, SCHEMA)
-    return upgraded

@@ -195,7 +195,7 @@ def resolve_segments(content: Any, context: EvalFileContext, where: tuple, optio
             file = resolve_reference(raw["value"], context.path.parent, context.root, options.allow_outside_root)
             text = read_segment_text(file)
         except FileReferenceError as exc:
-            raise ChatconvError(context.problem(place, exc.message, exc.hint)) from None
+            raise ChatconvError(context.problem(place, exc.message, exc.hint, "file-reference")) from None
         guideline = is_guideline(raw["value"], file, context.root, context.patterns)
         segments.append(Segment("file", raw["value"], text, guideline, file.resolve()))
     return segments

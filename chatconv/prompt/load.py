@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..eras import era_of, iter_cases
+from ..eras import iter_cases
 from ..problems import ChatconvError, Problem, json_path
 from ..references import check_patterns, find_config, find_repo_root
 from ..sources import iter_records
@@ -43,9 +43,9 @@ class EvalFileContext:
         return ((case.get("metadata") or {}).get("systemPrompt") or self.metadata.get("systemPrompt")
                 or options.system_prompt)
 
-    def problem(self, path: tuple, message: str, hint: str | None) -> Problem:
+    def problem(self, path: tuple, message: str, hint: str | None, code: str) -> Problem:
         line, column = self.locate(path) if self.locate else (None, None)
-        return Problem(str(self.path), line, column, json_path(path), message, "error", hint)
+        return Problem(str(self.path), line, column, json_path(path), message, "error", hint, code)
 
 
 def config_patterns(config: Path) -> list[str]:
@@ -87,7 +87,7 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
     file does not hold."""
     options = options or PromptOptions()
     record, warnings = load_eval_file(eval_file, options.allow_outside_root)
-    data = era_of(record.data).to_internal(record.data)  # load_eval_file read it as upgraded already
+    data = record.data  # read as upgraded (legacy spellings), in the internal shape
     cases = list(iter_cases(data))
     known = [case["id"] for _, case in cases]
     unknown = [c for c in case_ids if c not in known]
@@ -112,4 +112,4 @@ class UnknownCase(ChatconvError):
     def __init__(self, case_id: str, file: str, known: list[str], warnings: list[Problem] | None = None):
         self.case_id, self.known, self.warnings = case_id, known, warnings or []
         super().__init__(Problem(file, None, None, "$", f"no case {case_id!r} in {file}; its cases: "
-                                 f"{', '.join(known)}", "error", "pass one of the ids it holds"))
+                                 f"{', '.join(known)}", "error", "pass one of the ids it holds", "usage"))

@@ -20,7 +20,8 @@ class ProviderRuleError(ChatconvError):
 
     def __init__(self, target: str, index: int | None, message: str, hint: str):
         path = "$" if index is None else f"$.messages[{index}]"
-        super().__init__(Problem("<request>", None, None, path, f"{target}: {message}", "error", hint))
+        super().__init__(Problem("<request>", None, None, path, f"{target}: {message}", "error", hint,
+                                 "provider-rule"))
         self.target, self.index, self.rule = target, index, message
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..eras import iter_cases
 from ..problems import ChatconvError, Problem
 from ..references import FileReferenceError, find_repo_root, pattern_problem, read_segment_text, resolve_reference
 from ..sources import Record, iter_records, problem_at
@@ -54,23 +55,19 @@ def _items(value: Any) -> Iterator[tuple[int, dict]]:
                 yield index, item
 
 
-def _cases(data: Any) -> Iterator[tuple[int, dict]]:
-    return _items(data.get("evalcases")) if isinstance(data, dict) else iter(())
-
-
 def check_eval_file(record: Record, allow_outside_root: bool = False) -> Iterator[Problem]:
     """Unique case ids, known evaluator types and usable file references."""
     first_line: dict[str, int] = {}
-    for index, case in _cases(record.data):
+    for path, case in iter_cases(record.data):
         case_id = case.get("id")
         if not isinstance(case_id, str):
             continue
         if case_id in first_line:
-            yield problem_at(record, ("evalcases", index, "id"), f"duplicate case id {case_id!r}",
+            yield problem_at(record, path + ("id",), f"duplicate case id {case_id!r}",
                              hint=f"ids must be unique in a file; first used on line {first_line[case_id]}",
                              code="duplicate-case-id")
         else:
-            first_line[case_id] = record.locate(("evalcases", index, "id"))[0]
+            first_line[case_id] = record.locate(path + ("id",))[0]
     yield from _check_evaluators(record)
     yield from _check_file_references(record, allow_outside_root)
 
@@ -78,7 +75,7 @@ def check_eval_file(record: Record, allow_outside_root: bool = False) -> Iterato
 def _check_evaluators(record: Record) -> Iterator[Problem]:
     data = record.data
     places = [(("execution",), data.get("execution") if isinstance(data, dict) else None)]
-    places += [(("evalcases", i, "execution"), case.get("execution")) for i, case in _cases(data)]
+    places += [(path + ("execution",), case.get("execution")) for path, case in iter_cases(data)]
     for path, execution in places:
         evaluators = execution.get("evaluators") if isinstance(execution, dict) else None
         for index, evaluator in _items(evaluators):
@@ -92,14 +89,13 @@ def _check_evaluators(record: Record) -> Iterator[Problem]:
 
 def iter_file_segments(data: Any) -> Iterator[tuple[tuple, str]]:
     """(path, value) of every file segment in an eval file's messages."""
-    for index, case in _cases(data):
+    for path, case in iter_cases(data):
         for field_name in ("input_messages", "expected_messages"):
             for m_index, message in _items(case.get(field_name)):
                 for s_index, segment in _items(message.get("content")):
                     value = segment.get("value")
                     if segment.get("type") == "file" and isinstance(value, str) and value:
-                        yield (("evalcases", index, field_name, m_index, "content", s_index, "value"),
-                               value)
+                        yield path + (field_name, m_index, "content", s_index, "value"), value
 
 
 def _check_file_references(record: Record, allow_outside_root: bool) -> Iterator[Problem]:
