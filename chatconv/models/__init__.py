@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel, ValidationError
 
-from ..kinds import canonical_kind, detect_kind, kind_names
+from ..kinds import KIND_ALIASES, canonical_kind, detect_kind, kind_names
 from ..migrate import is_legacy, upgrade_record
 from ..problems import ChatconvError, Problem
 from ..sources import Record, iter_records, problem_at
@@ -50,8 +50,9 @@ MODELS: dict[str, type[BaseModel]] = {
 
 
 def parse_record(kind: str, data: Any) -> BaseModel:
-    """`data` as the model of `kind` (a schema name), legacy shapes read as upgraded (`data`
-    itself is left as it is); pydantic.ValidationError when invalid."""
+    """`data` as the model of `kind` (a schema name or a short alias), legacy shapes read as
+    upgraded (`data` itself is left as it is); pydantic.ValidationError when invalid."""
+    kind = KIND_ALIASES.get(kind, kind)  # a short kind, as --kind takes it, too
     try:
         model = MODELS[kind]
     except KeyError:

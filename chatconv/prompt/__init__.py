@@ -1,12 +1,14 @@
 """Eval case -> segments -> ChatPrompt and question (seeds 000-002).
 
-convert: the conversion itself; load: an eval file's context and the prompts of its cases.
+convert: the conversion itself; context: an eval file's root, guideline patterns and
+positions; load: the prompts of an eval file's cases.
 """
 
 from .convert import (DEFAULT_SYSTEM_PROMPT, GUIDELINES_HEADER, SYSTEM_POLICIES, PromptInputs,
                       PromptOptions, Segment, build_prompt_inputs, build_question,
                       convert_to_chat_prompt, resolve_segments)
-from .load import CasePrompt, EvalFileContext, EvalFilePrompts, UnknownCase, build_prompts, config_patterns
+from .context import EvalFileContext, config_patterns
+from .load import CasePrompt, EvalFilePrompts, UnknownCase, build_prompts
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT", "GUIDELINES_HEADER", "SYSTEM_POLICIES", "CasePrompt", "EvalFileContext",

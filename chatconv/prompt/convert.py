@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from ..problems import ChatconvError
 from ..references import FileReferenceError, is_guideline, read_segment_text, resolve_reference
 
-if TYPE_CHECKING:
-    from .load import EvalFileContext
+from .context import EvalFileContext
 
 DEFAULT_SYSTEM_PROMPT = "You are a careful assistant."
 SYSTEM_POLICIES = ("merge", "assistant", "user", "keep")

@@ -1,60 +1,16 @@
-"""An eval file as prompt reads it: the file's context (repository root, guideline patterns from
-the CLI, the file or the nearest config), and the prompt inputs of its cases.
-"""
+"""The prompts of an eval file: the file read and validated, then each case's prompt inputs."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 from ..eras import iter_cases
-from ..problems import ChatconvError, Problem, json_path
-from ..references import check_patterns, find_config, find_repo_root
-from ..sources import iter_records
-from ..validate import check_record, load_eval_file
+from ..problems import ChatconvError, Problem
+from ..validate import load_eval_file
+from .context import EvalFileContext
 from .convert import PromptInputs, PromptOptions, build_prompt_inputs
-
-
-@dataclass
-class EvalFileContext:
-    """Where a case's files are looked up, and which of them are guidelines."""
-
-    path: Path
-    root: Path
-    patterns: list[str]
-    metadata: dict = field(default_factory=dict)
-    locate: Any = None  # (json path tuple) -> (line, column), for problems
-
-    @classmethod
-    def for_file(cls, path: Path, data: dict, options: PromptOptions, locate=None) -> "EvalFileContext":
-        root = find_repo_root(path.parent)
-        if options.guideline_patterns is not None:
-            patterns = check_patterns(options.guideline_patterns, "--guideline-pattern")
-        elif "guideline_patterns" in data:
-            patterns = check_patterns(data["guideline_patterns"], str(path))
-        else:
-            config = find_config(path.parent, root)
-            patterns = config_patterns(config) if config else []
-        return cls(path, root, patterns, data.get("metadata") or {}, locate)
-
-    def case_system_prompt(self, case: dict, options: PromptOptions) -> str | None:
-        """The case's metadata prompt, else the file's, else the one given from outside."""
-        return ((case.get("metadata") or {}).get("systemPrompt") or self.metadata.get("systemPrompt")
-                or options.system_prompt)
-
-    def problem(self, path: tuple, message: str, hint: str | None, code: str) -> Problem:
-        line, column = self.locate(path) if self.locate else (None, None)
-        return Problem(str(self.path), line, column, json_path(path), message, "error", hint, code)
-
-
-def config_patterns(config: Path) -> list[str]:
-    """The guideline patterns of a config file, which must be valid against its schema."""
-    [record] = iter_records(config)
-    problems = [record.error] if record.error else [p for p in check_record(record, "config") if p.is_error]
-    if problems:
-        raise ChatconvError(problems)
-    return check_patterns(record.data.get("guideline_patterns", []), str(config))
 
 
 @dataclass

@@ -5,7 +5,8 @@ text (bytes, encodings, blank lines, batches), yaml, json, record (positions), s
 """
 
 from ..kinds import detect_kind
-from .files import DATA_SUFFIXES, discover, file_format, iter_records, load_document
+from .files import (DATA_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, discover, file_format, iter_records,
+                    load_document)
 from .json import NotWritten, duplicate_keys, exact_json, integers_beyond_64_bits, iter_jsonl, load_json
 from .record import Position, Record, problem_at
 from .stdin import StdinInput, read_stdin, read_stdin_head, stdin_document_format
@@ -15,7 +16,8 @@ from .text import (BATCH_BYTES, UTF8_BOM, Batch, batch_spans, decode_utf8, empty
 from .yaml import MAX_ALIAS_COPIES, MAX_YAML_DEPTH, load_yaml, yaml_parse_problem
 
 __all__ = [
-    "BATCH_BYTES", "DATA_SUFFIXES", "MAX_ALIAS_COPIES", "MAX_YAML_DEPTH", "UTF8_BOM", "Batch",
+    "BATCH_BYTES", "DATA_SUFFIXES", "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAX_ALIAS_COPIES", "MAX_YAML_DEPTH",
+    "UTF8_BOM", "YAML_SUFFIXES", "Batch",
     "NotWritten", "Position", "Record", "StdinInput", "batch_spans", "decode_utf8", "detect_kind",
     "discover", "duplicate_keys", "empty_file_problem", "exact_json", "file_format",
     "holds_no_record", "integers_beyond_64_bits", "is_blank_line", "iter_jsonl",

@@ -1,0 +1,60 @@
+"""An eval file's context for its prompts: the repository root its files are looked up to, the
+guideline patterns (from the caller, the file, or the nearest config file), and where a JSON
+path of the file is, for problems.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from ..problems import ChatconvError, Problem, json_path
+from ..references import check_patterns, find_config, find_repo_root
+from ..sources import Position, iter_records
+from ..validate import check_record
+
+if TYPE_CHECKING:
+    from .convert import PromptOptions
+
+
+@dataclass
+class EvalFileContext:
+    """Where a case's files are looked up, and which of them are guidelines."""
+
+    path: Path
+    root: Path
+    patterns: list[str]
+    metadata: dict = field(default_factory=dict)
+    locate: Callable[[tuple], Position] | None = None  # a JSON path's line and column, for problems
+
+    @classmethod
+    def for_file(cls, path: Path, data: dict, options: PromptOptions,
+                 locate: Callable[[tuple], Position] | None = None) -> EvalFileContext:
+        root = find_repo_root(path.parent)
+        if options.guideline_patterns is not None:
+            patterns = check_patterns(options.guideline_patterns, "--guideline-pattern")
+        elif "guideline_patterns" in data:
+            patterns = check_patterns(data["guideline_patterns"], str(path))
+        else:
+            config = find_config(path.parent, root)
+            patterns = config_patterns(config) if config else []
+        return cls(path, root, patterns, data.get("metadata") or {}, locate)
+
+    def case_system_prompt(self, case: dict, options: PromptOptions) -> str | None:
+        """The case's metadata prompt, else the file's, else the one given from outside."""
+        return ((case.get("metadata") or {}).get("systemPrompt") or self.metadata.get("systemPrompt")
+                or options.system_prompt)
+
+    def problem(self, path: tuple, message: str, hint: str | None, code: str) -> Problem:
+        line, column = self.locate(path) if self.locate else (None, None)
+        return Problem(str(self.path), line, column, json_path(path), message, "error", hint, code)
+
+
+def config_patterns(config: Path) -> list[str]:
+    """The guideline patterns of a config file, which must be valid against its schema."""
+    [record] = iter_records(config)
+    problems = [record.error] if record.error else [p for p in check_record(record, "config") if p.is_error]
+    if problems:
+        raise ChatconvError(problems)
+    return check_patterns(record.data.get("guideline_patterns", []), str(config))

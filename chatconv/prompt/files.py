@@ -1,0 +1,7 @@
+"""Where file references of eval files were read before chatconv.references: its names, kept
+importable from here for code written against this module."""
+
+from ..references import (FileReferenceError, find_repo_root, read_segment_text, resolve_reference,
+                          search_folders)
+
+__all__ = ["FileReferenceError", "find_repo_root", "read_segment_text", "resolve_reference", "search_folders"]
