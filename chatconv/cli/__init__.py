@@ -8,6 +8,7 @@ input, 2 usage error or unreadable input.
 from __future__ import annotations
 
 import errno
+import importlib
 import os
 import signal
 import sys
@@ -15,13 +16,29 @@ import sys
 import click
 
 from ..problems import ChatconvError, UnreadableInput
-from . import migrate, prompt, recordings, schema, validate
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, fail
 
 __all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_UNREADABLE", "cli", "main"]
 
+# Each command, by the module of this package that defines it: a run imports only its own
+# command's module, and so only the parts of chatconv that command uses (start-up time).
+COMMAND_MODULES = {"dataset": "recordings", "migrate": "migrate", "prompt": "prompt", "schema": "schema",
+                   "text": "recordings", "tools": "recordings", "validate": "validate"}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class _CommandsOnDemand(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMAND_MODULES)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        module = COMMAND_MODULES.get(name)
+        if module is None:
+            return None
+        return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+@click.group(cls=_CommandsOnDemand,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="chatconv")
 def cli():
     """Validate, convert and migrate LLM eval data: eval files, chat prompts, recordings.
@@ -32,11 +49,6 @@ def cli():
       chatconv validate run.jsonl --format json   machine-readable problems
       chatconv schema eval-file                   the JSON Schema of an eval file
     """
-
-
-for _command in (validate.validate, schema.schema, prompt.prompt, recordings.text, recordings.tools,
-                 recordings.dataset, migrate.migrate):
-    cli.add_command(_command)
 
 
 def main() -> None:
