@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
 State = TypeVar("State")
+Entry = TypeVar("Entry")
 CONVERSATION_WINDOW = 10_000  # conversations of a step-per-line file followed at once
 
 
@@ -144,6 +145,45 @@ class ToolCall:
         return "error" if str(self.result["output"].get("type", "")).startswith("error-") else "ok"
 
 
+class CallLedger(Generic[Entry]):
+    """THE pairing rule of tool calls and results, by toolCallId, within one conversation
+    (validate's checks and the `tools` rows both keep one per conversation).
+
+    A call opens its id, and says whether the id was used before (a duplicate: the new call is
+    the one a later result answers). A result answers the open call of its id; a further result
+    for an id already answered (a retry, say) is a repeat, no error; a result for an id never
+    called is an orphan. The caller keeps what it needs of each call as its entry.
+    """
+
+    __slots__ = ("open", "seen")
+
+    def __init__(self) -> None:
+        self.open: dict[Any, Entry] = {}  # the calls not answered yet, in the order made
+        self.seen: set = set()
+
+    def call(self, call_id: Any, entry: Entry) -> bool:
+        """Open a call; True when its id was used before in the conversation."""
+        duplicate = call_id in self.seen
+        self.seen.add(call_id)
+        self.open[call_id] = entry
+        return duplicate
+
+    def answer(self, call_id: Any) -> tuple[str, Entry | None]:
+        """(ANSWERED, the call's entry), or (REPEAT or ORPHAN, None)."""
+        if call_id in self.open:
+            return ANSWERED, self.open.pop(call_id)
+        return (REPEAT if call_id in self.seen else ORPHAN), None
+
+    def close(self) -> list[tuple[Any, Entry]]:
+        """The calls left unanswered, in the order made; none stays open."""
+        unanswered = list(self.open.items())
+        self.open.clear()
+        return unanswered
+
+
+ANSWERED, REPEAT, ORPHAN = "answered", "repeat", "orphan"
+
+
 @dataclass
 class ToolPairing:
     """Calls paired with their results by toolCallId, across the steps of one conversation.
@@ -158,27 +198,22 @@ class ToolPairing:
     orphans: list[tuple[Any, dict]] = field(default_factory=list)
     duplicates: list[tuple[Any, dict]] = field(default_factory=list)
     repeats: list[tuple[Any, dict]] = field(default_factory=list)
-    _open: dict[str, ToolCall] = field(default_factory=dict)
-    _seen: set = field(default_factory=set)
+    _ledger: CallLedger[ToolCall] = field(default_factory=CallLedger)
 
     def add_step(self, step: dict) -> None:
         index = step.get("stepIndex")
         for message in step_messages(step):
             for call in extract_tool_calls(message):
-                if call["toolCallId"] in self._seen:
-                    self.duplicates.append((index, call))
-                self._seen.add(call["toolCallId"])
                 paired = ToolCall(index, call)
                 self.calls.append(paired)
-                self._open[call["toolCallId"]] = paired
+                if self._ledger.call(call["toolCallId"], paired):
+                    self.duplicates.append((index, call))
             for result in extract_tool_results(message):
-                paired = self._open.pop(result["toolCallId"], None)
+                outcome, paired = self._ledger.answer(result["toolCallId"])
                 if paired is not None:
                     paired.result = result
-                elif result["toolCallId"] in self._seen:
-                    self.repeats.append((index, result))
                 else:
-                    self.orphans.append((index, result))
+                    (self.repeats if outcome == REPEAT else self.orphans).append((index, result))
 
 
 # ---------------------------------------------------------------------------------------------

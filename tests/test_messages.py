@@ -160,3 +160,18 @@ def test_pairing_accounts_for_every_call_and_every_result_exactly_once(steps_spe
 
 def test_step_messages_are_input_then_outputs():
     assert step_messages(WEATHER[1]) == [WEATHER[1]["input"], *WEATHER[1]["output"]]
+
+
+def test_the_call_ledger_pairs_results_with_calls_by_id():
+    # The one pairing rule validate and `tools` keep per conversation.
+    from chatconv.messages import ANSWERED, ORPHAN, REPEAT, CallLedger
+
+    ledger = CallLedger()
+    assert ledger.call("a", "first a") is False and ledger.call("b", "b") is False
+    assert ledger.answer("z") == (ORPHAN, None)
+    assert ledger.answer("a") == (ANSWERED, "first a")
+    assert ledger.answer("a") == (REPEAT, None)  # a retry of an answered call: no error
+    assert ledger.call("a", "second a") is True  # a used id again: a duplicate, and the open one
+    assert ledger.call("c", "c") is False
+    assert ledger.close() == [("b", "b"), ("a", "second a"), ("c", "c")]  # in the order opened
+    assert ledger.close() == [] and ledger.answer("b") == (REPEAT, None)

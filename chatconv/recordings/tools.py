@@ -10,6 +10,7 @@ from typing import Any, Iterator, Mapping
 from ..messages import CONVERSATION_WINDOW, ConversationWindow, ToolPairing, iter_tool_parts
 from ..problems import ChatconvError, Problem
 from ..sources import NotWritten, exact_json, problem_at
+from ..validate import duplicate_call_problem, orphan_result_problem
 from .steps import Step, iter_recording_steps
 
 
@@ -56,17 +57,13 @@ class ConversationPairings:
         pairing, evicted = self._recent.follow(item.conversation_id)
         orphans, duplicates = len(pairing.orphans), len(pairing.duplicates)
         pairing.add_step(item.step)
-        # Worded as validate words them, and located at the part (the step's last one of that id).
+        # The problems validate reports, located at the part (the step's last one of that id).
         for _, result in pairing.orphans[orphans:]:
-            self.problems.append(problem_at(
-                item.record, _part_path(item, "tool-result", result["toolCallId"]),
-                f"tool-result {result['toolCallId']!r} answers no earlier tool-call",
-                hint="a tool result must follow the tool-call with the same toolCallId", code="tool-result-orphan"))
+            call_id = result["toolCallId"]
+            self.problems.append(orphan_result_problem(item.record, _part_path(item, "tool-result", call_id), call_id))
         for _, call in pairing.duplicates[duplicates:]:
-            self.problems.append(problem_at(
-                item.record, _part_path(item, "tool-call", call["toolCallId"]),
-                f"duplicate toolCallId {call['toolCallId']!r}", "warning", "each tool call should have its own id",
-                code="duplicate-tool-call-id"))
+            call_id = call["toolCallId"]
+            self.problems.append(duplicate_call_problem(item.record, _part_path(item, "tool-call", call_id), call_id))
         return evicted
 
     def finish(self) -> list[tuple[Any, ToolPairing]]:
@@ -75,8 +72,7 @@ class ConversationPairings:
 
 
 def _part_path(item: Step, kind: str, call_id: str) -> tuple:
-    paths = [path for path, part in tool_parts(item) if part["type"] == kind and part["toolCallId"] == call_id]
-    return paths[-1] + ("toolCallId",)
+    return [path for path, part in tool_parts(item) if part["type"] == kind and part["toolCallId"] == call_id][-1]
 
 
 def tool_rows(path: str | Path, field_map: Mapping[str, str] | None = None, window: int = CONVERSATION_WINDOW,

@@ -9,7 +9,8 @@ conversations (checks across the steps of recordings). The names below are the p
 from ..kinds import KIND_ALIASES, RECORDING_KINDS, canonical_kind, detect_kind, kind_names
 from ..messages import CONVERSATION_WINDOW
 from ..sources import BATCH_BYTES, discover
-from .conversations import RecordingChecks, RecordSource, ToolPart, light_record, step_facts, tool_parts
+from .conversations import (RecordingChecks, RecordSource, ToolPart, duplicate_call_problem, light_record,
+                            orphan_result_problem, step_facts, tool_parts)
 from .eval_files import (KNOWN_EVALUATOR_TYPES, check_eval_document, check_eval_file, check_guideline_patterns,
                          iter_file_segments, load_eval_file)
 from .explain import explain
@@ -22,9 +23,9 @@ from .schema import check_schema
 __all__ = [
     "BATCH_BYTES", "CONVERSATION_WINDOW", "KIND_ALIASES", "KNOWN_EVALUATOR_TYPES", "NOT_A_RECORD", "NOT_OURS",
     "PARALLEL_MIN_BYTES", "RECORD", "RECORDING_KINDS", "ChecksAcrossRecords", "Entry", "LineBatch",
-    "LineOptions", "LineSpan", "Outcome", "RecordSource", "RecordingChecks", "StepRun", "Summary",
-    "ToolLine", "ToolPart", "Validator", "canonical_kind", "check_eval_document", "check_eval_file",
-    "check_file_lines", "check_guideline_patterns", "check_lines", "check_record", "check_schema",
-    "detect_kind", "discover", "explain", "iter_file_segments", "kind_names", "light_record",
-    "load_eval_file", "record_entry", "step_facts", "tool_parts", "validate_path", "validate_record",
+    "LineOptions", "LineSpan", "Outcome", "RecordSource", "RecordingChecks", "StepRun", "Summary", "ToolLine",
+    "ToolPart", "Validator", "canonical_kind", "check_eval_document", "check_eval_file", "check_file_lines",
+    "check_guideline_patterns", "check_lines", "check_record", "check_schema", "detect_kind", "discover",
+    "duplicate_call_problem", "explain", "iter_file_segments", "kind_names", "light_record", "load_eval_file",
+    "orphan_result_problem", "record_entry", "step_facts", "tool_parts", "validate_path", "validate_record",
 ]

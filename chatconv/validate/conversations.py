@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Iterator, Protocol
 
-from ..messages import CONVERSATION_WINDOW, ConversationWindow, iter_steps, iter_tool_parts
+from ..messages import CONVERSATION_WINDOW, ORPHAN, CallLedger, ConversationWindow, iter_steps, iter_tool_parts
 from ..problems import Problem
 from ..sources import Record, problem_at
 
@@ -68,8 +68,7 @@ def tool_parts(step: dict, path: tuple = ()) -> tuple[ToolPart, ...]:
 class _Conversation:
     order: int  # when it was first seen: unanswered calls are reported in this order at the end
     last_step: int | None = None
-    open_calls: dict[str, tuple[Record, tuple]] = field(default_factory=dict)  # light record, path
-    call_ids: set[str] = field(default_factory=set)
+    calls: CallLedger[tuple[Record, tuple]] = field(default_factory=CallLedger)  # light record, path
 
 
 class RecordingChecks:
@@ -122,21 +121,15 @@ class RecordingChecks:
         """Pairs the tool parts of one step with the conversation's calls."""
         problems = []
         record = None  # made once for the step, when first needed
+        calls = conversation.calls
         for is_call, call_id, path in parts or ():
             if is_call:
                 record = record or source.record(where)
-                if call_id in conversation.call_ids:
-                    problems.append(problem_at(
-                        record, path + ("toolCallId",), f"duplicate toolCallId {call_id!r}",
-                        "warning", "each tool call should have its own id", code="duplicate-tool-call-id"))
-                conversation.call_ids.add(call_id)
-                conversation.open_calls[call_id] = (record, path)
-            elif conversation.open_calls.pop(call_id, None) is None and call_id not in conversation.call_ids:
+                if calls.call(call_id, (record, path)):
+                    problems.append(duplicate_call_problem(record, path, call_id))
+            elif calls.answer(call_id)[0] == ORPHAN:
                 record = record or source.record(where)
-                problems.append(problem_at(
-                    record, path + ("toolCallId",), f"tool-result {call_id!r} answers no earlier tool-call",
-                    hint="a tool result must follow the tool-call with the same toolCallId",
-                    code="tool-result-orphan"))
+                problems.append(orphan_result_problem(record, path, call_id))
         return problems
 
     def finish(self) -> Iterator[Problem]:
@@ -159,9 +152,20 @@ def _follow(conversation: _Conversation, first_index: int, last_index: int, sour
 
 
 def _unanswered(conversation: _Conversation) -> list[Problem]:
-    problems = [problem_at(record, path + ("toolCallId",), f"tool-call {call_id!r} is never answered",
-                           "warning", "no later tool-result in this conversation has this toolCallId",
-                           code="tool-call-unanswered")
-                for call_id, (record, path) in conversation.open_calls.items()]
-    conversation.open_calls.clear()
-    return problems
+    return [problem_at(record, path + ("toolCallId",), f"tool-call {call_id!r} is never answered",
+                       "warning", "no later tool-result in this conversation has this toolCallId",
+                       code="tool-call-unanswered")
+            for call_id, (record, path) in conversation.calls.close()]
+
+
+def duplicate_call_problem(record: Record, path: tuple, call_id: Any) -> Problem:
+    """A tool call (at `path` in its record) whose toolCallId an earlier call of its conversation has."""
+    return problem_at(record, path + ("toolCallId",), f"duplicate toolCallId {call_id!r}", "warning",
+                      "each tool call should have its own id", code="duplicate-tool-call-id")
+
+
+def orphan_result_problem(record: Record, path: tuple, call_id: Any) -> Problem:
+    """A tool result (at `path` in its record) that answers no earlier call of its conversation."""
+    return problem_at(record, path + ("toolCallId",), f"tool-result {call_id!r} answers no earlier tool-call",
+                      hint="a tool result must follow the tool-call with the same toolCallId",
+                      code="tool-result-orphan")
