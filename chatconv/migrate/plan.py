@@ -25,6 +25,8 @@ def plan_targets(paths: Iterable[str], output: str | None = None, in_place: bool
     own target (a link's target, the link staying). Else one input goes to standard output
     (no output, or `-`) or to the file `output`; several, or `output` ending with a slash or
     naming a folder, go to that folder (made if needed) under their names within the paths.
+    A device or pipe named as `output` (/dev/null, say) is opened here, for writing to: the
+    caller closes it (migrate_paths does). UsageError for what cannot be carried out.
     """
     paths = list(paths)
     files = []  # (file, its name under a -o folder)

@@ -36,7 +36,8 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
                   jobs: int = 1, progress: ProgressFor | None = None) -> Iterator[MigratedFile]:
     """Migrate files and folders (`-` is standard input), one MigratedFile per file, in order.
 
-    output, in_place: where the migrated bytes go (see plan_targets); backup keeps FILE.bak of
+    output, in_place: where the migrated bytes go (see plan_targets: one input and no output
+    means this process's standard output, as for the command); backup keeps FILE.bak of
     a file rewritten in place. dry_run and check write nothing (their tallies say what would
     change). rejects: a file the rejected records are appended to (see Reject), so that the
     run goes on past them; else the first one stops the run (MigratedFile.stopped). A file
