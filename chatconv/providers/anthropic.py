@@ -5,15 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rules import (Rendering, check_turns, hoist_system, is_error_output, media, merged_turns, result_text,
-                    text_block)
+from .rules import Rendering, is_error_output, media, result_text, system_and_turns, text_block
 
 
 def render_anthropic(messages: list[dict], repair: bool = False) -> tuple[dict, list[str]]:
     state = Rendering("anthropic", repair)
-    system, rest = hoist_system(messages, state)
-    turns = merged_turns(rest, state, "assistant", _anthropic_block)
-    check_turns(turns, state, "tool_use", "tool_result", "tool_use_id", "id")
+    system, turns = system_and_turns(messages, state, "assistant", _anthropic_block,
+                                     "tool_use", "tool_result", "tool_use_id", "id")
     body: dict[str, Any] = {}
     if system:
         body["system"] = system

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rules import Rendering, check_turns, hoist_system, is_error_output, media, merged_turns, text_block
+from .rules import Rendering, is_error_output, media, system_and_turns, text_block
 
 
 def render_gemini(messages: list[dict], repair: bool = False) -> tuple[dict, list[str]]:
     state = Rendering("gemini", repair)
-    system, rest = hoist_system(messages, state)
-    turns = merged_turns(rest, state, "model", _gemini_part)
-    check_turns(turns, state, "functionCall", "functionResponse", "id", "id")
+    system, turns = system_and_turns(messages, state, "model", _gemini_part,
+                                     "functionCall", "functionResponse", "id", "id")
     body: dict[str, Any] = {}
     if system:
         body["system_instruction"] = {"parts": [{"text": system}]}

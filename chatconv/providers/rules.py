@@ -70,7 +70,19 @@ def tool_text_message(message: dict) -> dict | None:
     return None
 
 
-def hoist_system(messages: list[dict], state: Rendering) -> tuple[str, list[dict]]:
+def system_and_turns(messages: list[dict], state: Rendering, assistant_role: str,
+                     to_block: Callable[[dict, int, Rendering], dict | None], call: str, result: str,
+                     result_id: str, call_id: str) -> tuple[str, list[dict]]:
+    """How Anthropic and Gemini take a conversation: one system text up front, then turns of
+    {"role", "blocks", "index"} that alternate, starting with the user, every `call` block
+    answered by a `result` block (`result_id` naming its `call_id`) first in the next user turn."""
+    system, rest = _hoist_system(messages, state)
+    turns = _merged_turns(rest, state, assistant_role, to_block)
+    _check_turns(turns, state, call, result, result_id, call_id)
+    return system, turns
+
+
+def _hoist_system(messages: list[dict], state: Rendering) -> tuple[str, list[dict]]:
     """Anthropic and Gemini take one system text before the conversation."""
     system, rest = [], []
     for index, message in enumerate(messages):
@@ -85,8 +97,8 @@ def hoist_system(messages: list[dict], state: Rendering) -> tuple[str, list[dict
     return "\n\n".join(system), rest
 
 
-def merged_turns(messages: list[dict], state: Rendering, assistant_role: str,
-                  to_block: Callable[[dict, int, Rendering], dict | None]) -> list[dict]:
+def _merged_turns(messages: list[dict], state: Rendering, assistant_role: str,
+                   to_block: Callable[[dict, int, Rendering], dict | None]) -> list[dict]:
     """Turns of {"role", "blocks", "index"}: tool results go with the user, runs of one role merge."""
     turns: list[dict] = []
     for index, message in enumerate(messages):
@@ -116,7 +128,7 @@ def media(part: dict) -> tuple[str, str, bool]:
     return data, part.get("mediaType", "image/png"), data.startswith(("http://", "https://"))
 
 
-def check_turns(turns: list[dict], state: Rendering, call: str, result: str, result_id: str, call_id: str) -> None:
+def _check_turns(turns: list[dict], state: Rendering, call: str, result: str, result_id: str, call_id: str) -> None:
     """Start with the user; every call answered in the next user turn, results first."""
     if not turns:
         state.broken(None, "no message to send besides the system prompt",
