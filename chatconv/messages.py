@@ -6,6 +6,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
+from .problems import ChatconvError, Problem
+
 State = TypeVar("State")
 Entry = TypeVar("Entry")
 CONVERSATION_WINDOW = 10_000  # conversations of a step-per-line file followed at once
@@ -62,8 +64,6 @@ def iter_tool_parts(step: dict) -> Iterator[tuple[tuple, dict]]:
 
 def normalize_output(output: Any) -> list:
     """A step's output as an array: a list stays, one message becomes [message]."""
-    from .problems import ChatconvError, Problem
-
     if isinstance(output, list):
         return output
     if isinstance(output, dict):

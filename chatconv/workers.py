@@ -15,7 +15,10 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Iterator
+
+from .problems import Problem, UnreadableInput
 
 
 def available_cores() -> int:
@@ -105,10 +108,6 @@ class OrderedPool:
 def worker_result(future: Future, file: str, what: str, hint: str = "run again, or with --jobs 1 "
                   "(e.g. if memory is short)") -> Any:
     """The future's result; UnreadableInput naming `file` when its worker process died."""
-    from concurrent.futures.process import BrokenProcessPool
-
-    from .problems import Problem, UnreadableInput
-
     try:
         return future.result()
     except BrokenProcessPool:
