@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import chatconv
 
 
@@ -17,12 +19,8 @@ def test_every_exported_name_resolves_to_the_owners_object():
 
 
 def test_an_unknown_name_is_an_attribute_error():
-    try:
+    with pytest.raises(AttributeError, match="no_such_function"):
         chatconv.no_such_function
-    except AttributeError as exc:
-        assert "no_such_function" in str(exc)
-    else:
-        raise AssertionError("an unknown name resolved")
 
 
 def test_importing_the_package_loads_no_submodule():
