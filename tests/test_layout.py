@@ -24,7 +24,7 @@ RANKS = {
     "kinds": 2,
     "sources": 3, "references": 3,
     "migrate": 4,
-    "formats": 5,
+    "formats": 5, "cases": 5,
     "validate": 6,
     "models": 7,
     "prompt": 8, "recordings": 8,

@@ -1,40 +1,72 @@
-"""Eval-file eras: each way AgentV's eval files have been written, behind one small protocol.
+"""Eval-file eras: each way AgentV's eval files have been written, as data behind one protocol.
 
-An era says how its files are recognised (kinds.detect_kind asks every era), which schema
-checks them, and where their cases are. Today chatconv reads two: the `evalcases` era, the
-internal shape every later stage reads, and the older spellings that migration 0003 upgrades
-to it (read as upgraded by validate, rewritten by `chatconv migrate`). A new era is a new
-module listed in ERAS.
+Four eras, oldest first (SPEC §1a): `testcases` (v1), `evalcases` (v2, the internal shape of
+SPEC §1), `tests` (v3 to v4.42) and `current` (Promptfoo-aligned). An era says how its files
+are recognised, which schema checks them and their config files, and which keys mark it. A
+file's era is read from its `$schema` when that names one, else from its keys, newest era
+first; a caller may force one (`--era`). Reading an era's cases is cases/'s work.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Protocol
+from typing import Any, Protocol
 
-from . import evalcases, spellings
+from . import current, evalcases, testcases, tests
 
 
 class Era(Protocol):
-    NAME: str  # e.g. "evalcases"
+    NAME: str  # e.g. "tests": what --era takes
+    TITLE: str  # one line for `chatconv schema`
     SCHEMA: str  # the schema a file of the era is checked against
+    CONFIG_SCHEMA: str  # the schema of the era's config files
+    SCHEMA_IDS: tuple[str, ...]  # `$schema` values that name the era
     CASE_LISTS: tuple[str, ...]  # the top-level keys that hold its cases
 
-    def detect(self, data: Any) -> bool:
-        """Whether a parsed eval file is written in this era."""
+    def detect(self, data: dict) -> bool:
+        """Whether a parsed eval file (an object) is written in this era, told from its keys."""
 
 
-ERAS: tuple[Era, ...] = (evalcases, spellings)
+ERAS: tuple[Era, ...] = (testcases, evalcases, tests, current)  # oldest first
+NEWEST: Era = ERAS[-1]
 
 
-def era_of(data: Any) -> Era | None:
-    """The era a parsed eval file is written in, or None when no era recognises it."""
-    return next((era for era in ERAS if era.detect(data)), None)
+def era_named(name: str) -> Era:
+    """The era called `name`; KeyError names the known ones."""
+    for era in ERAS:
+        if era.NAME == name:
+            return era
+    raise KeyError(f"no era {name!r}; known: {', '.join(era_names())}")
 
 
-def iter_cases(data: Any) -> Iterator[tuple[tuple, dict]]:
-    """(JSON path, case) of each case (an object) of an eval file in the internal shape; anything
-    else is the schema's to report."""
-    return evalcases.iter_cases(data)
+def era_names() -> list[str]:
+    return [era.NAME for era in ERAS]
 
 
-__all__ = ["ERAS", "Era", "era_of", "iter_cases"]
+def era_index(era: Era) -> int:
+    """The era's place in time: 0 for the oldest."""
+    return ERAS.index(era)
+
+
+def declared_era(data: Any) -> Era | None:
+    """The era a file's `$schema` names, if it names one (an id, or a URL or path ending in one)."""
+    declared = data.get("$schema") if isinstance(data, dict) else None
+    if not isinstance(declared, str):
+        return None
+    name = declared.strip().rsplit("/", 1)[-1].removesuffix(".json")
+    for era in ERAS:
+        if declared.strip() in era.SCHEMA_IDS or name in era.SCHEMA_IDS or name == era.SCHEMA:
+            return era
+    return None
+
+
+def era_of(data: Any, forced: str | None = None) -> Era | None:
+    """The era a parsed eval file is written in, or None when no era recognises it. `forced`
+    (an era's name) wins; then the era its `$schema` names; then its keys, newest era first."""
+    if forced is not None:
+        return era_named(forced)
+    if not isinstance(data, dict):
+        return None
+    return declared_era(data) or next((era for era in reversed(ERAS) if era.detect(data)), None)
+
+
+__all__ = ["ERAS", "NEWEST", "Era", "declared_era", "era_index", "era_named", "era_names", "era_of"]

@@ -1,28 +1,19 @@
-"""The `evalcases` era (AgentV v2, `$schema: agentv-eval-v2`): the internal shape itself.
+"""The `evalcases` era (AgentV v2, `$schema: agentv-eval-v2`, 2025-11 to 2026-02): the internal
+shape of SPEC §1 that every later stage reads.
 
 Cases under `evalcases`, each with `id`, `outcome`, `input_messages`, `expected_messages?`,
-`execution?`, `metadata?` (SPEC §1). Every later stage (validate's checks across a file,
-prompt) reads eval files in this shape.
+`execution?`, `metadata?`. `eval_cases` and `cases` are older spellings of the case list that
+migration 0003 renames.
 """
 
-from __future__ import annotations
-
-from typing import Any, Iterator
-
 NAME = "evalcases"
+TITLE = "AgentV v2 (2025-11 to 2026-02): evalcases with input_messages and outcome"
 SCHEMA = "eval-file"
+CONFIG_SCHEMA = "config"
+SCHEMA_IDS = ("agentv-eval-v2", "chatconv-eval-evalcases")
 CASE_LIST = "evalcases"
-CASE_LISTS = (CASE_LIST,)
+CASE_LISTS = (CASE_LIST, "eval_cases", "cases")
 
 
-def detect(data: Any) -> bool:
-    return isinstance(data, dict) and CASE_LIST in data
-
-
-def iter_cases(data: Any) -> Iterator[tuple[tuple, dict]]:
-    """(JSON path, case) for each case that is an object; anything else is the schema's to report."""
-    cases = data.get(CASE_LIST) if isinstance(data, dict) else None
-    if isinstance(cases, list):
-        for index, case in enumerate(cases):
-            if isinstance(case, dict):
-                yield (CASE_LIST, index), case
+def detect(data: dict) -> bool:
+    return any(key in data for key in CASE_LISTS)

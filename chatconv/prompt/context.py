@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from ..cases import Case
 from ..problems import ChatconvError, Problem, json_path
 from ..references import check_patterns, find_config, find_repo_root
 from ..sources import Position, iter_records
@@ -41,9 +42,10 @@ class EvalFileContext:
             patterns = config_patterns(config) if config else []
         return cls(path, root, patterns, data.get("metadata") or {}, locate)
 
-    def case_system_prompt(self, case: dict, options: PromptOptions) -> str | None:
+    def case_system_prompt(self, case: Case | dict, options: PromptOptions) -> str | None:
         """The case's metadata prompt, else the file's, else the one given from outside."""
-        return ((case.get("metadata") or {}).get("systemPrompt") or self.metadata.get("systemPrompt")
+        metadata = case.metadata if isinstance(case, Case) else case.get("metadata")
+        return ((metadata or {}).get("systemPrompt") or self.metadata.get("systemPrompt")
                 or options.system_prompt)
 
     def problem(self, path: tuple, message: str, hint: str | None, code: str) -> Problem:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ..cases import Case, Source
 from ..problems import ChatconvError
 from ..references import FileReferenceError, is_guideline, read_segment_text, resolve_reference
 
@@ -182,8 +183,10 @@ def is_single_user_turn(messages: list[dict], segments_by_message: list[list[Seg
 # From an eval file's case
 
 
-def resolve_segments(content: Any, context: EvalFileContext, where: tuple, options: PromptOptions) -> list[Segment]:
-    """A message's content as Segments, with each file found, read and classified."""
+def resolve_segments(content: Any, context: EvalFileContext, where: tuple, options: PromptOptions,
+                     source: Source | None = None) -> list[Segment]:
+    """A message's content as Segments, with each file found, read and classified; a reference
+    that fails is a problem at `where` in `source` (the eval file when not given)."""
     segments = []
     for index, raw in enumerate(_string_segments(content)):
         if raw["type"] == "text":
@@ -194,19 +197,26 @@ def resolve_segments(content: Any, context: EvalFileContext, where: tuple, optio
             file = resolve_reference(raw["value"], context.path.parent, context.root, options.allow_outside_root)
             text = read_segment_text(file)
         except FileReferenceError as exc:
-            raise ChatconvError(context.problem(place, exc.message, exc.hint, "file-reference")) from None
+            problem = (source.problem(place, exc.message, exc.hint, "file-reference") if source
+                       else context.problem(place, exc.message, exc.hint, "file-reference"))
+            raise ChatconvError(problem) from None
         guideline = is_guideline(raw["value"], file, context.root, context.patterns)
         segments.append(Segment("file", raw["value"], text, guideline, file.resolve()))
     return segments
 
 
-def build_prompt_inputs(case: dict, context: EvalFileContext, options: PromptOptions | None = None,
+def build_prompt_inputs(case: Case | dict, context: EvalFileContext, options: PromptOptions | None = None,
                         case_path: tuple = ()) -> PromptInputs:
-    """The question, guideline block and ChatPrompt (None for a single user-only input) of a case."""
+    """The question, guideline block and ChatPrompt (None for a single user-only input) of a case:
+    a Case of any era, or a case of the internal shape (`input_messages`) at `case_path`."""
     options = options or PromptOptions()
-    messages = case["input_messages"]
-    segments = [resolve_segments(m["content"], context, case_path + ("input_messages", i, "content"), options)
-                for i, m in enumerate(messages)]
+    if isinstance(case, Case):
+        messages, places, source = case.messages, case.content_paths, case.source
+    else:
+        messages, source = case["input_messages"], None
+        places = [case_path + ("input_messages", i, "content") for i in range(len(messages))]
+    segments = [resolve_segments(m["content"], context, place, options, source)
+                for m, place in zip(messages, places)]
     system_prompt = context.case_system_prompt(case, options)
     chat_prompt = None
     if not is_single_user_turn(messages, segments):

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ..eras import iter_cases
+from ..cases import Case
 from ..problems import ChatconvError, Problem
-from ..validate import load_eval_file
+from ..validate import read_eval_file
 from .context import EvalFileContext
 from .convert import PromptInputs, PromptOptions, build_prompt_inputs
 
@@ -37,25 +37,24 @@ class EvalFilePrompts:
 
 
 def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
-                  case_ids: list[str] | tuple[str, ...] = ()) -> EvalFilePrompts:
-    """The prompts of an eval file's cases (only `case_ids` when given), in file order. The file
-    is read and validated first: ChatconvError lists its errors, UnknownCase names a case id the
-    file does not hold."""
+                  case_ids: list[str] | tuple[str, ...] = (), era: str | None = None) -> EvalFilePrompts:
+    """The prompts of an eval file's cases (only `case_ids` when given), in file order, whatever
+    its era (`era` forces one). The file is read and validated first: ChatconvError lists its
+    errors, UnknownCase names a case id the file does not hold."""
     options = options or PromptOptions()
-    record, warnings = load_eval_file(eval_file, options.allow_outside_root)
-    data = record.data  # read as upgraded (legacy spellings), in the internal shape
-    cases = list(iter_cases(data))
-    known = [case["id"] for _, case in cases]
+    record, warnings, found = read_eval_file(eval_file, options.allow_outside_root, era)
+    cases: list[Case] = found.cases
+    known = [case.id for case in cases]
     unknown = [c for c in case_ids if c not in known]
     if unknown:
         raise UnknownCase(unknown[0], str(eval_file), known, warnings)
-    context = EvalFileContext.for_file(Path(eval_file), data, options, record.locate)
+    context = EvalFileContext.for_file(Path(eval_file), record.data, options, record.locate)
 
     def prompts() -> Iterator[CasePrompt]:
-        for path, case in cases:
-            if case_ids and case["id"] not in case_ids:
+        for case in cases:
+            if case_ids and case.id not in case_ids:
                 continue
-            yield CasePrompt(case["id"], path, build_prompt_inputs(case, context, options, path),
+            yield CasePrompt(case.id, case.path, build_prompt_inputs(case, context, options),
                              context.case_system_prompt(case, options))
 
     return EvalFilePrompts(context, warnings, prompts())

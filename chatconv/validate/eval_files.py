@@ -1,5 +1,6 @@
 """Eval and config files: reading one for prompt, and the checks a schema cannot state (unique
-case ids, known evaluator types, usable file references, sound guideline patterns).
+case ids, known evaluator types, usable file references, sound guideline patterns). An eval file
+is checked against its own era's schema (eras/), and its cases are read as cases/ reads them.
 """
 
 from __future__ import annotations
@@ -7,7 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..eras import iter_cases
+from ..cases import EvalCases, read_cases
+from ..eras import Era, era_of
+from ..eras import evalcases as evalcases_era
 from ..problems import ChatconvError, Problem
 from ..references import FileReferenceError, find_repo_root, pattern_problem, read_segment_text, resolve_reference
 from ..sources import Record, iter_records, problem_at
@@ -19,6 +22,14 @@ KNOWN_EVALUATOR_TYPES = ("code", "llm_judge")
 
 def load_eval_file(path: str | Path, allow_outside_root: bool = False) -> tuple[Record, list[Problem]]:
     """An eval file, read and upgraded in memory, with its warnings; ChatconvError lists its errors."""
+    record, problems, _ = read_eval_file(path, allow_outside_root)
+    return record, problems
+
+
+def read_eval_file(path: str | Path, allow_outside_root: bool = False,
+                   era: str | None = None) -> tuple[Record, list[Problem], EvalCases]:
+    """An eval file of any era (`era` forces one), read and checked, with its warnings and its
+    cases; ChatconvError lists its errors."""
     records = iter_records(path)
     record = next(records)
     more = sum(1 for _ in records)
@@ -30,21 +41,37 @@ def load_eval_file(path: str | Path, allow_outside_root: bool = False) -> tuple[
             "give a single eval file; JSONL lines are recordings, not eval files", "usage"))
     if record.error:
         raise ChatconvError(record.error)
-    problems = [*record.problems, *check_eval_document(record, "eval-file", allow_outside_root)]
+    found: list[EvalCases] = []
+    problems = [*record.problems, *check_eval_document(record, "eval-file", allow_outside_root, era, found)]
     errors = [p for p in problems if p.is_error]
     if errors:
         raise ChatconvError(errors)
-    return record, problems
+    return record, problems, found[0]
 
 
-def check_eval_document(record: Record, kind: str, allow_outside_root: bool = False) -> Iterator[Problem]:
-    """Every problem of an eval file or a config file (`kind`): its schema, then the checks a
-    schema cannot state. They read defensively, so they run whatever the schema found: every
-    problem at once."""
-    yield from check_schema(record, kind)
+def file_era(record: Record, forced: str | None = None) -> Era:
+    """The era an eval file is checked in: the one forced, else its own; a file no era
+    recognises (one given with --kind eval-file, say) is checked as the internal shape."""
+    return era_of(record.data, forced) or evalcases_era
+
+
+def check_eval_document(record: Record, kind: str, allow_outside_root: bool = False, era: str | None = None,
+                        found: list[EvalCases] | None = None) -> Iterator[Problem]:
+    """Every problem of an eval file or a config file (`kind`): its schema (an eval file's era's),
+    then the checks a schema cannot state. They read defensively, so they run whatever the
+    schema found: every problem at once. `found`, when given, receives the eval file's cases."""
+    if kind != "eval-file":
+        yield from check_schema(record, kind)
+        yield from check_guideline_patterns(record)
+        return
+    file_era_ = file_era(record, era)
+    yield from check_schema(record, file_era_.SCHEMA)
     yield from check_guideline_patterns(record)
-    if kind == "eval-file":
-        yield from check_eval_file(record, allow_outside_root)
+    cases = read_cases(record, file_era_)
+    if found is not None:
+        found.append(cases)
+    yield from cases.problems
+    yield from check_eval_file(record, allow_outside_root, cases)
 
 
 def _items(value: Any) -> Iterator[tuple[int, dict]]:
@@ -55,27 +82,31 @@ def _items(value: Any) -> Iterator[tuple[int, dict]]:
                 yield index, item
 
 
-def check_eval_file(record: Record, allow_outside_root: bool = False) -> Iterator[Problem]:
+def check_eval_file(record: Record, allow_outside_root: bool = False,
+                    cases: EvalCases | None = None) -> Iterator[Problem]:
     """Unique case ids, known evaluator types and usable file references."""
-    first_line: dict[str, int] = {}
-    for path, case in iter_cases(record.data):
-        case_id = case.get("id")
-        if not isinstance(case_id, str):
-            continue
-        if case_id in first_line:
-            yield problem_at(record, path + ("id",), f"duplicate case id {case_id!r}",
-                             hint=f"ids must be unique in a file; first used on line {first_line[case_id]}",
-                             code="duplicate-case-id")
+    cases = cases or read_cases(record, file_era(record))
+    first: dict[str, tuple] = {}
+    for case in cases.cases:
+        where = case.path + ("id",)
+        if case.id in first:
+            source, place = first[case.id]
+            line = source.locate(place)[0] if source.locate else None
+            yield case.source.problem(where, f"duplicate case id {case.id!r}",
+                                      f"ids must be unique in a file; first used on line {line}"
+                                      + ("" if source == case.source else f" of {source.file}"), "duplicate-case-id")
         else:
-            first_line[case_id] = record.locate(path + ("id",))[0]
-    yield from _check_evaluators(record)
-    yield from _check_file_references(record, allow_outside_root)
+            first[case.id] = (case.source, where)
+    if cases.era is evalcases_era:
+        yield from _check_evaluators(record)
+    yield from _check_file_references(record, cases, allow_outside_root)
 
 
 def _check_evaluators(record: Record) -> Iterator[Problem]:
     data = record.data
     places = [(("execution",), data.get("execution") if isinstance(data, dict) else None)]
-    places += [(path + ("execution",), case.get("execution")) for path, case in iter_cases(data)]
+    places += [(("evalcases", index, "execution"), case.get("execution"))
+               for index, case in _items(data.get("evalcases") if isinstance(data, dict) else None)]
     for path, execution in places:
         evaluators = execution.get("evaluators") if isinstance(execution, dict) else None
         for index, evaluator in _items(evaluators):
@@ -88,24 +119,23 @@ def _check_evaluators(record: Record) -> Iterator[Problem]:
 
 
 def iter_file_segments(data: Any) -> Iterator[tuple[tuple, str]]:
-    """(path, value) of every file segment in an eval file's messages."""
-    for path, case in iter_cases(data):
-        for field_name in ("input_messages", "expected_messages"):
-            for m_index, message in _items(case.get(field_name)):
-                for s_index, segment in _items(message.get("content")):
-                    value = segment.get("value")
-                    if segment.get("type") == "file" and isinstance(value, str) and value:
-                        yield path + (field_name, m_index, "content", s_index, "value"), value
+    """(path, value) of every file segment in the input messages of an eval file's cases."""
+    record = data if isinstance(data, Record) else Record("<eval file>", 1, data)
+    for case in read_cases(record, file_era(record)).cases:
+        yield from case.file_segments()
 
 
-def _check_file_references(record: Record, allow_outside_root: bool) -> Iterator[Problem]:
+def _check_file_references(record: Record, cases: EvalCases, allow_outside_root: bool) -> Iterator[Problem]:
+    # Relative references are looked up from the eval file's folder, even in a case file it
+    # includes (as AgentV does).
     eval_dir = Path(record.file).parent if record.file != "-" else Path.cwd()
     root = find_repo_root(eval_dir)
-    for path, value in iter_file_segments(record.data):
-        try:
-            read_segment_text(resolve_reference(value, eval_dir, root, allow_outside_root))
-        except FileReferenceError as exc:
-            yield problem_at(record, path, exc.message, hint=exc.hint, code="file-reference")
+    for case in cases.cases:
+        for path, value in case.file_segments():
+            try:
+                read_segment_text(resolve_reference(value, eval_dir, root, allow_outside_root))
+            except FileReferenceError as exc:
+                yield case.source.problem(path, exc.message, exc.hint, "file-reference")
 
 
 def check_guideline_patterns(record: Record) -> Iterator[Problem]:

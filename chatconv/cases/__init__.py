@@ -1,0 +1,97 @@
+"""The cases of an eval file of any era, as one internal case (SPEC §1a).
+
+Each era's reader (a module here named after the era) turns its file's cases into `Case`s:
+input messages in the internal shape of SPEC §1 (`{role, content}`, content a string or a list
+of `{type: text|file, value}` segments), expected messages, criteria, graders, and where each
+part is written, so that a problem found later (a missing file, say) names the file's own path.
+validate checks what the cases refer to; prompt builds their prompts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any, Callable
+
+from ..eras import Era, era_of
+from ..problems import Problem, json_path
+from ..sources import Position, Record
+
+
+@dataclass(frozen=True)
+class Source:
+    """The file a case is written in (the eval file, or a case file it includes), for problems.
+    Its file references are looked up from the eval file's folder all the same (as AgentV does)."""
+
+    file: str
+    locate: Callable[[tuple], Position] | None = None
+
+    def problem(self, path: tuple, message: str, hint: str | None, code: str, severity: str = "error") -> Problem:
+        line, column = self.locate(path) if self.locate else (None, None)
+        return Problem(self.file, line, column, json_path(path), message, severity, hint, code)
+
+
+@dataclass
+class Case:
+    """One case, whatever era it was written in."""
+
+    id: str
+    path: tuple  # the case's JSON path in `source`
+    source: Source
+    messages: list[dict]  # the input, in the internal shape
+    content_paths: list[tuple]  # for each input message, where its content is written in `source`
+    expected: list[dict] = field(default_factory=list)  # the reference answer, as messages
+    criteria: str | None = None  # what a good answer achieves, in words
+    graders: list = field(default_factory=list)  # the era's graders (evaluators, assertions, assert), as written
+    metadata: dict = field(default_factory=dict)  # `systemPrompt` shapes the prompt
+
+    def file_segments(self):
+        """(JSON path in `source`, value) of each file segment of the input messages."""
+        for message, where in zip(self.messages, self.content_paths):
+            content = message.get("content")
+            if not isinstance(content, list):
+                continue
+            for index, segment in enumerate(content):
+                value = segment.get("value") if isinstance(segment, dict) else None
+                if segment.get("type") == "file" and isinstance(value, str) and value:
+                    yield where + (index, "value"), value
+
+
+@dataclass
+class EvalCases:
+    """What read_cases gives: the cases in file order, and the problems met reading them (a case
+    file that cannot be read, a construct chatconv does not support); errors leave a case out."""
+
+    era: Era
+    cases: list[Case]
+    problems: list[Problem]
+
+
+def read_cases(record: Record, era: Era | None = None) -> EvalCases:
+    """The cases of an eval file read as `record` (valid against its era's schema, or read
+    defensively: a case the schema would refuse is left to it), in the era given or its own."""
+    era = era or era_of(record.data)
+    reader = import_module(f"{__name__}.{era.NAME}")
+    cases: list[Case] = []
+    problems: list[Problem] = []
+    for item in reader.read(record):
+        (cases if isinstance(item, Case) else problems).append(item)
+    return EvalCases(era, cases, problems)
+
+
+def items(value: Any):
+    """(index, item) for the objects of a list; anything else holds none (the schema's to report)."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, dict):
+                yield index, item
+
+
+def as_messages(value: Any, role: str) -> list[dict]:
+    """A string as one message of `role`; a list of messages as it is (its objects only)."""
+    if isinstance(value, str):
+        return [{"role": role, "content": value}]
+    return [message for _, message in items(value)]
+
+
+__all__ = ["Case", "EvalCases", "Source", "as_messages", "items", "read_cases"]

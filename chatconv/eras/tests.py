@@ -1,0 +1,17 @@
+"""The `tests` era (AgentV v3 to v4.42, 2026-02 to 2026-06): cases under `tests` (a list, or a
+path or `file://` reference to a YAML or JSONL case file), each with `id`, `criteria`, `input`
+(a string is one user message, else a message list), `input_files`, `expected_output` and
+`assertions`; a suite may give `input`, `assertions`, `execution` and `workspace` for all."""
+
+NAME = "tests"
+TITLE = "AgentV v3 to v4.42 (2026-02 to 2026-06): tests with input, criteria and assertions"
+SCHEMA = "eval-tests"
+CONFIG_SCHEMA = "config-tests"
+SCHEMA_IDS = ("chatconv-eval-tests",)
+CASE_LISTS = ("tests",)
+# Top-level keys only this era (among those before the current one) has.
+MARKS = ("tests", "input", "input_files", "assertions", "workspace")
+
+
+def detect(data: dict) -> bool:
+    return any(key in data for key in MARKS)
