@@ -159,10 +159,10 @@ def _matrix(raw: RawCase, prompts: list[Prompt], defaults: _Defaults, suite_grad
     for prompt in prompts:  # several prompts: each gives its own case id
         case_id = case["id"] if len(prompts) == 1 else f"{case['id']}__prompt_{safe_id(prompt.id)}"
         for expanded in array_expansions(variables):
-            case = _rendered_case(raw, case_id, prompt, expanded, own)
-            if isinstance(case, Case):
-                case.graders += suite_graders
-            yield case
+            built = _rendered_case(raw, case_id, prompt, expanded, own)
+            if isinstance(built, Case):
+                built.graders += suite_graders
+            yield built
 
 
 def _var_place(raw: RawCase, name: str, own: dict) -> tuple | None:
