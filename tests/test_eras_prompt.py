@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -354,7 +355,6 @@ _messages = st.lists(st.fixed_dictionaries({"role": st.sampled_from(["system", "
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=_text)
 def test_string_input_is_one_user_message_as_in_v2(repo, text):
-    import orjson
     tests_era = repo / "t.json"
     tests_era.write_bytes(orjson.dumps({"tests": [{"id": "a", "criteria": "c", "input": text}]}))
     v2 = repo / "v.json"
@@ -369,3 +369,12 @@ def test_string_input_is_one_user_message_as_in_v2(repo, text):
 def test_whole_value_input_gives_the_var_back(value):
     assert render("{{ input }}", {"input": value}) == value
     assert render(" {{ vars.input }} ", {"input": value}) == value
+
+
+def test_array_vars_expand_on_the_command_line(repo):
+    (repo / "e.yaml").write_text("prompts: ['{{ a }}!']\ntests: [{id: x, vars: {a: [p, q]}}, {id: x, vars: {a: r}}]\n")
+    result = run_chatconv("prompt", repo / "e.yaml")
+    assert result.returncode == 1 and "duplicate case id 'x'" in result.stderr_text  # two written cases
+    (repo / "e.yaml").write_text("prompts: ['{{ a }}!']\ntests: [{id: x, vars: {a: [p, q]}}]\n")
+    result = run_chatconv("prompt", repo / "e.yaml")
+    assert [(r["id"], r["question"]) for r in map(orjson.loads, result.stdout.splitlines())] == [("x", "p!"), ("x", "q!")]
