@@ -110,9 +110,14 @@ def test_missing_eval_file_is_exit_2(tmp_path):
     assert result.returncode == 2 and "no such file" in result.stderr_text
 
 
-def test_older_spellings_work_as_read(repo):
-    path = repo / "old.yaml"
-    path.write_text("tests:\n  - id: c\n    criteria: o\n    input: Hello\n")
-    result = run_chatconv("prompt", path)
+def test_tests_era_files_build_the_prompts_of_their_v2_spelling(repo):
+    # `tests` / `input` / `criteria` is AgentV's own later spelling (the tests era), not an old
+    # one: it is read as written, with no warning, and builds the prompt its v2 spelling builds.
+    later = repo / "later.yaml"
+    later.write_text("tests:\n  - id: c\n    criteria: o\n    input: Hello\n")
+    v2 = repo / "v2.yaml"
+    v2.write_text("evalcases:\n  - id: c\n    outcome: o\n    input_messages: [{role: user, content: Hello}]\n")
+    result = run_chatconv("prompt", later)
     assert lines(result) == [{"id": "c", "question": "Hello", "guidelines": "", "chat_prompt": None}]
-    assert "0003_eval_file_spellings" in result.stderr_text  # the warning names the migration
+    assert lines(result) == lines(run_chatconv("prompt", v2))
+    assert result.stderr_text == ""

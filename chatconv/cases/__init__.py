@@ -39,7 +39,9 @@ class Case:
     path: tuple  # the case's JSON path in `source`
     source: Source
     messages: list[dict]  # the input, in the internal shape
-    content_paths: list[tuple]  # for each input message, where its content is written in `source`
+    # For each input message, where its content is written in `source`; or, for content made
+    # from several places (a string `input` with `input_files`), where each segment is written.
+    content_paths: list[tuple | list[tuple]]
     expected: list[dict] = field(default_factory=list)  # the reference answer, as messages
     criteria: str | None = None  # what a good answer achieves, in words
     graders: list = field(default_factory=list)  # the era's graders (evaluators, assertions, assert), as written
@@ -54,7 +56,12 @@ class Case:
             for index, segment in enumerate(content):
                 value = segment.get("value") if isinstance(segment, dict) else None
                 if segment.get("type") == "file" and isinstance(value, str) and value:
-                    yield where + (index, "value"), value
+                    yield segment_path(where, index), value
+
+
+def segment_path(where: tuple | list[tuple], index: int) -> tuple:
+    """Where segment `index` of a message's content is written, given the content's place."""
+    return where[index] if isinstance(where, list) else where + (index, "value")
 
 
 @dataclass
@@ -94,4 +101,4 @@ def as_messages(value: Any, role: str) -> list[dict]:
     return [message for _, message in items(value)]
 
 
-__all__ = ["Case", "EvalCases", "Source", "as_messages", "items", "read_cases"]
+__all__ = ["Case", "EvalCases", "Source", "as_messages", "items", "read_cases", "segment_path"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..eras import era_names
 from ..problems import UnreadableInput
 from ..prompt import DEFAULT_SYSTEM_PROMPT, SYSTEM_POLICIES, PromptOptions, UnknownCase, build_prompts
 from ..providers import TARGETS, ProviderRuleError, render_request
@@ -36,11 +37,13 @@ def _sound_globs(ctx, param, patterns):
                    "and the config's patterns.")
 @click.option("--allow-outside-root", is_flag=True,
               help="Accept file references that resolve outside the repository root.")
+@click.option("--era", type=click.Choice(era_names()), default=None,
+              help="Read EVAL_FILE as written in this era (default: told from its $schema, else its keys).")
 @click.option("--repair", is_flag=True,
               help="Fix what the target API would refuse (e.g. a late system message for Anthropic) "
                    "instead of failing; every repair is reported on stderr.")
 def prompt(eval_file, case_ids, target, system_policy, default_system_prompt, system_prompt,
-           guideline_patterns, allow_outside_root, repair):
+           guideline_patterns, allow_outside_root, era, repair):
     """Build the prompt of each case of EVAL_FILE: one JSON object per line, in file order.
 
     \b
@@ -54,7 +57,7 @@ def prompt(eval_file, case_ids, target, system_policy, default_system_prompt, sy
                             default_system_prompt, allow_outside_root)
     reporter = TextReporter(err=True)
     try:
-        prompts = build_prompts(eval_file, options, case_ids)
+        prompts = build_prompts(eval_file, options, case_ids, era)
     except UnreadableInput as exc:
         fail(exc.problems, EXIT_UNREADABLE)
     except UnknownCase as exc:

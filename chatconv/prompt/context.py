@@ -56,7 +56,10 @@ class EvalFileContext:
 def config_patterns(config: Path) -> list[str]:
     """The guideline patterns of a config file, which must be valid against its schema."""
     [record] = iter_records(config)
-    problems = [record.error] if record.error else [p for p in check_record(record, "config") if p.is_error]
+    # Unknown keys of a config file are warnings (SPEC §1a): a later era's config keys must not
+    # stop the prompts of the eval files below it.
+    problems = [record.error] if record.error else [p for p in check_record(record, "config")
+                                                    if p.is_error and p.code != "unknown-key"]
     if problems:
         raise ChatconvError(problems)
     return check_patterns(record.data.get("guideline_patterns", []), str(config))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..cases import Case, Source
+from ..cases import Case, Source, segment_path
 from ..problems import ChatconvError
 from ..references import FileReferenceError, is_guideline, read_segment_text, resolve_reference
 
@@ -192,7 +192,7 @@ def resolve_segments(content: Any, context: EvalFileContext, where: tuple, optio
         if raw["type"] == "text":
             segments.append(Segment("text", raw["value"]))
             continue
-        place = where + (index, "value") if isinstance(content, list) else where
+        place = segment_path(where, index) if isinstance(content, list) else where
         try:
             file = resolve_reference(raw["value"], context.path.parent, context.root, options.allow_outside_root)
             text = read_segment_text(file)

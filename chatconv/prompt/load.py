@@ -42,6 +42,7 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
     its era (`era` forces one). The file is read and validated first: ChatconvError lists its
     errors, UnknownCase names a case id the file does not hold."""
     options = options or PromptOptions()
+    refuse_code_eval_file(eval_file)
     record, warnings, found = read_eval_file(eval_file, options.allow_outside_root, era)
     cases: list[Case] = found.cases
     known = [case.id for case in cases]
@@ -58,6 +59,19 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
                              context.case_system_prompt(case, options))
 
     return EvalFilePrompts(context, warnings, prompts())
+
+
+CODE_SUFFIXES = (".ts", ".mts", ".js", ".mjs", ".cjs")
+
+
+def refuse_code_eval_file(eval_file: str | Path) -> None:
+    """An eval file written as code (AgentV's SDK eval authoring, `*.eval.ts`) is refused: its
+    cases exist only once the code runs, and chatconv runs no code."""
+    if Path(str(eval_file)).suffix.lower() in CODE_SUFFIXES:
+        raise ChatconvError(Problem(str(eval_file), None, None, "$",
+                                    "TypeScript and JavaScript eval files (SDK eval authoring, *.eval.ts) "
+                                    "are not supported", "error",
+                                    "write the cases as a YAML eval file (*.eval.yaml)", "unsupported"))
 
 
 class UnknownCase(ChatconvError):

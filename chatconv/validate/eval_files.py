@@ -89,6 +89,8 @@ def check_eval_file(record: Record, allow_outside_root: bool = False,
     first: dict[str, tuple] = {}
     for case in cases.cases:
         where = case.path + ("id",)
+        if case.id in first and first[case.id] == (case.source, where):
+            continue  # one written case made several (a current-era var listing values): AgentV keeps its id
         if case.id in first:
             source, place = first[case.id]
             line = source.locate(place)[0] if source.locate else None

@@ -1,0 +1,233 @@
+"""The current era's cases (AgentV since 2026-07, Promptfoo-aligned): each test's `vars`
+(over `default_test.vars`, the test winning per key) rendered into each of `prompts`; with
+several prompts a case's id is `<test id>__prompt_<prompt id>`. What a prompt renders to is read
+with the tests era's shorthand (a string is one user message; `"{{ input }}"` with a message
+list gives those messages), then rendered once more with the same vars (AgentV's second pass).
+`vars.expected_output` is reference text for graders, not an expected message.
+Without `prompts`, cases from case files that carry `input` keep the tests era's shorthand.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Iterator
+
+from ..problems import ChatconvError, Problem
+from ..references import FileReferenceError, find_repo_root, resolve_reference
+from ..sources import Record, load_document, problem_at, read_bytes
+from . import Case, Source
+from .external import RawCase, eval_folder, raw_cases, referenced_files
+from .prompts import Prompt, read_prompts, safe_id
+from .shorthand import as_json_text, content_and_place, expand_input
+from .templates import TemplateProblem, render, render_string, whole_value_name
+from .tests import Suite, tests_case
+
+
+def read(record: Record) -> Iterator[Case | Problem]:
+    data = record.data if isinstance(record.data, dict) else {}
+    if "nunjucks_filters" in data:
+        yield problem_at(record, ("nunjucks_filters",), "custom Nunjucks filters (`nunjucks_filters`, JavaScript "
+                         "modules) are not supported; a template that uses one is refused", "warning",
+                         "use built-in filters, or render the value into the vars", code="unsupported")
+    prompts: list[Prompt] = []
+    for item in read_prompts(record):
+        if isinstance(item, Problem):
+            yield item
+        else:
+            prompts.append(item)
+    if "prompts" in data and not prompts:
+        return  # every prompt was refused: the problems say why
+    defaults = yield from _default_vars(record)
+    for raw in _all_cases(record):
+        if isinstance(raw, Problem):
+            yield raw
+        elif not prompts:
+            yield _raw_case(raw)
+        else:
+            yield from _matrix(raw, prompts, defaults, _graders(data))
+
+
+def _all_cases(record: Record) -> Iterator[RawCase | Problem]:
+    yield from raw_cases(record, "tests")
+    yield from _scenario_cases(record)
+
+
+def _raw_case(raw: RawCase) -> Case | Problem:
+    if "input" in raw.data:
+        return tests_case(raw, Suite())
+    return raw.source.problem(raw.path, "with no `prompts`, a case needs `input` (AgentV's PROMPT.md fallback "
+                              "is not supported)", "add `prompts: ['{{ input }}']` to render `vars.input`",
+                              "no-input")
+
+
+class _Defaults:
+    """`default_test.vars`, and where they are written."""
+
+    def __init__(self, variables: dict | None = None, source: Source | None = None, path: tuple = ()):
+        self.vars, self.source, self.path = variables or {}, source, path
+
+
+def _default_vars(record: Record):
+    """The vars of `default_test` (an object, or a `file://` YAML file); problems yielded."""
+    value = record.data.get("default_test") if isinstance(record.data, dict) else None
+    where = ("default_test",)
+    if isinstance(value, dict):
+        found = value.get("vars")
+        return _Defaults(found if isinstance(found, dict) else {}, Source(record.file, record.locate), where + ("vars",))
+    if not isinstance(value, str):
+        return _Defaults()
+    if value.strip().startswith("ref://"):
+        yield problem_at(record, where, "`ref://` default tests (named in the config's `refs`) are not supported",
+                         "error", "write default_test inline or as file://defaults.yaml", code="unsupported")
+        return _Defaults()
+    folder = eval_folder(record)
+    try:
+        path = resolve_reference(value.strip().removeprefix("file://"), folder, find_repo_root(folder))
+        document = load_document(read_bytes(path), str(path), "yaml")
+    except FileReferenceError as exc:
+        yield problem_at(record, where, exc.message, "error", exc.hint, code="case-file")
+        return _Defaults()
+    except ChatconvError as exc:
+        yield problem_at(record, where, f"default test file: {exc.problems[0].message}", code="case-file")
+        return _Defaults()
+    if document.error:
+        yield document.error
+        return _Defaults()
+    if not isinstance(document.data, dict):
+        yield Source(document.file, document.locate).problem((), "a default test file holds one object",
+                                                             None, "case-file")
+        return _Defaults()
+    found = document.data.get("vars")
+    return _Defaults(found if isinstance(found, dict) else {}, Source(document.file, document.locate), ("vars",))
+
+
+def _scenario_cases(record: Record) -> Iterator[RawCase | Problem]:
+    """`scenarios`: each `{config: [rows], tests: [rows]}` makes a test of each config row x test
+    row, vars merged (the test's over the config's) and `assert` lists joined."""
+    scenarios = record.data.get("scenarios") if isinstance(record.data, dict) else None
+    if not isinstance(scenarios, list):
+        return
+    found: list[tuple[Any, Source, tuple]] = []
+    for index, entry in enumerate(scenarios):
+        if isinstance(entry, dict):
+            found.append((entry, Source(record.file, record.locate), ("scenarios", index)))
+        elif isinstance(entry, str):
+            files, problem = referenced_files(record, entry, ("scenarios", index))
+            if problem:
+                yield problem
+            for path in files:
+                document = load_document(read_bytes(path), str(path), "yaml")
+                if document.error:
+                    yield document.error
+                    continue
+                items = document.data if isinstance(document.data, list) else [document.data]
+                prefix = (lambda i: (i,)) if isinstance(document.data, list) else (lambda i: ())
+                source = Source(document.file, document.locate)
+                found += [(item, source, prefix(i)) for i, item in enumerate(items) if isinstance(item, dict)]
+    for i, (scenario, source, path) in enumerate(found):
+        configs = [c for c in scenario.get("config") or [{}] if isinstance(c, dict)]
+        tests = scenario.get("tests") or []
+        for j, config in enumerate(configs):
+            for k, test in enumerate(tests):
+                if not isinstance(test, dict):
+                    continue
+                case = {**config, **test, "vars": {**(config.get("vars") or {}), **(test.get("vars") or {})},
+                        "assert": list(config.get("assert") or []) + list(test.get("assert") or [])}
+                case["id"] = (test.get("id") or (f"{config['id']}__scenario_test_{k + 1}" if config.get("id")
+                                                 else f"scenario-{i}-{j}-{k}"))
+                yield RawCase(case, source, path + ("tests", k), True)
+
+
+def array_expansions(variables: dict) -> list[dict]:
+    """Promptfoo's matrix: each var whose value is a non-empty list of strings makes one vars
+    object per string (a cartesian product over such vars); other vars stay as they are."""
+    keys = [k for k, v in variables.items() if isinstance(v, list) and v and all(isinstance(x, str) for x in v)]
+    if not keys:
+        return [variables]
+    return [{**variables, **dict(zip(keys, combo))} for combo in itertools.product(*(variables[k] for k in keys))]
+
+
+def _matrix(raw: RawCase, prompts: list[Prompt], defaults: _Defaults, suite_graders: list) -> Iterator[Case | Problem]:
+    case, path, source = raw.data, raw.path, raw.source
+    if not isinstance(case.get("id"), str) or not case["id"]:
+        yield source.problem(path, "a test needs an id (a non-empty string)", "add `id: <name>`", "missing-key")
+        return
+    own = case.get("vars") if isinstance(case.get("vars"), dict) else {}
+    variables = {**defaults.vars, **own}
+    if raw.external and "input" in case and "input" not in own:
+        variables["input"] = case["input"]  # a raw case's input becomes vars.input (AgentV drops input_files)
+    for prompt in prompts:  # several prompts: each gives its own case id
+        case_id = case["id"] if len(prompts) == 1 else f"{case['id']}__prompt_{safe_id(prompt.id)}"
+        for expanded in array_expansions(variables):
+            built = _rendered_case(raw, case_id, prompt, expanded, own)
+            if isinstance(built, Case):
+                built.graders += suite_graders
+            yield built
+
+
+def _var_place(raw: RawCase, name: str, own: dict) -> tuple | None:
+    """Where a whole-value var is written in the case's own file, when it is."""
+    parts = name.split(".")
+    if parts[0] == "vars":
+        parts = parts[1:]
+    if parts and parts[0] in own:
+        return raw.path + ("vars", *parts)
+    if parts == ["input"] and "input" in raw.data:
+        return raw.path + ("input",)
+    return None
+
+
+def _rendered_case(raw: RawCase, case_id: str, prompt: Prompt, variables: dict, own: dict) -> Case | Problem:
+    try:
+        rendered = render(prompt.template, variables)
+    except TemplateProblem as exc:
+        return prompt.source.problem(prompt.path, f"test {raw.data['id']!r}: {exc.message}", exc.hint, exc.code)
+    same_file = prompt.source.file == raw.source.file
+    base = prompt.path if same_file else raw.path
+    if isinstance(prompt.template, str):
+        name = whole_value_name(prompt.template)
+        base = (name and _var_place(raw, name, own)) or base
+    messages = expand_input(rendered, base)
+    try:
+        messages = [_second_pass(message, place, variables) for message, place in messages]
+        case_id = render_string(case_id, variables) if "{" in case_id else case_id
+    except TemplateProblem as exc:
+        return raw.source.problem(raw.path + ("vars",), f"test {raw.data['id']!r}: {exc.message}", exc.hint, exc.code)
+    if not messages:
+        return raw.source.problem(raw.path, f"test {raw.data['id']!r}: the prompt {prompt.id!r} renders to no "
+                                  "message", "give the vars the prompt uses (e.g. vars.input)", "no-input")
+    return Case(str(case_id), raw.path, raw.source, [m for m, _ in messages], [p for _, p in messages],
+                criteria=_criteria(raw.data, variables), graders=_graders(raw.data),
+                metadata=raw.data.get("metadata") if isinstance(raw.data.get("metadata"), dict) else {})
+
+
+def _second_pass(message: dict, place: tuple | list, variables: dict) -> tuple[dict, tuple | list]:
+    """AgentV renders a case's input again with its vars: text a var brought may hold templates."""
+    content = render(message["content"], variables)
+    if content == message["content"]:
+        return message, place
+    new_content, new_place = content_and_place(content, place if isinstance(place, tuple) else ())
+    if isinstance(place, list) and isinstance(new_content, list) and len(new_content) == len(place):
+        new_place = place
+    return {"role": message["role"], "content": new_content}, new_place
+
+
+def _criteria(case: dict, variables: dict) -> str | None:
+    """The case's criteria, else its description, else `vars.expected_output` as reference text."""
+    for value in (case.get("criteria"), case.get("description"), variables.get("expected_output")):
+        if value is None:
+            continue
+        try:
+            value = render(value, variables)
+        except TemplateProblem:
+            pass  # the text as written: criteria are for graders, not for the prompt
+        return value if isinstance(value, str) else as_json_text(value)
+    return None
+
+
+def _graders(case: dict) -> list:
+    found = case.get("assert")
+    return list(found) if isinstance(found, list) else []
+
+
+__all__ = ["array_expansions", "read"]

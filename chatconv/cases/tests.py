@@ -1,0 +1,110 @@
+"""The `tests` era's cases (AgentV v3 to v4.42): `input` (a string, a message list, an object),
+`input_files`, `expected_output`, `criteria` (alias `expected_outcome`), graders; a suite's own
+`input` (and `input_files`) go before every case's messages unless the case says
+`execution.skip_defaults: true`; cases may live in case files (external.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from ..problems import Problem
+from ..sources import Record
+from . import Case
+from .external import RawCase, raw_cases
+from .shorthand import expand_input, expected_messages, with_input_files
+
+GRADER_KEYS = ("assertions", "assert", "evaluators")
+
+
+@dataclass
+class Suite:
+    """What an eval file gives every case: messages first, input files, graders."""
+
+    messages: list[tuple[dict, tuple | list]] = field(default_factory=list)
+    files: list | None = None
+    files_path: tuple = ("input_files",)
+    graders: list = field(default_factory=list)
+
+    @classmethod
+    def of(cls, data: dict) -> Suite:
+        files = data.get("input_files")
+        return cls(expand_input(data.get("input"), ("input",)), files if isinstance(files, list) else None,
+                   ("input_files",), graders_of(data))
+
+
+def graders_of(owner: dict) -> list:
+    """The graders an object lists: `assertions`, `assert`, `evaluators`, `execution.evaluators`."""
+    found = []
+    for key in GRADER_KEYS:
+        if isinstance(owner.get(key), list):
+            found += owner[key]
+    execution = owner.get("execution")
+    if isinstance(execution, dict) and isinstance(execution.get("evaluators"), list):
+        found += execution["evaluators"]
+    return found
+
+
+def read(record: Record) -> Iterator[Case | Problem]:
+    data = record.data if isinstance(record.data, dict) else {}
+    suite = Suite.of(data)
+    key = "tests" if "tests" in data or "eval_cases" not in data else "eval_cases"
+    for item in raw_cases(record, key):
+        yield item if isinstance(item, Problem) else tests_case(item, suite)
+
+
+def skips_defaults(case: dict) -> bool:
+    execution = case.get("execution")
+    return isinstance(execution, dict) and execution.get("skip_defaults") is True
+
+
+def input_messages(raw: RawCase, suite: Suite) -> list[tuple[dict, tuple | list]]:
+    """A case's input messages with their places: the suite's first (unless skipped), then its own."""
+    case, path = raw.data, raw.path
+    defaults = not skips_defaults(case)
+    files, files_path = None, None
+    if isinstance(case.get("input_files"), list):
+        files, files_path = case["input_files"], path + ("input_files",)
+    elif defaults and suite.files:
+        files, files_path = suite.files, suite.files_path
+    own = case.get("input")
+    if files and isinstance(own, str):
+        mine = [with_input_files(own, path + ("input",), files, files_path)]
+    elif files:
+        mine = []  # AgentV attaches input files only to a string input: the case has no input
+    else:
+        mine = expand_input(own, path + ("input",))
+    return (suite.messages if defaults else []) + mine
+
+
+def tests_case(raw: RawCase, suite: Suite) -> Case | Problem:
+    """One case of the tests era (also a raw case of the current era's case files)."""
+    case, path, source = raw.data, raw.path, raw.source
+    if not isinstance(case.get("id"), str) or not case["id"]:
+        return source.problem(path + ("id",) if "id" in case else path, "a case needs an id (a non-empty string)",
+                              "add `id: <name>`", "missing-key")
+    messages = input_messages(raw, suite)
+    if not messages:
+        return _no_input(raw)
+    criteria = case.get("criteria", case.get("expected_outcome"))
+    return Case(case["id"], path, source, [m for m, _ in messages], [place for _, place in messages],
+                expected=expected_messages(case.get("expected_output")),
+                criteria=criteria if isinstance(criteria, str) else None,
+                graders=graders_of(case) + suite.graders,
+                metadata=case.get("metadata") if isinstance(case.get("metadata"), dict) else {})
+
+
+def _no_input(raw: RawCase) -> Problem:
+    case = raw.data
+    if "input_files" in case and "input" in case and not isinstance(case["input"], str):
+        return raw.source.problem(raw.path + ("input_files",), "input_files attach to a string input only; "
+                                  "with a message list, AgentV builds no input for this case",
+                                  "write the files as {type: file, value: ...} segments of a message",
+                                  "no-input")
+    return raw.source.problem(raw.path + ("input",) if "input" in case else raw.path,
+                              f"case {case['id']!r} has no input messages",
+                              "give `input`: a string, or a list of {role, content} messages", "no-input")
+
+
+__all__ = ["Suite", "graders_of", "input_messages", "read", "tests_case"]

@@ -1,0 +1,380 @@
+"""Prompts from every era (SPEC §1a): AgentV's own example trees build, and each construct of the
+tests and current eras gives the messages AgentV's loader gives."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chatconv.cases import read_cases
+from chatconv.cases.templates import render
+from chatconv.eras import era_named
+from chatconv.problems import ChatconvError
+from chatconv.prompt import build_prompts
+from chatconv.sources import iter_records
+
+from conftest import DATA, run_chatconv
+
+TREES = {"tests": DATA / "agentv" / "tests-v3.8.0", "current": DATA / "agentv" / "current-2026-07"}
+# Eval files as AgentV's eval_patterns name them (the repository's .agentv/config.yaml).
+EVAL_NAMES = ("suite.yaml", "suite.yml", "eval.yaml", "EVAL.yaml")
+EVAL_SUFFIXES = (".eval.yaml", ".eval.yml", ".eval.ts", ".EVAL.yaml")
+# Files that cannot build, and why.
+CANNOT_BUILD = {
+    "current/examples/features/sdk-eval-authoring/evals/greeting.eval.ts": "a TypeScript eval (SDK eval authoring)",
+}
+# Cases built from every other eval file of each tree (files, cases).
+BUILT = {"tests": (59, 239), "current": (111, 439)}
+
+
+@pytest.fixture(scope="session")
+def trees(tmp_path_factory) -> dict[str, Path]:
+    """Both example trees, copied once; each is its own repository (an empty .git at its top)."""
+    copies = {}
+    for era, tree in TREES.items():
+        copy = tmp_path_factory.mktemp(era) / tree.name
+        shutil.copytree(tree, copy)
+        (copy / ".git").mkdir()
+        copies[era] = copy
+    return copies
+
+
+def eval_files(tree: Path) -> list[Path]:
+    return sorted(p for p in tree.rglob("*") if p.is_file() and ".agentv" not in p.parts
+                  and (p.name in EVAL_NAMES or p.name.endswith(EVAL_SUFFIXES)
+                       or (p.name.startswith("dataset") and p.suffix in (".yaml", ".yml"))))
+
+
+@pytest.mark.parametrize("era", TREES)
+def test_every_eval_file_of_the_example_trees_builds(trees, era):
+    built_files = built_cases = 0
+    refused = {}
+    for path in eval_files(trees[era]):
+        name = f"{era}/{path.relative_to(trees[era]).as_posix()}"
+        try:
+            built_cases += len(list(build_prompts(path).cases))
+            built_files += 1
+        except ChatconvError as exc:
+            refused[name] = exc.problems
+    assert set(refused) == {n for n in CANNOT_BUILD if n.startswith(era + "/")}, refused
+    for problems in refused.values():
+        assert [p.code for p in problems] == ["unsupported"]
+    assert (built_files, built_cases) == BUILT[era]
+
+
+BASIC_USER = ("Please review this JavaScript function:\n\n```javascript\nfunction calculateTotal(items) {\n"
+              "  let total = 0;\n  for (let i = 0; i < 0; i++) {\n    total += items[i].price * items[i].quantity;\n"
+              "  }\n  return total;\n}\n```")
+BASIC_SYSTEM = "You are an expert software developer who provides clear, concise code reviews."
+
+
+def test_basic_suite_in_both_eras(trees):
+    guideline = (trees["tests"] / "examples/features/basic/evals/javascript.instructions.md").read_text().rstrip()
+    [old] = build_prompts(trees["tests"] / "examples/features/basic/evals/dataset.eval.yaml",
+                          case_ids=["code-review-javascript"]).cases
+    # The tests-era config names *.instructions.md as guidelines: the file joins the system message.
+    assert old.inputs.chat_prompt == [
+        {"role": "system", "content": f"{BASIC_SYSTEM}\n\n[[ ## Guidelines ## ]]\n\n{guideline}"},
+        {"role": "user", "content": f"{BASIC_USER}\n<Attached: javascript.instructions.md>"}]
+    [new] = build_prompts(trees["current"] / "examples/features/basic/evals/suite.yaml",
+                          case_ids=["code-review-javascript"]).cases
+    # The current config has no guideline patterns: the file is embedded in the user message.
+    assert new.inputs.chat_prompt == [
+        {"role": "system", "content": BASIC_SYSTEM},
+        {"role": "user", "content": f"{BASIC_USER}\n=== javascript.instructions.md ===\n{guideline}"}]
+
+
+def test_example_prompt_matrix_and_scenarios(trees):
+    features = trees["current"] / "examples/features"
+    found = {c.id: c.inputs for c in build_prompts(features / "test-vars-templating/evals/suite.yaml").cases}
+    assert list(found) == ["capital-france__prompt_support-chat", "capital-france__prompt_terse",
+                           "greet-ada__prompt_support-chat", "greet-ada__prompt_terse"]
+    assert found["greet-ada__prompt_terse"].question == "Answer for new teammates in one sentence: How should I greet Ada?"
+    assert found["greet-ada__prompt_support-chat"].chat_prompt[1] == {"role": "user", "content": "How should I greet Ada?"}
+    scenario = [(c.id, c.inputs.question) for c in build_prompts(features / "scenarios/evals/suite.yaml").cases]
+    assert scenario[:2] == [("spanish__scenario_test_1", "Translate 'hello' to Spanish."),
+                            ("spanish__scenario_test_2", "Translate 'thank you' to Spanish.")]
+    external = [c.id for c in build_prompts(features / "external-datasets/evals/suite.yaml").cases]
+    assert "csv-magic-greeting" in external and external[-1] == "inline-test"
+
+
+# ---------------------------------------------------------------------------------------------
+# Each construct on a small file
+
+
+def cases_of(path: Path, era: str | None = None):
+    [record] = iter_records(path)
+    return read_cases(record, era_named(era) if era else None)
+
+
+def messages(repo: Path, text: str, name: str = "e.yaml", era: str | None = None) -> dict:
+    path = repo / name
+    path.write_text(text)
+    found = cases_of(path, era)
+    assert [p for p in found.problems if p.is_error] == []
+    return {case.id: case.messages for case in found.cases}
+
+
+def problems(repo: Path, text: str, name: str = "e.yaml") -> list[tuple]:
+    path = repo / name
+    path.write_text(text)
+    return [(Path(p.file).name, p.line, p.path, p.code) for p in cases_of(path).problems]
+
+
+def user(content):
+    return {"role": "user", "content": content}
+
+
+def test_tests_input_shapes(repo):
+    found = messages(repo, """
+tests:
+  - {id: s, criteria: c, input: Hi}
+  - id: l
+    criteria: c
+    input: [{role: system, content: Be terse}, {role: user, content: Hi}, not-a-message]
+  - id: o
+    criteria: c
+    input: {question: x, n: 1}
+  - id: m
+    criteria: c
+    input: {role: user, content: [{type: text, value: a}, {type: file, value: f.md}]}
+""")
+    assert found == {
+        "s": [user("Hi")],
+        "l": [{"role": "system", "content": "Be terse"}, user("Hi")],
+        "o": [user('{\n  "question": "x",\n  "n": 1\n}')],
+        "m": [user([{"type": "text", "value": "a"}, {"type": "file", "value": "f.md"}])],
+    }
+
+
+def test_tests_input_files_and_suite_defaults(repo):
+    found = messages(repo, """
+input: Use the context.
+input_files: [suite.md]
+tests:
+  - {id: a, criteria: c, input: Q1}
+  - {id: b, criteria: c, input: Q2, input_files: [own.md, two.md]}
+  - {id: c, criteria: c, input: Q3, execution: {skip_defaults: true}}
+""")
+    assert found == {
+        "a": [user("Use the context."), user([{"type": "file", "value": "suite.md"}, {"type": "text", "value": "Q1"}])],
+        "b": [user("Use the context."), user([{"type": "file", "value": "own.md"}, {"type": "file", "value": "two.md"},
+                                              {"type": "text", "value": "Q2"}])],
+        "c": [user("Q3")],
+    }
+
+
+def test_tests_input_files_problem_points_at_the_file_entry(repo):
+    (repo / "e.yaml").write_text("tests:\n  - id: a\n    criteria: c\n    input: Q\n    input_files:\n      - gone.md\n")
+    result = run_chatconv("prompt", repo / "e.yaml")
+    assert result.returncode == 1
+    assert "e.yaml:6:" in result.stderr_text and "$.tests[0].input_files[0]" in result.stderr_text
+
+
+def test_tests_expected_criteria_and_graders(repo):
+    path = repo / "e.yaml"
+    path.write_text("""
+assertions: [{type: contains, value: z}]
+tests:
+  - {id: a, expected_outcome: says 4, input: Q, expected_output: "4"}
+  - {id: b, criteria: c, input: Q, expected_output: {risk: High}, assert: [{type: equals, value: x}],
+     execution: {evaluators: [{name: j, type: llm_judge}]}}
+  - {id: c, criteria: c, input: Q, expected_output: [{role: assistant, content: A}]}
+""")
+    a, b, c = cases_of(path).cases
+    assert (a.criteria, a.expected) == ("says 4", [{"role": "assistant", "content": "4"}])
+    assert b.expected == [{"role": "assistant", "content": '{\n  "risk": "High"\n}'}]
+    assert b.graders == [{"type": "equals", "value": "x"}, {"name": "j", "type": "llm_judge"},
+                         {"type": "contains", "value": "z"}]
+    assert c.expected == [{"role": "assistant", "content": "A"}]
+
+
+def test_external_case_files(repo):
+    (repo / "cases").mkdir()
+    (repo / "cases" / "a.yaml").write_text("- {id: y1, criteria: c, input: from yaml}\n")
+    (repo / "cases" / "b.jsonl").write_text('{"id": "j1", "criteria": "c", "input": "from jsonl"}\n\n'
+                                            '{"id": "j2", "criteria": "c", "input": [{"role": "user", "content": "two"}]}\n')
+    (repo / "cases" / "c.json").write_text('{"tests": [{"id": "n1", "criteria": "c", "input": "from json"}]}')
+    (repo / "cases" / "d.csv").write_text("id,input,__expected\nv1,from csv,contains:x\n")
+    found = messages(repo, """
+tests:
+  - file://cases/*.{yaml,jsonl}
+  - {id: inline, criteria: c, input: here}
+  - cases/c.json
+""")
+    assert found == {"y1": [user("from yaml")], "j1": [user("from jsonl")], "j2": [user("two")],
+                     "inline": [user("here")], "n1": [user("from json")]}
+    assert messages(repo, "tests: file://cases/d.csv\n", "f.yaml") == {"v1": [user("from csv")]}
+    assert messages(repo, "tests: ./cases/a.yaml\n", "g.yaml") == {"y1": [user("from yaml")]}
+
+
+def test_case_file_problems_name_the_file_line_and_path(repo):
+    (repo / "rows.jsonl").write_text('{"id": "ok", "input": "x"}\n{"id": "no-input"}\n{broken\n')
+    assert problems(repo, "tests: ./rows.jsonl\n") == [
+        ("rows.jsonl", 2, "$", "no-input"), ("rows.jsonl", 3, "$", "invalid-json")]
+    (repo / "list.yaml").write_text("- id: a\n  input: x\n- id: b\n  input: [{role: user, content: y}]\n  input_files: [f]\n")
+    assert problems(repo, "tests: ./list.yaml\n") == [("list.yaml", 5, "$[1].input_files", "no-input")]
+    assert problems(repo, "tests:\n  - {id: a, input: x}\n  - file://missing.yaml\n") == [
+        ("e.yaml", 3, "$.tests[1]", "case-file")]
+    assert problems(repo, "tests: file://none/*.jsonl\n") == [("e.yaml", 1, "$.tests", "case-file")]
+    (repo / "dict.yaml").write_text("id: a\n")
+    assert problems(repo, "tests: dict.yaml\n") == [("dict.yaml", 1, "$", "case-file")]
+
+
+# ---------------------------------------------------------------------------------------------
+# Current era
+
+
+def test_current_string_prompt_with_default_vars(repo):
+    assert messages(repo, """
+prompts: ["Answer for {{ audience }}: {{ question }}{{ nothing }}"]
+default_test: {vars: {audience: users, question: default}}
+tests: [{id: c, vars: {question: Why?}}]
+""") == {"c": [user("Answer for users: Why?")]}
+
+
+def test_current_whole_value_and_second_pass(repo):
+    assert messages(repo, """
+prompts: ["{{ input }}"]
+tests:
+  - id: a
+    vars:
+      product: AgentV
+      input:
+        - {role: system, content: You review code.}
+        - role: user
+          content: [{type: text, value: "Review {{ vars.product }}"}, {type: file, value: js.md}]
+  - {id: b, vars: {input: Hello}}
+""") == {"a": [{"role": "system", "content": "You review code."},
+               user([{"type": "text", "value": "Review AgentV"}, {"type": "file", "value": "js.md"}])],
+         "b": [user("Hello")]}
+
+
+def test_current_chat_prompts_and_ids(repo):
+    (repo / "chat.json").write_text('[{"role": "system", "content": "Tone: {{ tone }}"}, '
+                                    '{"role": "user", "content": "{{ question }}"}]')
+    (repo / "plain.txt").write_text("Q: {{ question }}\r\n")
+    found = messages(repo, """
+prompts:
+  - {id: support chat!, label: Support, file: ./chat.json}
+  - file://plain.txt
+  - [{role: system, content: "Answer in {{ tone }} style."}, {role: user, content: "{{ question }}"}]
+  - {role: user, content: "one {{ question }}"}
+  - {messages: [{role: user, content: "m {{ question }}"}], id: msgs}
+  - {prompt: "p {{ question }}", id: p}
+  - {raw: "r {{ question }}", id: r}
+default_test: {vars: {tone: concise}}
+tests: [{id: refund, vars: {question: Can I?}}]
+""")
+    system = {"role": "system", "content": "Tone: concise"}
+    assert found.pop("refund__prompt_support-chat") == [system, user("Can I?")]
+    assert found.pop("refund__prompt_plain.txt") == [user("Q: Can I?")]
+    chats = {k: found.pop(k) for k in list(found) if k.startswith("refund__prompt_chat-")}
+    assert sorted(chats.values(), key=len) == [
+        [user("one Can I?")], [{"role": "system", "content": "Answer in concise style."}, user("Can I?")]]
+    assert {len(k) for k in chats} == {len("refund__prompt_chat-") + 12}  # chat-<12 hex digits>
+    assert found == {"refund__prompt_msgs": [user("m Can I?")], "refund__prompt_p": [user("p Can I?")],
+                     "refund__prompt_r": [user("r Can I?")]}
+
+
+def test_current_single_chat_list_is_one_prompt(repo):
+    assert messages(repo, """
+prompts: [{role: system, content: S}, {role: user, content: "{{ q }}"}]
+tests: [{id: a, vars: {q: x}}]
+""") == {"a": [{"role": "system", "content": "S"}, user("x")]}
+
+
+def test_current_default_test_file_and_expected_output_is_reference_text(repo):
+    (repo / "defaults.yaml").write_text("vars:\n  audience: team\n  expected: {answer: Paris}\n")
+    path = repo / "e.yaml"
+    path.write_text("""
+prompts: ["{{ audience }}: {{ q }}"]
+default_test: file://defaults.yaml
+tests: [{id: a, vars: {q: capital?, expected_output: "{{ vars.expected.answer }}"}}]
+""")
+    [case] = cases_of(path).cases
+    assert case.messages == [user("team: capital?")]
+    assert (case.expected, case.criteria) == ([], "Paris")
+
+
+def test_current_raw_external_cases_without_prompts(repo):
+    (repo / "rows.jsonl").write_text('{"id": "a", "input": "plain", "input_files": ["f.md"]}\n')
+    assert messages(repo, "tests: ./rows.jsonl\nproviders: [x]\n", era="current") == {
+        "a": [user([{"type": "file", "value": "f.md"}, {"type": "text", "value": "plain"}])]}
+    # With prompts, a raw case's input becomes vars.input (and its input_files are dropped).
+    assert messages(repo, "prompts: ['{{ input }}']\ntests: ./rows.jsonl\n", "g.yaml") == {"a": [user("plain")]}
+
+
+def test_current_array_vars_expand(repo):
+    path = repo / "e.yaml"
+    path.write_text("prompts: ['{{ a }}-{{ b }}']\ntests: [{id: x, vars: {a: [p, q], b: [r, s]}}]\n")
+    assert [c.messages[0]["content"] for c in cases_of(path).cases] == ["p-r", "p-s", "q-r", "q-s"]
+
+
+def test_current_refusals_and_template_errors(repo):
+    assert problems(repo, """
+prompts:
+  - {function: "x => x", id: f}
+  - {command: [echo, hi]}
+tests: [{id: a, vars: {q: x}}]
+""") == [("e.yaml", 3, "$.prompts[0].function", "unsupported"), ("e.yaml", 4, "$.prompts[1].command", "unsupported")]
+    assert problems(repo, "prompts: ['{{ q | shout }}']\nnunjucks_filters: {shout: ./f.js}\ntests: [{id: a, vars: {q: x}}]\n") == [
+        ("e.yaml", 2, "$.nunjucks_filters", "unsupported"), ("e.yaml", 1, "$.prompts[0]", "unsupported")]
+    assert problems(repo, "prompts:\n  - ok\n  - 'bad {% if %}'\ntests: [{id: a, vars: {}}]\n") == [
+        ("e.yaml", 3, "$.prompts[1]", "template")]
+    assert problems(repo, "prompts: ['see {{ q }}']\ntests: [{id: a, vars: {q: [{role: user}]}}]\n") == [
+        ("e.yaml", 1, "$.prompts[0]", "unsupported")]
+    (repo / "p.md").write_text("line one\n{{ broken\n")
+    assert problems(repo, "prompts: [file://p.md]\ntests: [{id: a, vars: {}}]\n") == [("p.md", 2, "$", "template")]
+
+
+def test_eval_ts_is_refused_and_era_can_be_forced(repo):
+    (repo / "x.eval.ts").write_text("export default {}\n")
+    result = run_chatconv("prompt", repo / "x.eval.ts")
+    assert result.returncode == 1 and "SDK eval authoring" in result.stderr_text
+    (repo / "e.yaml").write_text("prompts: ['{{ input }}']\ntests: [{id: a, vars: {input: hi}}]\n")
+    assert run_chatconv("prompt", repo / "e.yaml").stdout_text.startswith('{"id":"a","question":"hi"')
+    forced = run_chatconv("prompt", "--era", "tests", repo / "e.yaml")
+    assert forced.returncode == 1 and "no input messages" in forced.stderr_text
+    assert run_chatconv("prompt", "--era", "nope", repo / "e.yaml").returncode == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Properties
+
+_text = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40).filter(str.strip)
+_messages = st.lists(st.fixed_dictionaries({"role": st.sampled_from(["system", "user", "assistant"]),
+                                            "content": _text}), min_size=1, max_size=4)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_text)
+def test_string_input_is_one_user_message_as_in_v2(repo, text):
+    tests_era = repo / "t.json"
+    tests_era.write_bytes(orjson.dumps({"tests": [{"id": "a", "criteria": "c", "input": text}]}))
+    v2 = repo / "v.json"
+    v2.write_bytes(orjson.dumps({"evalcases": [{"id": "a", "outcome": "c",
+                                                "input_messages": [{"role": "user", "content": text}]}]}))
+    [left] = build_prompts(tests_era).cases
+    [right] = build_prompts(v2).cases
+    assert left.inputs == right.inputs
+
+
+@given(value=st.one_of(_text, _messages))
+def test_whole_value_input_gives_the_var_back(value):
+    assert render("{{ input }}", {"input": value}) == value
+    assert render(" {{ vars.input }} ", {"input": value}) == value
+
+
+def test_array_vars_expand_on_the_command_line(repo):
+    (repo / "e.yaml").write_text("prompts: ['{{ a }}!']\ntests: [{id: x, vars: {a: [p, q]}}, {id: x, vars: {a: r}}]\n")
+    result = run_chatconv("prompt", repo / "e.yaml")
+    assert result.returncode == 1 and "duplicate case id 'x'" in result.stderr_text  # two written cases
+    (repo / "e.yaml").write_text("prompts: ['{{ a }}!']\ntests: [{id: x, vars: {a: [p, q]}}]\n")
+    result = run_chatconv("prompt", repo / "e.yaml")
+    assert [(r["id"], r["question"]) for r in map(orjson.loads, result.stdout.splitlines())] == [("x", "p!"), ("x", "q!")]
