@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .eras import ERAS, NEWEST, Era, era_of
+from .eras import ERAS, Era, era_of
 from .schemas import load_schema, schema_names
 
 RECORDING_KINDS = {"step-record", "conversation", "conversation-step", "model-message"}
@@ -59,9 +59,7 @@ def is_config_file(file: str | Path) -> bool:
 
 def config_era(data: Any) -> Era:
     """The era a config file is written in: the newest whose config schema knows every key of
-    it, else the newest (whose schema then reports the keys it does not know)."""
+    it; else the one that knows most of them (the newer on a tie), so that a key chatconv reads
+    (`guideline_patterns`) is not called unknown beside a key no era knows."""
     keys = set(data) if isinstance(data, dict) else set()
-    for era in reversed(ERAS):
-        if keys <= set(load_schema(era.CONFIG_SCHEMA).get("properties", {})):
-            return era
-    return NEWEST
+    return max(reversed(ERAS), key=lambda era: len(keys & set(load_schema(era.CONFIG_SCHEMA).get("properties", {}))))

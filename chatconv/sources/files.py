@@ -49,7 +49,7 @@ def eval_pattern_config(file: str | Path, seen: dict | None = None) -> dict | No
 
     The nearest `.agentv/config.*` walking up from the file's folder to the repository root
     (a folder holding `.git`) counts; its patterns match the file's path relative to the folder
-    that holds `.agentv/` (`**` spans folders, `*` does not cross `/`, dot-folders match).
+    that holds `.agentv/` (`**` spans folders, `*` does not cross `/`, dot-folders match, case is ignored).
     `seen` keeps the configs found, by folder, across the files of one run.
     """
     path = Path(file).resolve()
@@ -64,7 +64,8 @@ def eval_pattern_config(file: str | Path, seen: dict | None = None) -> dict | No
     from wcmatch import glob  # here: only folders under such a config need it
 
     relative = path.relative_to(project).as_posix()
-    flags = glob.GLOBSTAR | glob.DOTGLOB | glob.CASE | glob.BRACE
+    # AgentV matches them with fast-glob, case-insensitively (its example config says so).
+    flags = glob.GLOBSTAR | glob.DOTGLOB | glob.IGNORECASE | glob.BRACE
     return data if glob.globmatch(relative, patterns, flags=flags) else None
 
 
