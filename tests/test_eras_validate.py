@@ -9,11 +9,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
 from chatconv.eras import era_names, era_of
 from chatconv.kinds import config_era, detect_kind
 from chatconv.schemas import load_schema
-from chatconv.validate import validate_path
+from chatconv.sources import Record
+from chatconv.validate import explain, validate_path
 from conftest import DATA, run_chatconv
 
 TREES = ("tests-v3.8.0", "current-2026-07")
@@ -74,8 +76,6 @@ def test_agentv_eval_files_named_one_by_one_validate_without_errors(trees, name)
 
 
 def test_each_example_file_is_read_in_its_trees_era(trees):
-    import yaml
-
     expected = {"tests-v3.8.0": "tests", "current-2026-07": "current"}
     for name, tree in trees.items():
         for path in _eval_files(tree):
@@ -175,7 +175,8 @@ def test_each_eras_typo_gets_that_eras_key(repo, body, path, suggestion):
 
 
 def test_tags_never_suggests_target(repo):
-    path = _write(repo, "tags: [smoke]\nevalcases:\n  - {id: a, outcome: x, input_messages: [{role: user, content: hi}]}\n")
+    path = _write(repo, "tags: [smoke]\nevalcases:\n"
+                        "  - {id: a, outcome: x, input_messages: [{role: user, content: hi}]}\n")
     [problem] = validate_path(path)[0]
     assert problem.path == "$.tags" and "did you mean" not in problem.hint
 
@@ -192,17 +193,32 @@ def test_a_removed_key_is_never_suggested(repo):
     assert problem.path == "$.tests[0].inputs" and "'input'" not in problem.hint
 
 
-@pytest.mark.parametrize("era", ["testcases", "evalcases", "tests", "current"])
-def test_a_key_of_the_era_is_never_unknown(repo, era):
-    """Every top-level key the era's schema names (less those it refuses) passes its schema."""
-    schema = load_schema(era_of({}, era).SCHEMA)
-    keys = [k for k, sub in schema["properties"].items() if "removed" not in sub]
-    from chatconv.validate.explain import explain  # the slow path: what a failing file is told
-    from chatconv.sources import Record
+# The keys AgentV's published schemas (v3.8.0; 2026-07, less those it refuses) take, and the keys
+# its own examples use beside them: (era, where a case sits, top-level keys, case keys).
+AGENTV_KEYS = [
+    ("tests", ("tests", 0),
+     "$schema name description version author tags license requires input input_files tests eval_cases target "
+     "execution assertions assert workspace dataset evaluator",
+     "id criteria expected_outcome input input_files expected_output assertions assert evaluators execution "
+     "workspace metadata conversation_id dataset note description reference_answer rubrics depends_on "
+     "on_dependency_failure mode turns aggregation on_turn_failure window_size"),
+    ("current", ("tests", 0),
+     "$schema name description category version author tags license requires prompts input_files tests defaults "
+     "providers timeout_seconds evaluate_options threshold default_test environment scenarios derived_metrics "
+     "output_path env nunjucks_filters extensions assert governance",
+     "id description vars provider providers prompts input_files assert assert_scoring_function options threshold "
+     "execution run environment metadata conversation_id suite depends_on on_dependency_failure mode turns "
+     "aggregation on_turn_failure window_size criteria"),
+]
 
-    data = {key: None for key in keys}
-    problems = explain(Record("e.yaml", 1, data), era_of({}, era).SCHEMA)
-    assert [p for p in problems if p.code == "unknown-key"] == []
+
+@pytest.mark.parametrize("era, case_path, top_keys, case_keys", AGENTV_KEYS)
+def test_a_key_of_the_era_is_never_unknown(era, case_path, top_keys, case_keys):
+    # Every value is wrong: only whether each key is known matters here.
+    data = {key: None for key in top_keys.split()}
+    data[case_path[0]] = [{key: None for key in case_keys.split()}]
+    problems = explain(Record("e.yaml", 1, data), era_of({}, era).SCHEMA)  # what a failing file is told
+    assert problems and [p.path for p in problems if p.code in ("unknown-key", "removed-key")] == []
 
 
 # ---------------------------------------------------------------------------------------------

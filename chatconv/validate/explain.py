@@ -118,7 +118,8 @@ def _is_config(kind: str) -> bool:
 
 def _known_keys(schema: dict) -> list[str]:
     """The keys a schema spot takes: its properties, less those it names only to refuse."""
-    return [key for key, sub in schema.get("properties", {}).items() if not (isinstance(sub, dict) and "removed" in sub)]
+    return [key for key, sub in schema.get("properties", {}).items()
+            if not (isinstance(sub, dict) and "removed" in sub)]
 
 
 def close_key(key: str, known: list[str], present: Any = ()) -> str | None:
