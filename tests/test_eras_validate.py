@@ -322,3 +322,11 @@ def test_schema_lists_the_eras():
     assert "eval schema eval-tests, config schema config-tests" in listing
     printed = run_chatconv("schema", "eval-tests")
     assert printed.returncode == 0 and '"$id": "https://chatconv.dev/schemas/eval-tests.json"' in printed.stdout_text
+
+
+def test_a_config_with_unknown_keys_no_longer_blocks_prompt(repo):
+    _write(repo, "eval_patterns: ['**/*.yaml']\nexecution: {verbose: true}\nproviders: file://p.yaml\n"
+                 "required_version: '>=4'\nretries: 3\n", ".agentv/config.yaml")
+    path = _write(repo, "evalcases:\n  - {id: a, outcome: x, input_messages: [{role: user, content: hi}]}\n")
+    result = run_chatconv("prompt", str(path))
+    assert result.returncode == 0 and '"question":"hi"' in result.stdout_text
