@@ -330,3 +330,20 @@ def test_a_config_with_unknown_keys_no_longer_blocks_prompt(repo):
     path = _write(repo, "evalcases:\n  - {id: a, outcome: x, input_messages: [{role: user, content: hi}]}\n")
     result = run_chatconv("prompt", str(path))
     assert result.returncode == 0 and '"question":"hi"' in result.stdout_text
+
+
+@pytest.mark.parametrize("name", ["eval-testcases", "eval-tests", "eval-current", "config-tests", "config-current"])
+def test_every_property_of_an_era_schema_says_what_it_is(name):
+    undescribed = []
+    stack = [("$", load_schema(name))]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, dict):
+            for key, sub in node.get("properties", {}).items():
+                description = sub.get("description") if isinstance(sub, dict) else None
+                if not (isinstance(description, str) and description and "\n" not in description):
+                    undescribed.append(f"{where}.{key}")
+            stack.extend((f"{where}.{key}", value) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend((where, item) for item in node)
+    assert undescribed == []
