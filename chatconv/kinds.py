@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .eras import era_of
+from .eras import ERAS, Era, era_of
 from .schemas import load_schema, schema_names
 
 RECORDING_KINDS = {"step-record", "conversation", "conversation-step", "model-message"}
@@ -33,6 +33,8 @@ def canonical_kind(kind: str) -> str:
 
 def detect_kind(data: Any, file: str = "") -> str | None:
     """The record kind, told from the content (and, for config files, the file name)."""
+    if is_config_file(file):
+        return "config"  # whatever its keys: a config's unknown keys are warnings (SPEC §1a)
     if isinstance(data, dict):
         if "steps" in data:
             return "conversation"
@@ -42,7 +44,7 @@ def detect_kind(data: Any, file: str = "") -> str | None:
             return "eval-file"
         if "question" in data:
             return "provider-request"
-        if is_config_file(file) or (data and set(data) <= {"$schema", "guideline_patterns"}):
+        if data and set(data) <= {"$schema", "guideline_patterns"}:
             return "config"
     if isinstance(data, list) and data and all(isinstance(m, dict) and "role" in m for m in data):
         return "chat-prompt"
@@ -53,3 +55,11 @@ def is_config_file(file: str | Path) -> bool:
     """Whether a file's name (with its folder's, for `.agentv/`) is one of CONFIG_FILE_NAMES."""
     parts = Path(file).parts
     return "/".join(parts[-1:]) in CONFIG_FILE_NAMES or "/".join(parts[-2:]) in CONFIG_FILE_NAMES
+
+
+def config_era(data: Any) -> Era:
+    """The era a config file is written in: the newest whose config schema knows every key of
+    it; else the one that knows most of them (the newer on a tie), so that a key chatconv reads
+    (`guideline_patterns`) is not called unknown beside a key no era knows."""
+    keys = set(data) if isinstance(data, dict) else set()
+    return max(reversed(ERAS), key=lambda era: len(keys & set(load_schema(era.CONFIG_SCHEMA).get("properties", {}))))

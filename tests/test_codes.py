@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import sys
 import textwrap
+from pathlib import Path
 
 import orjson
 import pytest
@@ -42,8 +43,10 @@ BROKEN_FILES = [
     ("wrong-type.yaml", "evalcases:\n  - {id: a, outcome: x, input_messages: just a string}\n", {"wrong-type"}),
     ("bad-value.yaml", "evalcases:\n  - {id: a, outcome: x, input_messages: [{role: human, content: hi}]}\n",
      {"bad-value"}),
-    ("legacy.yaml", "testcases:\n  - {id: a, outcome: x, input_messages: [{role: user, content: hi}]}\n",
+    ("legacy.yaml", "eval_cases:\n  - {id: a, outcome: x, input_messages: [{role: user, content: hi}]}\n",
      {"legacy-shape"}),
+    ("removed.yaml", "prompts: ['{{ input }}']\ninput: hi\ntests:\n  - {id: a, vars: {input: hi}}\n", {"removed-key"}),
+    (".agentv/config.yaml", "eval_patterns: ['**/*.eval.yaml']\nretries: 3\n", {"unknown-config-key"}),
     ("duplicate-id.yaml", "evalcases:\n" + CASE + CASE, {"duplicate-case-id"}),
     ("evaluator.yaml", "execution:\n  evaluators: [{name: c, type: rubric}]\nevalcases:\n" + CASE,
      {"unknown-evaluator"}),
@@ -94,6 +97,7 @@ def _write_broken_inputs(folder):
     (folder / ".git").mkdir()
     expected = {}
     for name, text, codes in BROKEN_FILES:
+        (folder / name).parent.mkdir(exist_ok=True)
         (folder / name).write_text(text)
         expected[name] = codes
     for name, data, codes in BROKEN_BYTES:
@@ -110,10 +114,10 @@ def _write_broken_inputs(folder):
     return expected
 
 
-def _codes_by_file(problems) -> dict[str, set]:
+def _codes_by_file(problems, folder) -> dict[str, set]:
     found: dict[str, set] = {}
     for problem in problems:
-        found.setdefault(problem.file.rsplit("/", 1)[-1], set()).add(problem.code)
+        found.setdefault(Path(problem.file).relative_to(folder).as_posix(), set()).add(problem.code)
     return found
 
 
@@ -121,7 +125,7 @@ def test_each_broken_input_gets_the_code_of_its_fault(tmp_path):
     expected = _write_broken_inputs(tmp_path)
     files = [tmp_path / name for name in expected]
     problems = list(Validator().run(files))
-    assert _codes_by_file(problems) == expected
+    assert _codes_by_file(problems, tmp_path) == expected
     missing = tmp_path / "missing.yaml"
     assert {p.code for p in validate_path(missing)[0]} == {"unreadable-file"}
 

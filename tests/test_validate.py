@@ -143,9 +143,17 @@ def test_legacy_shapes_are_warnings_naming_their_migrations(tmp_path):
     assert all(p.severity == "warning" and "legacy shape" in p.message for p in problems)
 
 
-def test_legacy_eval_file_spellings_are_read(repo):
-    path = repo / "old.yaml"
+def test_tests_era_spellings_are_valid_in_their_own_era(repo):
+    # `tests` / `input` / `criteria` / `expected_output` are AgentV v3-v4.42's own keys, not a
+    # legacy spelling of v2's: the file is checked against its own era's schema.
+    path = repo / "tests-era.yaml"
     path.write_text("tests:\n  - id: a\n    criteria: says hi\n    input: hello\n    expected_output: hi\n")
+    assert validate_path(path)[0] == []
+
+
+def test_older_spellings_within_an_era_are_read(repo):
+    path = repo / "old.yaml"
+    path.write_text("eval_cases:\n  - id: a\n    outcome: says hi\n    input_messages: [{role: user, content: hi}]\n")
     problems, _ = validate_path(path)
     assert [p.severity for p in problems] == ["warning"]
     assert "0003_eval_file_spellings" in problems[0].hint and problems[0].line == 1
@@ -488,13 +496,13 @@ def test_a_float_that_is_no_integer_beyond_64_bits_stays_a_number(tmp_path):
     assert problem.message == "expected string or array, got number 1.5e+30"
 
 
-LEGACY_EVAL_FILE = """\
+TESTS_ERA_FILE = """\
 tests:
   - id: a
     input: hi
     criteria: c
     outcom: x
-  - id: a
+  - id: b
     input:
       - role: human
         content: hi
@@ -502,17 +510,16 @@ tests:
 """
 
 
-def test_problems_in_a_legacy_eval_file_point_at_its_text(repo):
-    path = repo / "old.yaml"
-    path.write_text(LEGACY_EVAL_FILE)
+def test_problems_in_a_tests_era_file_point_at_its_text(repo):
+    path = repo / "tests-era.yaml"
+    path.write_text(TESTS_ERA_FILE)
     problems = validate_path(path)[0]
+    # The file's own paths (never v2's `evalcases` / `input_messages`), in line order.
     assert [(p.line, p.column, p.severity, p.path) for p in problems] == [
-        (1, 1, "warning", "$.tests"),
-        (5, 5, "error", "$.evalcases[0].outcom"),
-        (8, 9, "error", "$.evalcases[1].input_messages[0].role"),
-        (6, 5, "error", "$.evalcases[1].id"),
+        (5, 5, "error", "$.tests[0].outcom"),
+        (8, 9, "error", "$.tests[1].input[0].role"),
     ]
-    assert problems[-1].hint == "ids must be unique in a file; first used on line 2"
+    assert problems[-1].hint == 'use "user"'
 
 
 def test_problems_in_a_legacy_json_eval_file_point_at_its_text(repo):

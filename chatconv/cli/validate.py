@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from ..eras import ERAS, era_names
 from ..kinds import canonical_kind, kind_names
 from ..validate import Validator
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS
@@ -15,6 +16,10 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option("--kind", type=click.Choice(kind_names()), metavar="KIND",
               help=f"Treat every record as this kind instead of detecting it: {', '.join(kind_names())}.")
+@click.option("--era", type=click.Choice(era_names()), metavar="ERA",
+              help="Check eval files as written in this AgentV era instead of telling it from their $schema, "
+                   "then their keys: " + "; ".join(f"{era.NAME} ({era.TITLE.split(':')[0]})" for era in ERAS)
+                   + ". `chatconv schema` lists the eras.")
 @click.option("--format", "output_format", type=click.Choice(list(REPORTERS)), default="text",
               show_default=True, help="text: one line per problem; json: one object; github: workflow annotations.")
 @click.option("--max-errors", type=click.IntRange(min=1), help="Stop after this many errors.")
@@ -25,11 +30,13 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Worker processes that check JSONL files (output is the same for any N). "
                    "[default: one per core for files of 16 MiB or more, else 1]")
-def validate(paths, kind, output_format, max_errors, allow_outside_root, skip_unknown, jobs):
+def validate(paths, kind, era, output_format, max_errors, allow_outside_root, skip_unknown, jobs):
     """Check eval files, configs and recorded conversations against their schemas.
 
     PATHS are files, folders (searched for .yaml, .yml, .json and .jsonl files) or - for
     standard input. The kind of each record is told from its content; --kind forces one.
+    An eval file is checked against its own era's schema (--era forces one); a file that a
+    config's eval_patterns names is an eval file. Unknown keys in config files are warnings.
     Legacy shapes are reported as warnings that name the migration which rewrites them.
 
     \b
@@ -37,7 +44,7 @@ def validate(paths, kind, output_format, max_errors, allow_outside_root, skip_un
       FILE:LINE:COL: error|warning: JSON.PATH: message (hint)
     Exit status: 0 valid (warnings allowed), 1 invalid, 2 unreadable input or usage error.
     """
-    validator = Validator(kind=canonical_kind(kind) if kind else None,
+    validator = Validator(kind=canonical_kind(kind) if kind else None, era=era,
                           allow_outside_root=allow_outside_root, max_errors=max_errors,
                           skip_unknown=skip_unknown, jobs=jobs)
     reporter = REPORTERS[output_format]()

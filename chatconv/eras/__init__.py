@@ -21,6 +21,7 @@ class Era(Protocol):
     CONFIG_SCHEMA: str  # the schema of the era's config files
     SCHEMA_IDS: tuple[str, ...]  # `$schema` values that name the era
     CASE_LISTS: tuple[str, ...]  # the top-level keys that hold its cases
+    MARKED_BY: str  # the keys that tell a file of the era, in words
 
     def detect(self, data: dict) -> bool:
         """Whether a parsed eval file (an object) is written in this era, told from its keys."""

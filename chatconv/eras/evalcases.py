@@ -13,6 +13,7 @@ CONFIG_SCHEMA = "config"
 SCHEMA_IDS = ("agentv-eval-v2", "chatconv-eval-evalcases")
 CASE_LIST = "evalcases"
 CASE_LISTS = (CASE_LIST, "eval_cases", "cases")
+MARKED_BY = "`evalcases` (older: `eval_cases`, `cases`)"  # for `chatconv schema`
 
 
 def detect(data: dict) -> bool:

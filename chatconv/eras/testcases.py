@@ -7,6 +7,7 @@ SCHEMA = "eval-testcases"
 CONFIG_SCHEMA = "config"
 SCHEMA_IDS = ("agentv-eval-v1", "chatconv-eval-testcases")
 CASE_LISTS = ("testcases",)
+MARKED_BY = "`testcases`"  # for `chatconv schema`
 
 
 def detect(data: dict) -> bool:

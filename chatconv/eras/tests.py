@@ -9,9 +9,12 @@ SCHEMA = "eval-tests"
 CONFIG_SCHEMA = "config-tests"
 SCHEMA_IDS = ("chatconv-eval-tests",)
 CASE_LISTS = ("tests",)
+MARKED_BY = "`tests` (older: `eval_cases` beside `input`, `assertions`, `workspace`)"  # for `chatconv schema`
 # Top-level keys only this era (among those before the current one) has.
 MARKS = ("tests", "input", "input_files", "assertions", "workspace")
 
 
 def detect(data: dict) -> bool:
-    return any(key in data for key in MARKS)
+    # A case list marks an eval file: AgentV's result rows and case rows have `input` and
+    # `assertions` too. `eval_cases` was this era's older name of `tests`.
+    return "tests" in data or ("eval_cases" in data and any(key in data for key in MARKS))

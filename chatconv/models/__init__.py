@@ -28,6 +28,7 @@ from .base import EvalRecord, NonEmptyStr, Omittable, ProviderOptions, RecordedR
 from .eval import (AnyEvaluator, CaseMetadata, ChatMessage, ChatPrompt, CodeEvaluator, Config, EvalCase, EvalFile,
                    Evaluator, Execution, FileSegment, InputMessage, LlmJudgeEvaluator, OtherEvaluator,
                    ProviderRequest, Segment, TextSegment)
+from .eras import ConfigCurrent, EvalFileCurrent, EraFile, EvalFileTestcases, ConfigTests, EvalFileTests
 from .recorded import (TIMESTAMP_PATTERN, AnyModelMessage, AssistantMessage, AssistantPart, ContentOutput,
                        Conversation, ConversationStep, FilePart, ImagePart, JsonOutput, MediaItem, ModelMessage,
                        ReasoningPart, StepRecord, SystemMessage, TextItem, TextOutput, TextPart, ToolCallPart,
@@ -37,10 +38,15 @@ MODELS: dict[str, type[BaseModel]] = {
     "chat-message": ChatMessage,
     "chat-prompt": ChatPrompt,
     "config": Config,
+    "config-current": ConfigCurrent,
+    "config-tests": ConfigTests,
     "conversation": Conversation,
     "conversation-step": ConversationStep,
     "eval-case": EvalCase,
+    "eval-current": EvalFileCurrent,
     "eval-file": EvalFile,
+    "eval-testcases": EvalFileTestcases,
+    "eval-tests": EvalFileTests,
     "evaluator": Evaluator,
     "input-message": InputMessage,
     "model-message": ModelMessage,
@@ -103,7 +109,8 @@ def _explained(record: Record, kind: str, exc: ValidationError) -> list[Problem]
 
 
 __all__ = [
-    "MODELS", "TIMESTAMP_PATTERN", "AnyEvaluator", "AnyModelMessage", "AssistantMessage", "AssistantPart",
+    "MODELS", "TIMESTAMP_PATTERN", "AnyEvaluator", "ConfigCurrent", "EvalFileCurrent", "EraFile",
+    "EvalFileTestcases", "ConfigTests", "EvalFileTests", "AnyModelMessage", "AssistantMessage", "AssistantPart",
     "CaseMetadata", "ChatMessage", "ChatPrompt", "CodeEvaluator", "Config", "ContentOutput", "Conversation",
     "ConversationStep", "EvalCase", "EvalFile", "EvalRecord", "Evaluator", "Execution", "FilePart", "FileSegment",
     "ImagePart", "InputMessage", "JsonOutput", "LlmJudgeEvaluator", "MediaItem", "ModelMessage", "NonEmptyStr",

@@ -5,7 +5,8 @@ text (bytes, encodings, blank lines, batches), yaml, json, record (positions), s
 """
 
 from ..kinds import detect_kind
-from .files import (DATA_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, discover, file_format, iter_records,
+from .files import (DATA_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, discover, eval_pattern_config, file_format,
+                    iter_records,
                     load_document)
 from .json import NotWritten, duplicate_keys, exact_json, integers_beyond_64_bits, iter_jsonl, load_json
 from .record import Position, Record, problem_at
@@ -18,7 +19,7 @@ from .yaml import MAX_ALIAS_COPIES, MAX_YAML_DEPTH, load_yaml, yaml_parse_proble
 __all__ = [
     "BATCH_BYTES", "DATA_SUFFIXES", "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAX_ALIAS_COPIES", "MAX_YAML_DEPTH",
     "UTF8_BOM", "YAML_SUFFIXES", "Batch",
-    "NotWritten", "Position", "Record", "StdinInput", "batch_spans", "decode_utf8", "detect_kind",
+    "NotWritten", "Position", "Record", "StdinInput", "batch_spans", "decode_utf8", "detect_kind", "eval_pattern_config",
     "discover", "duplicate_keys", "empty_file_problem", "exact_json", "file_format",
     "holds_no_record", "integers_beyond_64_bits", "is_blank_line", "iter_jsonl",
     "iter_line_batches", "iter_records", "load_document", "load_json", "load_yaml", "open_binary",

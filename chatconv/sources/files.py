@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from ..kinds import CONFIG_FILE_NAMES
 from ..problems import ChatconvError
 from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
@@ -41,6 +42,52 @@ def discover(paths: Iterable[str | Path]) -> Iterator[tuple[str, bool]]:
 def _searched(folder: str) -> bool:
     # Hidden folders hold tool state (.git, .venv), except the eval config folder .agentv.
     return folder == ".agentv" or not (folder.startswith(".") or folder in _SKIPPED_FOLDERS)
+
+
+def eval_pattern_config(file: str | Path, seen: dict | None = None) -> dict | None:
+    """The config (its data) whose `eval_patterns` name `file` an eval file, or None.
+
+    The nearest `.agentv/config.*` walking up from the file's folder to the repository root
+    (a folder holding `.git`) counts; its patterns match the file's path relative to the folder
+    that holds `.agentv/` (`**` spans folders, `*` does not cross `/`, dot-folders match, case is ignored).
+    `seen` keeps the configs found, by folder, across the files of one run.
+    """
+    path = Path(file).resolve()
+    found = _nearest_agentv_config(path.parent, {} if seen is None else seen)
+    if found is None:
+        return None
+    project, data = found
+    patterns = data.get("eval_patterns") if isinstance(data, dict) else None
+    patterns = [p for p in patterns if isinstance(p, str) and p] if isinstance(patterns, list) else []
+    if not patterns:
+        return None
+    from wcmatch import glob  # here: only folders under such a config need it
+
+    relative = path.relative_to(project).as_posix()
+    # AgentV matches them with fast-glob, case-insensitively (its example config says so).
+    flags = glob.GLOBSTAR | glob.DOTGLOB | glob.IGNORECASE | glob.BRACE
+    return data if glob.globmatch(relative, patterns, flags=flags) else None
+
+
+def _nearest_agentv_config(folder: Path, seen: dict) -> tuple[Path, dict] | None:
+    """(the folder holding `.agentv/`, the config's data) nearest `folder`, up to the repository
+    root; a config that cannot be read counts as none here (validating it reports why)."""
+    if folder in seen:
+        return seen[folder]
+    found = None
+    config = next((folder / name for name in CONFIG_FILE_NAMES
+                   if name.startswith(".agentv/") and (folder / name).is_file()), None)
+    if config is not None:
+        try:
+            record = load_document(read_bytes(config), str(config), file_format(config))
+        except ChatconvError:
+            record = None
+        if record is not None and not record.error and isinstance(record.data, dict):
+            found = (folder, record.data)
+    elif not ((folder / ".git").exists() or folder.parent == folder):
+        found = _nearest_agentv_config(folder.parent, seen)
+    seen[folder] = found
+    return found
 
 
 def file_format(path: str | Path) -> str:

@@ -11,6 +11,7 @@ from typing import Any, Iterator
 from ..cases import EvalCases, read_cases
 from ..eras import Era, era_of
 from ..eras import evalcases as evalcases_era
+from ..kinds import config_era
 from ..problems import ChatconvError, Problem
 from ..references import FileReferenceError, find_repo_root, pattern_problem, read_segment_text, resolve_reference
 from ..sources import Record, iter_records, problem_at
@@ -61,7 +62,7 @@ def check_eval_document(record: Record, kind: str, allow_outside_root: bool = Fa
     then the checks a schema cannot state. They read defensively, so they run whatever the
     schema found: every problem at once. `found`, when given, receives the eval file's cases."""
     if kind != "eval-file":
-        yield from check_schema(record, kind)
+        yield from check_schema(record, config_era(record.data).CONFIG_SCHEMA if kind == "config" else kind)
         yield from check_guideline_patterns(record)
         return
     file_era_ = file_era(record, era)

@@ -18,6 +18,9 @@ from ..sources import Record, integers_beyond_64_bits, problem_at
 
 _ROLE_SYNONYMS = {"human": "user", "ai": "assistant", "bot": "assistant", "model": "assistant",
                   "function": "tool", "developer": "system"}
+# How close (difflib's ratio) a key must be to suggest it: `criterias` -> `criteria` (0.94),
+# `asert` -> `assert` (0.91); `tags` -> `target` (0.6) is not suggested.
+SUGGESTION_CUTOFF = 0.75
 _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer",
                float: "number"}
 
@@ -109,23 +112,66 @@ def _enum_hint(value: Any, allowed: list) -> str | None:
 # One describer per schema keyword: (error, record, kind, path) -> the problems it makes.
 
 
+def _is_config(kind: str) -> bool:
+    return kind == "config" or kind.startswith("config-")
+
+
+def _known_keys(schema: dict) -> list[str]:
+    """The keys a schema spot takes: its properties, less those it names only to refuse."""
+    return [key for key, sub in schema.get("properties", {}).items()
+            if not (isinstance(sub, dict) and "removed" in sub)]
+
+
+def close_key(key: str, known: list[str], present: Any = ()) -> str | None:
+    """The known key `key` is most likely a misspelling of, if one is close; never a key the
+    object holds already (it is not missing)."""
+    candidates = [k for k in known if k not in present]
+    close = difflib.get_close_matches(key, candidates, n=1, cutoff=SUGGESTION_CUTOFF)
+    return close[0] if close else None
+
+
 def _unknown_keys(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
-    known = list(error.schema.get("properties", {}))
-    for key in (k for k in error.instance if k not in known):
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-        hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(known)}"
+    known = _known_keys(error.schema)
+    for key in (k for k in error.instance if k not in error.schema.get("properties", {})):
+        close = close_key(key, known, error.instance)
+        hint = f"did you mean {close!r}?" if close else f"known keys: {', '.join(known)}"
         if kind in RECORDING_KINDS:
             yield problem_at(record, path + (key,), f"unknown key {key!r}, kept as it is", "warning", hint,
                              code="unknown-key")
+        elif _is_config(kind):
+            yield problem_at(record, path + (key,), f"unknown config key {key!r}, ignored", "warning", hint,
+                             code="unknown-config-key")
         else:
             yield problem_at(record, path + (key,), f"unknown key {key!r}", "error", hint, code="unknown-key")
+
+
+def _removed_key(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
+    """A key the schema names only to refuse it (`"removed": what to do instead`): AgentV's own
+    guidance, rather than "unknown key"."""
+    instead = error.schema.get("removed") if isinstance(error.schema, dict) else None
+    if not (instead and path):
+        yield from _not_matching(error, record, kind, path)
+        return
+    yield problem_at(record, path, f"{path[-1]!r} was removed in this era (AgentV rejects it): {instead}",
+                     hint="AgentV's guide to the breaking changes since v4.42.4 shows each move", code="removed-key")
+
+
+def _one_of_required(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
+    """anyOf whose branches each only require keys: say which keys, not the schema's text."""
+    branches = error.validator_value
+    if all(isinstance(b, dict) and set(b) == {"required"} for b in branches) and isinstance(error.instance, dict):
+        keys = [key for b in branches for key in b["required"]]
+        yield problem_at(record, path, f"missing required key: one of {', '.join(map(repr, keys))}",
+                         hint=f"add {keys[0]!r}", code="missing-key")
+        return
+    yield from _not_matching(error, record, kind, path)
 
 
 def _missing_keys(error, record: Record, kind: str, path: tuple) -> Iterator[Problem]:
     instance = error.instance
     unknown = [k for k in instance if k not in error.schema.get("properties", {})]
     for key in (k for k in error.validator_value if k not in instance):
-        misspelt = difflib.get_close_matches(key, unknown, n=1, cutoff=0.6)
+        misspelt = difflib.get_close_matches(key, unknown, n=1, cutoff=SUGGESTION_CUTOFF)
         if misspelt and kind not in RECORDING_KINDS:
             continue  # the error on the unknown key already says "did you mean ...?"
         hint = f"is {misspelt[0]!r} a misspelling of it?" if misspelt else f"add {key!r}"
@@ -184,6 +230,8 @@ def _not_matching(error, record: Record, kind: str, path: tuple) -> Iterator[Pro
 
 _DESCRIBERS: dict[str, Callable[[Any, Record, str, tuple], Iterator[Problem]]] = {
     "additionalProperties": _unknown_keys,
+    "not": _removed_key,
+    "anyOf": _one_of_required,
     "required": _missing_keys,
     "type": _wrong_type,
     "enum": _not_allowed,

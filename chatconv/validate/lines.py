@@ -37,6 +37,10 @@ class LineOptions:
     explicit: bool  # named on the command line, rather than found in a folder
     skip_unknown: bool
     allow_outside_root: bool
+    era: str | None = None  # the era eval files are checked in (--era), else each file's own
+    # The era of a file no era recognises that a config's `eval_patterns` names an eval file
+    # (the config's era): it is checked as such, and told what it lacks.
+    pattern_era: str | None = None
 
 
 class LineSpan(NamedTuple):
@@ -97,6 +101,9 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
     if record.error:
         return Entry(where, (record.error,), None, NOT_A_RECORD)
     kind = options.kind or detect_kind(record.data, record.file)
+    era = options.era
+    if kind is None and options.pattern_era is not None:
+        kind, era = "eval-file", era or options.pattern_era
     if kind is None and first and (options.skip_unknown or not options.explicit):
         return Entry(where, (), None, NOT_OURS)
     if kind is None:
@@ -104,7 +111,7 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
                              hint=f"pass --kind (one of: {', '.join(kind_names())})", code="unknown-kind")
         return Entry(where, (*record.problems, unknown))
     step = _StepCollector()
-    problems = (*record.problems, *check_record(record, kind, step, options.allow_outside_root))
+    problems = (*record.problems, *check_record(record, kind, step, options.allow_outside_root, era))
     if step.facts is None:
         return Entry(where, problems)
     index, parts = step.facts

@@ -20,10 +20,11 @@ class ChecksAcrossRecords(Protocol):
 
 
 def check_record(record: Record, kind: str, checks: ChecksAcrossRecords | None = None,
-                 allow_outside_root: bool = False) -> Iterator[Problem]:
-    """Every problem of one record: its schema, then the checks a schema cannot state."""
+                 allow_outside_root: bool = False, era: str | None = None) -> Iterator[Problem]:
+    """Every problem of one record: its schema, then the checks a schema cannot state. `era`
+    (an era's name) is the era an eval file is checked in, else its own."""
     if kind in ("eval-file", "config"):
-        yield from check_eval_document(record, kind, allow_outside_root)
+        yield from check_eval_document(record, kind, allow_outside_root, era if kind == "eval-file" else None)
         return
     problems = check_schema(record, kind)
     yield from problems

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ..kinds import canonical_kind
+from ..kinds import canonical_kind, config_era
 from ..messages import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput
-from ..sources import (BATCH_BYTES, Batch, discover, empty_file_problem, file_format, holds_no_record,
-                       iter_line_batches, iter_records, open_binary)
+from ..sources import (BATCH_BYTES, Batch, discover, empty_file_problem, eval_pattern_config, file_format,
+                       holds_no_record, iter_line_batches, iter_records, open_binary)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
 from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, check_file_lines, check_lines,
                     entries_from_wire, record_entry)
@@ -52,6 +52,7 @@ class Validator:
     """
 
     kind: str | None = None
+    era: str | None = None  # eval files are checked in this era (an era's name), else their own
     allow_outside_root: bool = False
     max_errors: int | None = None
     skip_unknown: bool = False  # skip named files of unknown kind too, as folders' files are
@@ -60,6 +61,7 @@ class Validator:
     conversation_window: int = CONVERSATION_WINDOW
     summary: Summary = field(default_factory=Summary)
     _pool: OrderedPool | None = field(default=None, init=False, repr=False)
+    _configs: dict = field(default_factory=dict, init=False, repr=False)  # eval_pattern_config's
 
     def run(self, paths: Iterable[str | Path]) -> Iterator[Problem]:
         try:
@@ -74,12 +76,20 @@ class Validator:
             self._stop_workers()
 
     def _file(self, path: str, explicit: bool) -> Iterator[Problem]:
-        options = LineOptions(path, self.kind, explicit, self.skip_unknown, self.allow_outside_root)
+        options = LineOptions(path, self.kind, explicit, self.skip_unknown, self.allow_outside_root, self.era,
+                              self._pattern_era(path))
         try:
             yield from self._merge(path, self._batches(options), RecordingChecks(self.conversation_window))
         except UnreadableInput as exc:
             self.summary.unreadable += 1
             yield from exc.problems
+
+    def _pattern_era(self, path: str) -> str | None:
+        """The era of the config whose `eval_patterns` name this YAML or JSON file an eval file."""
+        if self.kind is not None or path == "-" or file_format(path) == "jsonl":
+            return None
+        config = eval_pattern_config(path, self._configs)
+        return None if config is None else config_era(config).NAME
 
     def _merge(self, path: str, batches: Iterable[tuple[RecordSource, Iterable]],
                checks: RecordingChecks) -> Iterator[Problem]:
@@ -95,11 +105,11 @@ class Validator:
                     summary.files += 1
                     counted = True
                 if outcome is NOT_A_RECORD:
-                    yield from problems
+                    yield from sorted(problems, key=_place)
                     continue
                 summary.records += 1
                 if problems:
-                    yield from problems
+                    yield from sorted(problems, key=_place)
                 if steps is not None:
                     yield from self._steps(checks, steps, source, where)
         if not counted:  # a JSONL file of blank lines
@@ -174,6 +184,11 @@ class Validator:
             self._pool = None
 
 
+def _place(problem: Problem) -> tuple[int, int]:
+    """Where a problem is, for sorting a record's problems: line, then column (none first)."""
+    return problem.line or 0, problem.column or 0
+
+
 def _worker_tasks(batches: Iterable[Batch], options: LineOptions) -> Iterator[tuple]:
     """(the batch's lines, check_file_lines, its arguments) of each batch, in order."""
     opens_file = True
@@ -184,5 +199,5 @@ def _worker_tasks(batches: Iterable[Batch], options: LineOptions) -> Iterator[tu
 
 def validate_path(path: str | Path, kind: str | None = None, **options) -> tuple[list[Problem], Summary]:
     """Every problem of a file or folder, and the counts; `options` are Validator's (e.g. jobs)."""
-    validator = Validator(kind=canonical_kind(kind) if kind else None, **options)
+    validator = Validator(kind=canonical_kind(kind) if kind else None, **options)  # era=... forces one
     return list(validator.run([path])), validator.summary

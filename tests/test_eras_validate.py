@@ -1,0 +1,349 @@
+"""Each eval-file era validated on its own terms (SPEC §1a): AgentV's own example trees, era
+detection, "did you mean" from the era's keys only, the keys the current era removed, config
+files and their eval_patterns, and problems in line order."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from chatconv.eras import era_names, era_of
+from chatconv.kinds import config_era, detect_kind
+from chatconv.schemas import load_schema
+from chatconv.sources import Record
+from chatconv.validate import explain, validate_path
+from conftest import DATA, run_chatconv
+
+TREES = ("tests-v3.8.0", "current-2026-07")
+# Errors AgentV itself raises on its own examples, which chatconv reports too: (tree, file, JSON
+# path) -> why. None so far.
+AGENTV_ERRORS: dict[tuple[str, str, str], str] = {}
+
+
+@pytest.fixture(scope="session")
+def trees(tmp_path_factory) -> dict[str, Path]:
+    """AgentV's example trees, copied once; each its own repository root (file references that
+    start with `/` start there)."""
+    root = tmp_path_factory.mktemp("agentv")
+    copies = {}
+    for name in TREES:
+        copies[name] = shutil.copytree(DATA / "agentv" / name, root / name)
+        (copies[name] / ".git").mkdir()
+    return copies
+
+
+def _eval_files(tree: Path) -> list[Path]:
+    """The eval files and configs a user of the tree names one by one."""
+    names = ("*.eval.yaml", "suite.yaml", "EVAL.yaml", ".agentv/config.yaml")
+    return sorted({path for pattern in names for path in tree.rglob(pattern)})
+
+
+def _unexpected_errors(name: str, tree: Path, problems) -> list[str]:
+    return [f"{p.file}:{p.line}: {p.path}: {p.message}" for p in problems
+            if p.is_error and (name, Path(p.file).relative_to(tree).as_posix(), p.path) not in AGENTV_ERRORS]
+
+
+def _warnings_are_allowed(problems) -> None:
+    # Unsupported constructs, unknown config keys and older spellings warn; nothing else may.
+    allowed = {"unsupported", "unknown-config-key", "legacy-shape"}
+    assert all(p.code in allowed for p in problems if not p.is_error), [p for p in problems if not p.is_error]
+
+
+@pytest.mark.parametrize("name", TREES)
+def test_agentv_example_folders_validate_without_errors(trees, name):
+    tree = trees[name]
+    problems, summary = validate_path(tree / "examples")
+    assert _unexpected_errors(name, tree, problems) == []
+    _warnings_are_allowed(problems)
+    assert summary.files >= 60  # the eval files were found and checked, not skipped
+
+
+@pytest.mark.parametrize("name", TREES)
+def test_agentv_eval_files_named_one_by_one_validate_without_errors(trees, name):
+    tree = trees[name]
+    files = _eval_files(tree)
+    assert len(files) >= 50
+    result = run_chatconv("validate", "--format", "json", *map(str, files))
+    assert result.returncode == 0, result.stdout_text[-3000:]
+    problems = []
+    for path in files:
+        problems += validate_path(path)[0]
+    assert _unexpected_errors(name, tree, problems) == []
+
+
+def test_each_example_file_is_read_in_its_trees_era(trees):
+    expected = {"tests-v3.8.0": "tests", "current-2026-07": "current"}
+    for name, tree in trees.items():
+        for path in _eval_files(tree):
+            data = yaml.safe_load(path.read_text())
+            if path.parent.name == ".agentv":
+                continue
+            if set(data) <= {"name", "description", "tests"} and isinstance(data["tests"], str):
+                # Keys both eras have (`tests: ./cases/`): the older era's, valid in both.
+                assert era_of(data).NAME == "tests", path
+                continue
+            assert era_of(data).NAME == expected[name], path
+
+
+def test_the_configs_are_configs_whatever_their_keys(trees):
+    quickstart = trees["current-2026-07"] / "examples/features/readme-quickstart/.agentv/config.yaml"
+    assert "tests:" in quickstart.read_text()  # a key an eval file has: the name decides
+    problems, _ = validate_path(quickstart)
+    assert [(p.severity, p.code, p.path) for p in problems] == [("warning", "unknown-config-key", "$.tests")]
+
+
+# ---------------------------------------------------------------------------------------------
+# Era detection
+
+
+def _write(repo: Path, body: str, name: str = "e.yaml") -> Path:
+    path = repo / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+@pytest.mark.parametrize("data, era", [
+    ({"testcases": []}, "testcases"),
+    ({"evalcases": []}, "evalcases"),
+    ({"tests": [{"id": "a", "input": "hi"}]}, "tests"),
+    ({"tests": "./cases.yaml", "input": "hi"}, "tests"),
+    ({"prompts": ["{{ input }}"], "tests": []}, "current"),
+    ({"tests": [{"id": "a", "vars": {"input": "hi"}}]}, "current"),
+    ({"scenarios": ["file://s.yaml"]}, "current"),
+    ({"$schema": "agentv-eval-v2", "tests": []}, "evalcases"),  # $schema wins over the keys
+    ({"$schema": "https://chatconv.dev/schemas/eval-tests.json", "prompts": []}, "tests"),
+])
+def test_the_era_is_told_from_schema_then_keys(data, era):
+    assert era_of(data).NAME == era
+
+
+@pytest.mark.parametrize("data", [
+    {"providers": [{"id": "default"}]},  # .agentv/providers.yaml
+    {"assert": [{"type": "is-json"}]},  # an assertion template
+    {"id": "a", "vars": {"input": "hi"}, "assert": []},  # a row of a JSONL case file
+    {"test_id": "a", "score": 1, "assertions": []},  # a result row
+])
+def test_agentvs_other_files_are_no_eval_files(data):
+    assert era_of(data) is None and detect_kind(data, "x.yaml") is None
+
+
+def test_era_forces_the_schema(repo):
+    path = _write(repo, """\
+        prompts: ["{{ input }}"]
+        tests:
+          - id: a
+            vars: {input: hi}
+    """)
+    assert validate_path(path)[0] == []
+    problems = validate_path(path, era="tests")[0]
+    assert [(p.line, p.path, p.code) for p in problems] == [(1, "$.prompts", "unknown-key"),
+                                                          (4, "$.tests[0].vars", "unknown-key")]
+    result = run_chatconv("validate", "--era", "tests", str(path))
+    assert result.returncode == 1 and "$.prompts: unknown key 'prompts'" in result.stdout_text
+    assert run_chatconv("validate", "--era", "nope", str(path)).returncode == 2
+    assert "--era" in run_chatconv("validate", "--help").stdout_text
+
+
+def test_a_file_of_no_era_is_a_clear_error(repo):
+    path = _write(repo, "description: what?\nproviders: [default]\n")
+    [problem] = validate_path(path)[0]
+    assert problem.code == "unknown-kind" and "cannot tell what kind of record this is" in problem.message
+    assert "--kind" in problem.hint
+
+
+# ---------------------------------------------------------------------------------------------
+# "Did you mean": the era's own keys, close ones only
+
+
+@pytest.mark.parametrize("body, path, suggestion", [
+    ("tests:\n  - id: a\n    criterias: c\n    input: hi\n", "$.tests[0].criterias", "criteria"),
+    ("prompts: ['{{ input }}']\nasert: []\ntests: [{id: a, vars: {input: hi}}]\n", "$.asert", "assert"),
+    ("prompt: ['{{ input }}']\nproviders: [default]\ntests: [{id: a, vars: {input: hi}}]\n", "$.prompt", "prompts"),
+    ("evalcases:\n  - {id: a, outcom: x, input_messages: [{role: user, content: hi}]}\n", "$.evalcases[0].outcom",
+     "outcome"),
+    ("testcases:\n  - {id: a, mesages: [{role: user, content: hi}]}\n", "$.testcases[0].mesages", "messages"),
+])
+def test_each_eras_typo_gets_that_eras_key(repo, body, path, suggestion):
+    problems = validate_path(_write(repo, body))[0]
+    [typo] = [p for p in problems if p.path == path]
+    assert typo.code == "unknown-key" and typo.hint == f"did you mean {suggestion!r}?"
+
+
+def test_tags_never_suggests_target(repo):
+    path = _write(repo, "tags: [smoke]\nevalcases:\n"
+                        "  - {id: a, outcome: x, input_messages: [{role: user, content: hi}]}\n")
+    [problem] = validate_path(path)[0]
+    assert problem.path == "$.tags" and "did you mean" not in problem.hint
+
+
+def test_a_key_already_present_is_never_suggested(repo):
+    path = _write(repo, "tests:\n  - id: a\n    criteria: c\n    criterias: d\n    input: hi\n")
+    [problem] = validate_path(path)[0]
+    assert problem.path == "$.tests[0].criterias" and "did you mean" not in problem.hint
+
+
+def test_a_removed_key_is_never_suggested(repo):
+    path = _write(repo, "prompts: ['{{ input }}']\ntests:\n  - id: a\n    vars: {input: hi}\n    inputs: hi\n")
+    [problem] = validate_path(path)[0]
+    assert problem.path == "$.tests[0].inputs" and "'input'" not in problem.hint
+
+
+# The keys AgentV's published schemas (v3.8.0; 2026-07, less those it refuses) take, and the keys
+# its own examples use beside them: (era, where a case sits, top-level keys, case keys).
+AGENTV_KEYS = [
+    ("tests", ("tests", 0),
+     "$schema name description version author tags license requires input input_files tests eval_cases target "
+     "execution assertions assert workspace dataset evaluator",
+     "id criteria expected_outcome input input_files expected_output assertions assert evaluators execution "
+     "workspace metadata conversation_id dataset note description reference_answer rubrics depends_on "
+     "on_dependency_failure mode turns aggregation on_turn_failure window_size"),
+    ("current", ("tests", 0),
+     "$schema name description category version author tags license requires prompts input_files tests defaults "
+     "providers timeout_seconds evaluate_options threshold default_test environment scenarios derived_metrics "
+     "output_path env nunjucks_filters extensions assert governance",
+     "id description vars provider providers prompts input_files assert assert_scoring_function options threshold "
+     "execution run environment metadata conversation_id suite depends_on on_dependency_failure mode turns "
+     "aggregation on_turn_failure window_size criteria"),
+]
+
+
+@pytest.mark.parametrize("era, case_path, top_keys, case_keys", AGENTV_KEYS)
+def test_a_key_of_the_era_is_never_unknown(era, case_path, top_keys, case_keys):
+    # Every value is wrong: only whether each key is known matters here.
+    data = {key: None for key in top_keys.split()}
+    data[case_path[0]] = [{key: None for key in case_keys.split()}]
+    problems = explain(Record("e.yaml", 1, data), era_of({}, era).SCHEMA)  # what a failing file is told
+    assert problems and [p.path for p in problems if p.code in ("unknown-key", "removed-key")] == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Keys the current era removed: AgentV's own guidance
+
+
+@pytest.mark.parametrize("body, path, replacement", [
+    ("prompts: ['{{ input }}']\ninput: hi\ntests: [{id: a, vars: {input: hi}}]\n", "$.input", "`prompts`"),
+    ("prompts: ['{{ input }}']\ntests:\n  - {id: a, input: hi}\n", "$.tests[0].input", "`vars.input`"),
+    ("prompts: ['{{ input }}']\nevalcases: []\ntests: [{id: a, vars: {input: hi}}]\n", "$.evalcases",
+     "rename it to `tests`"),
+    ("prompts: ['{{ input }}']\nexecution: {target: x}\ntests: [{id: a, vars: {input: hi}}]\n", "$.execution",
+     "`evaluate_options"),
+    ("prompts: ['{{ input }}']\ntests:\n  - {id: a, vars: {input: hi}, expected_output: hi}\n",
+     "$.tests[0].expected_output", "`vars.expected_output`"),
+])
+def test_removed_keys_name_agentvs_replacement(repo, body, path, replacement):
+    [problem] = validate_path(_write(repo, body))[0]
+    assert (problem.path, problem.code, problem.severity) == (path, "removed-key", "error")
+    key = path.rsplit(".", 1)[-1].split("[")[0]
+    assert problem.message.startswith(f"{key!r} was removed in this era (AgentV rejects it): ")
+    assert replacement in problem.message and "unknown key" not in problem.message
+
+
+# ---------------------------------------------------------------------------------------------
+# Config files and eval_patterns
+
+
+def test_unknown_config_keys_are_warnings(repo):
+    path = _write(repo, "$schema: agentv-config-v2\nguideline_patterns: ['**/*.md']\nretries: 3\n",
+                  ".agentv/config.yaml")
+    [problem] = validate_path(path)[0]
+    assert (problem.severity, problem.code, problem.path) == ("warning", "unknown-config-key", "$.retries")
+    assert run_chatconv("validate", str(path)).returncode == 0
+
+
+def test_a_config_with_only_eval_patterns_is_a_config(repo):
+    path = _write(repo, "eval_patterns: ['**/evals/**/suite.yaml']\n", ".agentv/config.yaml")
+    assert detect_kind({"eval_patterns": []}, str(path)) == "config"
+    assert validate_path(path)[0] == []
+
+
+@pytest.mark.parametrize("data, era", [
+    ({"guideline_patterns": []}, "tests"),  # the newest whose config has the key
+    ({"eval_patterns": [], "providers": "file://p.yaml"}, "current"),
+    ({"something": 1}, "current"),  # no era's config explains it: the newest
+])
+def test_a_configs_era_is_told_from_its_keys(data, era):
+    assert config_era(data).NAME == era
+
+
+def test_eval_patterns_name_eval_files_in_a_folder(repo):
+    _write(repo, "eval_patterns: ['**/evals/**/suite.yaml']\n", ".agentv/config.yaml")
+    named = _write(repo, "description: no tests yet\n", "area/evals/suite.yaml")
+    _write(repo, "description: not an eval file\n", "area/other.yaml")
+    problems, summary = validate_path(repo)
+    assert [(p.file, p.path, p.code) for p in problems] == [(str(named), "$", "missing-key")]
+    assert "'tests'" in problems[0].message and summary.skipped == 1
+
+
+def test_eval_patterns_are_relative_to_the_folder_holding_agentv(repo):
+    _write(repo, "eval_patterns: ['evals/*.yaml']\n", "project/.agentv/config.yaml")
+    inside = _write(repo, "description: x\n", "project/evals/a.yaml")
+    _write(repo, "description: x\n", "evals/a.yaml")  # above the project: no config names it
+    problems, _ = validate_path(repo)
+    assert {p.file for p in problems} == {str(inside)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Order
+
+
+def test_problems_come_out_by_line_then_column(repo):
+    path = _write(repo, """\
+        zzz: 1
+        tests:
+          - id: a
+            input: {bad: object}
+            criterias: c
+            aaa: 2
+        description: [not, a, string]
+    """)
+    problems = validate_path(path)[0]
+    places = [(p.line, p.column) for p in problems]
+    assert places == sorted(places) and len(places) == 5
+
+
+def test_files_keep_their_order_and_each_is_sorted(repo):
+    first = _write(repo, "zzz: 1\ntests: [{id: a, input: hi, bbb: 1}]\n", "a.yaml")
+    second = _write(repo, "tests: [{id: a, input: hi, ccc: 1}]\nyyy: 2\n", "b.yaml")
+    problems = validate_path(repo)[0]
+    assert [(Path(p.file).name, p.line) for p in problems] == [("a.yaml", 1), ("a.yaml", 2), ("b.yaml", 1),
+                                                              ("b.yaml", 2)]
+    assert {p.file for p in problems} == {str(first), str(second)}
+
+
+def test_schema_lists_the_eras():
+    listing = run_chatconv("schema").stdout_text
+    for name in era_names():
+        assert f"\n{name} " in listing
+    assert "eval schema eval-tests, config schema config-tests" in listing
+    printed = run_chatconv("schema", "eval-tests")
+    assert printed.returncode == 0 and '"$id": "https://chatconv.dev/schemas/eval-tests.json"' in printed.stdout_text
+
+
+def test_a_config_with_unknown_keys_no_longer_blocks_prompt(repo):
+    _write(repo, "eval_patterns: ['**/*.yaml']\nexecution: {verbose: true}\nproviders: file://p.yaml\n"
+                 "required_version: '>=4'\nretries: 3\n", ".agentv/config.yaml")
+    path = _write(repo, "evalcases:\n  - {id: a, outcome: x, input_messages: [{role: user, content: hi}]}\n")
+    result = run_chatconv("prompt", str(path))
+    assert result.returncode == 0 and '"question":"hi"' in result.stdout_text
+
+
+@pytest.mark.parametrize("name", ["eval-testcases", "eval-tests", "eval-current", "config-tests", "config-current"])
+def test_every_property_of_an_era_schema_says_what_it_is(name):
+    undescribed = []
+    stack = [("$", load_schema(name))]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, dict):
+            for key, sub in node.get("properties", {}).items():
+                description = sub.get("description") if isinstance(sub, dict) else None
+                if not (isinstance(description, str) and description and "\n" not in description):
+                    undescribed.append(f"{where}.{key}")
+            stack.extend((f"{where}.{key}", value) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend((where, item) for item in node)
+    assert undescribed == []
