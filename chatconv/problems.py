@@ -54,7 +54,6 @@ CODES = {
     "bad-glob": "a guideline pattern that can never match as meant",
     "case-file": "a case file an eval file names that is missing, unreadable, or holds no list of cases",
     "template": "a prompt template chatconv cannot read or render (its syntax)",
-    "unsupported": "a construct of the file's era that chatconv does not support (named as AgentV's docs name it)",
     "no-input": "an eval case that has no input messages to build a prompt from",
     "tool-result-orphan": "a tool-result that answers no earlier tool-call of its conversation",
     "tool-call-unanswered": "a tool-call that no later tool-result of its conversation answers",

@@ -340,7 +340,7 @@ def test_eval_ts_is_refused_and_era_can_be_forced(repo):
     (repo / "e.yaml").write_text("prompts: ['{{ input }}']\ntests: [{id: a, vars: {input: hi}}]\n")
     assert run_chatconv("prompt", repo / "e.yaml").stdout_text.startswith('{"id":"a","question":"hi"')
     forced = run_chatconv("prompt", "--era", "tests", repo / "e.yaml")
-    assert forced.returncode == 1 and "no input messages" in forced.stderr_text
+    assert forced.returncode == 1 and "$.prompts: unknown key 'prompts'" in forced.stderr_text
     assert run_chatconv("prompt", "--era", "nope", repo / "e.yaml").returncode == 2
 
 

@@ -66,13 +66,27 @@ def check_eval_document(record: Record, kind: str, allow_outside_root: bool = Fa
         yield from check_guideline_patterns(record)
         return
     file_era_ = file_era(record, era)
-    yield from check_schema(record, file_era_.SCHEMA)
+    schema_problems = check_schema(record, file_era_.SCHEMA)
+    yield from schema_problems
     yield from check_guideline_patterns(record)
     cases = read_cases(record, file_era_)
     if found is not None:
         found.append(cases)
-    yield from cases.problems
+    # A case the schema refused is read defensively (AgentV's loader skips a bad message, say):
+    # what the reader then says about the same spot only repeats the schema's problem.
+    refused = [(p.file, p.path) for p in schema_problems if p.is_error]
+    yield from (p for p in cases.problems if not any(_same_spot(p, place) for place in refused))
     yield from check_eval_file(record, allow_outside_root, cases)
+
+
+def _same_spot(problem: Problem, place: tuple[str, str]) -> bool:
+    """Whether a problem's path is `place`'s, or one holds the other (`$.tests[1]` holds
+    `$.tests[1].input`, not `$.tests[10]`), in the same file."""
+    file, path = place
+    if problem.file != file:
+        return False
+    shorter, longer = sorted((problem.path, path), key=len)
+    return longer == shorter or (longer.startswith(shorter) and longer[len(shorter)] in ".[")
 
 
 def _items(value: Any) -> Iterator[tuple[int, dict]]:
