@@ -112,7 +112,7 @@ def test_missing_eval_file_is_exit_2(tmp_path):
 
 def test_older_spellings_work_as_read(repo):
     path = repo / "old.yaml"
-    path.write_text("tests:\n  - id: c\n    criteria: o\n    input: Hello\n")
+    path.write_text("evalcases:\n  - id: c\n    criteria: o\n    input: Hello\n")  # late v2, read within v2
     result = run_chatconv("prompt", path)
     assert lines(result) == [{"id": "c", "question": "Hello", "guidelines": "", "chat_prompt": None}]
     assert "0003_eval_file_spellings" in result.stderr_text  # the warning names the migration

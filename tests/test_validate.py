@@ -145,7 +145,7 @@ def test_legacy_shapes_are_warnings_naming_their_migrations(tmp_path):
 
 def test_legacy_eval_file_spellings_are_read(repo):
     path = repo / "old.yaml"
-    path.write_text("tests:\n  - id: a\n    criteria: says hi\n    input: hello\n    expected_output: hi\n")
+    path.write_text("evalcases:\n  - id: a\n    criteria: says hi\n    input: hello\n    expected_output: hi\n")
     problems, _ = validate_path(path)
     assert [p.severity for p in problems] == ["warning"]
     assert "0003_eval_file_spellings" in problems[0].hint and problems[0].line == 1
@@ -537,7 +537,7 @@ def test_problems_in_a_legacy_json_eval_file_point_at_its_text(repo):
 
 
 def test_a_wrapped_string_is_located_at_its_original_key(repo):
-    data = {"tests": [{"id": "a", "criteria": "c", "input": "hi", "expected_output": "there"}]}
+    data = {"evalcases": [{"id": "a", "criteria": "c", "input": "hi", "expected_output": "there"}]}
     record = Record("e.json", 1, data, text=json.dumps(data, indent=1).encode())
     check_schema(record, "eval-file")
     text = record.text.decode().splitlines()

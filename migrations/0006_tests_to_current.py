@@ -1,0 +1,455 @@
+"""0006: a `tests` file (AgentV v3 to v4.42) becomes a current one (Promptfoo-aligned, 2026-07),
+following AgentV's own guide, "Breaking Changes From v4.42.4" (its quick checklist).
+
+- A case's `input` -> `vars.input` rendered by one prompt, `prompts: ["{{ input }}"]`: a string
+  stays a string, a message list stays a list (AgentV's whole-value rule renders `{{ input }}`
+  to the list itself); a string input with `input_files` becomes one user message whose content
+  is the file parts, then the text, as the tests era builds it. `expected_output` ->
+  `vars.expected_output`; `assertions` / `evaluators` -> `assert`; `expected_outcome` ->
+  `criteria`; a case's `execution.evaluators` / `execution.assertions` -> `execution.assert`.
+- A suite-level `input` becomes the prompt's leading messages (its text escaped for the template
+  engine), before `{"role": "user", "content": "{{ input }}"}`; suite `input_files` join each
+  string input that has none of its own.
+- The suite's `execution`: `target` / `targets` -> `providers` (current AgentV rejects a
+  top-level `target`; a target object's `name` -> `id`), `threshold` -> `threshold`,
+  `budget_usd` / `total_budget_usd` -> `evaluate_options.budget_usd`, `workers` /
+  `max_concurrency` -> `evaluate_options.max_concurrency`, `trials` -> `evaluate_options.repeat`,
+  its graders -> `assert`; `execution` is then gone. `assertions` -> `assert`; `eval_cases` ->
+  `tests`; `workspace.isolation` -> `workspace.scope`.
+- Grader types: `rubrics` / `rubric` / `g-eval` -> `llm-rubric` (rubric lists -> `value`),
+  `code-grader` / `code-judge` -> `script`, `llm-grader` / `llm_judge` -> `llm-rubric`,
+  `skill-trigger` -> `skill-used` / `not-skill-used`, other snake_case -> kebab-case.
+
+Refused, with the key and AgentV's advice, never dropped: `execution.fail_on_error`,
+`execution.cache`, `workspace.mode` / `workspace.path` (no home in current eval YAML), target
+selection in a case, `tool-trajectory` graders, and inputs the new prompts cannot carry exactly.
+"""
+
+import re
+
+from chatconv.migrate import (declare_era, in_era, insert_after, insert_before, move_comment, new_like, new_list_like,
+                              quoted_like, refusal, rename_key)
+
+KINDS = ("eval-file",)
+ERAS = ("tests", "current")
+SUMMARY = "tests (v3-v4.42) -> current: input -> prompts + vars.input, assertions -> assert, execution -> ..."
+
+PROMPT = "{{ input }}"
+_TEMPLATE_SYNTAX = re.compile(r"\{[{%#]")
+_SUITE_MOVES = {"target": "providers", "targets": "providers", "threshold": "threshold",
+                "budget_usd": "budget_usd", "total_budget_usd": "budget_usd", "totalBudgetUsd": "budget_usd",
+                "workers": "max_concurrency", "max_concurrency": "max_concurrency", "trials": "repeat",
+                "assertions": "assert", "assert": "assert", "evaluators": "assert"}
+_EVALUATE_OPTIONS = ("budget_usd", "max_concurrency", "repeat")
+_NO_HOME = {
+    "fail_on_error": "has no current eval-YAML home; AgentV treats it as operational policy: do not commit it "
+                     "into migrated eval YAML (remove it, then migrate)",
+    "failOnError": "has no current eval-YAML home; AgentV treats it as operational policy: do not commit it "
+                   "into migrated eval YAML (remove it, then migrate)",
+    "cache": "has no current eval-YAML home; AgentV: use project or operator config if cache policy is needed "
+             "(remove it, then migrate)",
+    "skip_defaults": "means nothing for a whole suite and has no current home (remove it, then migrate)",
+}
+_WORKSPACE_NO_HOME = ("mode", "path", "static_path", "static", "pool")
+_STRATEGIES = {"pass_at_k": "pass_any"}
+_TYPES = {"rubrics": "llm-rubric", "rubric": "llm-rubric", "g-eval": "llm-rubric", "code-grader": "script",
+          "code-judge": "script", "code_grader": "script", "code_judge": "script", "llm_judge": "llm-rubric",
+          "llm_grader": "llm-rubric", "llm-grader": "llm-rubric", "llm-judge": "llm-rubric"}
+_RUBRIC_LISTS = ("criteria", "rubrics", "rubric_item")
+_NESTED_GRADERS = ("assert", "assertions", "evaluators")
+_CASE_GRADERS = ("assertions", "evaluators")
+_ISOLATION = {"shared": "suite", "per_test": "attempt"}
+
+
+def detect(record):
+    if not in_era(record, "tests"):
+        return None
+    try:
+        return next(_spots(record), None)
+    except Exception:  # a shape the tests-era schema refuses: left to it
+        return None
+
+
+def _spots(record):
+    """The JSON paths of what this migration changes, in file order."""
+    for key in ("$schema", "input", "input_files", "target", "execution", "assertions", "eval_cases"):
+        if key in record and (key != "$schema" or in_era({"$schema": record[key]}, "tests")):
+            yield (key,)
+    workspace = record.get("workspace")
+    if isinstance(workspace, dict) and "isolation" in workspace:
+        yield ("workspace", "isolation")
+    for path, case in _inline_cases(record):
+        if set(case) & {"input", "input_files", "expected_output", "assertions", "evaluators", "expected_outcome"}:
+            yield path
+        execution = case.get("execution")
+        if isinstance(execution, dict) and set(execution) & {"evaluators", "assertions", "total_budget_usd",
+                                                              "totalBudgetUsd"}:
+            yield path + ("execution",)
+    for path, grader in _graders(record):
+        if _new_type(grader) is not None:
+            yield path
+
+
+def _case_list_key(record):
+    return "tests" if "tests" in record else "eval_cases" if "eval_cases" in record else None
+
+
+def _inline_cases(record):
+    key = _case_list_key(record)
+    cases = record.get(key) if key else None
+    for index, case in enumerate(cases if isinstance(cases, list) else []):
+        if isinstance(case, dict):
+            yield (key, index), case
+
+
+def _grader_lists(record):
+    """(JSON path, list) of every grader list: the suite's, each case's, nested ones."""
+    lists = [(key,) for key in ("assertions", "assert")] + [("execution", key) for key in _NESTED_GRADERS]
+    owners = [((), record)] + list(_inline_cases(record))
+    for path, owner in owners:
+        for where in (lists if path == () else [(k,) for k in ("assert",) + _CASE_GRADERS]
+                      + [("execution", k) for k in _NESTED_GRADERS]):
+            value = owner
+            for key in where:
+                value = value.get(key) if isinstance(value, dict) else None
+            if isinstance(value, list):
+                yield from _with_nested(path + where, value)
+
+
+def _with_nested(path, graders):
+    yield path, graders
+    for index, grader in enumerate(graders):
+        if isinstance(grader, dict):
+            for key in _NESTED_GRADERS:
+                if isinstance(grader.get(key), list):
+                    yield from _with_nested(path + (index, key), grader[key])
+
+
+def _graders(record):
+    for path, graders in _grader_lists(record):
+        for index, grader in enumerate(graders):
+            if isinstance(grader, dict):
+                yield path + (index,), grader
+
+
+def _new_type(grader):
+    kind = grader.get("type")
+    if not isinstance(kind, str):
+        return None
+    if kind in _TYPES:
+        return _TYPES[kind]
+    if kind == "skill-trigger":
+        return "not-skill-used" if grader.get("should_trigger") is False else "skill-used"
+    if "_" in kind:
+        return kind.replace("_", "-")
+    return None
+
+
+# --- refusals: all checked before anything changes -------------------------------------------
+
+def _refuse_homeless(record):
+    execution = record.get("execution")
+    if execution is not None and not isinstance(execution, dict):
+        raise refusal(("execution",), "is not a mapping: fix it, then migrate")
+    for key in execution or {}:
+        if key in _NO_HOME:
+            raise refusal(("execution", key), _NO_HOME[key])
+        if key not in _SUITE_MOVES:
+            raise refusal(("execution", key), "has no current eval-YAML home that chatconv knows (current AgentV "
+                          "rejects a top-level execution): move or remove it, then migrate")
+    if "target" in record and execution and ("target" in execution or "targets" in execution):
+        raise refusal(("target",), "the suite names a target twice (here and in execution): keep one, then migrate")
+    for key in ("providers", "threshold", "evaluate_options", "prompts", "assert", "default_test"):
+        if key in record and (key != "assert" or "assertions" in record or execution):
+            raise refusal((key,), "is a current-era key already, beside tests-era ones: finish the move by hand")
+    if "tests" in record and "eval_cases" in record:
+        raise refusal(("eval_cases",), "the file has tests too: keep one case list, then migrate")
+    grader_sources = [k for k in ("assertions", "assert") if k in record] + [
+        k for k in ("assertions", "assert", "evaluators") if k in (execution or {})]
+    if len(grader_sources) > 1:
+        raise refusal(("execution",) if execution and grader_sources[-1] in execution else (grader_sources[-1],),
+                      f"the suite has graders in {' and '.join(grader_sources)}: AgentV runs them in an order "
+                      "chatconv does not know; put them in one list, then migrate")
+    for key, moved in ((k, _SUITE_MOVES[k]) for k in execution or {}):
+        if moved == "providers":
+            _refuse_targets(execution[key], ("execution", key))
+        if key == "trials" and not isinstance(execution[key], (dict, int)):
+            raise refusal(("execution", key), "is neither a count nor a mapping: fix it, then migrate")
+    workspace = record.get("workspace")
+    for key in _WORKSPACE_NO_HOME:
+        if isinstance(workspace, dict) and key in workspace:
+            raise refusal(("workspace", key), "local workspace modes and paths are not allowed in committed eval "
+                          "YAML now; AgentV: use --workspace-path or .agentv/config.local.yaml "
+                          "(execution.workspace_path) for local directories (remove it, then migrate)")
+    for path, grader in _graders(record):
+        if grader.get("type") in ("tool-trajectory", "tool_trajectory"):
+            raise refusal(path + ("type",), "tool-trajectory is replaced by Promptfoo-compatible trajectory:* "
+                          "assertions (trajectory:tool-used, trajectory:tool-sequence, trajectory:tool-args-match; "
+                          "max_duration_ms has no equivalent): rewrite it by hand, then migrate")
+        for key in _RUBRIC_LISTS:
+            if key in grader and "value" in grader and _new_type(grader) == "llm-rubric":
+                raise refusal(path + (key,), "the grader has a value too: keep one, then migrate")
+        if grader.get("type") == "skill-trigger" and "value" in grader:
+            raise refusal(path + ("value",), "a skill-trigger with a value: write it as skill-used by hand")
+    _refuse_inputs(record)
+
+
+def _refuse_targets(value, path):
+    for index, target in enumerate(value if isinstance(value, list) else [value]):
+        where = path + ((index,) if isinstance(value, list) else ())
+        if isinstance(target, dict) and "use_target" in target:
+            raise refusal(where + ("use_target",), "current AgentV rejects use_target: a target must be a concrete "
+                          "provider object (or the id of one): rewrite it, then migrate")
+        if isinstance(target, dict) and "name" in target and "id" in target:
+            raise refusal(where + ("name",), "a target with both name and id: keep id, then migrate")
+        if not isinstance(target, (str, dict)):
+            raise refusal(where, "a target is an id or a provider object: fix it, then migrate")
+
+
+def _refuse_inputs(record):
+    """What the prompts of the current era cannot carry exactly."""
+    suite_input = record.get("input")
+    key = _case_list_key(record)
+    cases = record.get(key) if key else None
+    inline = list(_inline_cases(record))
+    included = isinstance(cases, str) or any(isinstance(c, str) for c in cases or [] if isinstance(cases, list))
+    if included and ("input" in record or "input_files" in record):
+        where = ("input",) if "input" in record else ("input_files",)
+        raise refusal(where, "a suite-level input with cases from another file: current AgentV renders such rows "
+                      "through the file's prompts and drops their input_files, so their prompts would change; "
+                      "write the suite input into the rows, then migrate")
+    if included and inline:
+        raise refusal((key,), "mixes included case files with inline cases: the inline cases need prompts, and "
+                      "current AgentV would then render the included rows through them (dropping their "
+                      "input_files); put all cases in one place, then migrate")
+    if suite_input is not None:
+        _suite_messages(suite_input)  # refuses what cannot be a prompt
+    for path, case in inline:
+        if "vars" in case:
+            raise refusal(path + ("vars",), "the case has vars already, beside tests-era keys: finish by hand")
+        value = case.get("input")
+        if value is None:
+            raise refusal(path, "the case has no input (AgentV v3-v4.42 skips such a case): give it one or "
+                          "remove it, then migrate")
+        if not isinstance(value, (str, list)):
+            raise refusal(path + ("input",), "an input that is neither text nor a message list: write it as "
+                          "a message list, then migrate")
+        if "input_files" in case and not isinstance(value, str):
+            raise refusal(path + ("input_files",), "input_files with a message-list input: AgentV v3-v4.42 gives "
+                          "this case no input; write the files as file parts of a message, then migrate")
+        if suite_input is not None and _applies_suite(case) is False:
+            raise refusal(path + ("execution", "skip_defaults"), "this case skips the suite-level input, which "
+                          "moves into the file's one prompt: give it a file of its own, then migrate")
+        if suite_input is not None and not isinstance(value, str):
+            raise refusal(path + ("input",), "a message-list input after a suite-level input: one prompt cannot "
+                          "splice a list of messages after the suite's; write the suite messages into this "
+                          "input, then migrate")
+        if "assertions" in case and "evaluators" in case:
+            raise refusal(path + ("evaluators",), "the case has assertions too: put them in one list, then migrate")
+        execution = case.get("execution")
+        for where in ("target", "targets"):
+            if isinstance(execution, dict) and where in execution:
+                raise refusal(path + ("execution", where), "current AgentV keeps target selection out of test "
+                              "cases: split target-specific cases into their own eval file (or use --target), "
+                              "then migrate")
+        for where in ("trials", "workers"):
+            if isinstance(execution, dict) and where in execution:
+                raise refusal(path + ("execution", where), "has no home in a current case's execution (use "
+                              "run.repeat or the suite's evaluate_options): move it, then migrate")
+        if isinstance(execution, dict) and sum(k in execution for k in ("assertions", "evaluators", "assert")) > 1:
+            raise refusal(path + ("execution",), "graders in more than one list: put them in one, then migrate")
+
+
+def _applies_suite(case):
+    execution = case.get("execution")
+    return not (isinstance(execution, dict) and execution.get("skip_defaults") is True)
+
+
+def _suite_messages(value):
+    """The suite-level input as messages (the tests era's shorthand: a string is one user message)."""
+    if isinstance(value, str):
+        return [{"role": "user", "content": value}]
+    if isinstance(value, dict) and "role" in value:
+        return [value]
+    if isinstance(value, list) and all(isinstance(m, dict) and "role" in m and "content" in m for m in value):
+        return value
+    raise refusal(("input",), "a suite-level input that is not text or messages: fix it, then migrate")
+
+
+def _escaped(text, path):
+    """Text moved into a prompt template, so that it renders to itself."""
+    if not isinstance(text, str) or not _TEMPLATE_SYNTAX.search(text):
+        return text
+    if "endraw" in text:
+        raise refusal(path, "text with template syntax ({{, {%, {#) and 'endraw' cannot be kept literal in a "
+                      "prompt: rewrite it, then migrate")
+    return "{% raw %}" + text + "{% endraw %}"
+
+
+# --- the rewrite -------------------------------------------------------------------------------
+
+def upgrade(record):
+    _refuse_homeless(record)
+    declare_era(record, "tests", "current")
+    if "eval_cases" in record:
+        rename_key(record, "eval_cases", "tests")
+    for _, grader in list(_graders(record)):
+        _rename_grader(grader)
+    suite_files = record.get("input_files") if isinstance(record.get("input_files"), list) else None
+    chat = _move_inputs(record)
+    for _, case in _inline_cases(record):
+        files = case.get("input_files") if "input_files" in case else suite_files if _applies_suite(case) else None
+        _upgrade_case(case, files, chat)
+    if "assertions" in record:
+        rename_key(record, "assertions", "assert")
+    if "target" in record:
+        rename_key(record, "target", "providers", new_list_like(record, [record["target"]]))
+    _move_execution(record)
+    workspace = record.get("workspace")
+    if isinstance(workspace, dict) and "isolation" in workspace:
+        isolation = workspace["isolation"]
+        rename_key(workspace, "isolation", "scope", _ISOLATION.get(isolation, isolation))
+    return record
+
+
+def _rename_grader(grader):
+    new = _new_type(grader)
+    if new is None:
+        return
+    if grader.get("type") == "skill-trigger":
+        if "skill" in grader:
+            rename_key(grader, "skill", "value")
+        grader.pop("should_trigger", None)  # said by the new type
+    grader["type"] = new
+    if new == "llm-rubric":
+        for key in _RUBRIC_LISTS:
+            if key in grader and isinstance(grader[key], list):
+                rename_key(grader, key, "value")
+
+
+def _move_inputs(record):
+    """The file's prompts, in place of the suite's input (and input_files, which the cases take
+    up). Whether the prompt is a chat whose last message's content is a case's input."""
+    if not any(True for _ in _inline_cases(record)):
+        return False
+    key = _case_list_key(record)
+    suite = record.get("input")
+    if suite is None:
+        prompt = new_list_like(record, [quoted_like(record, PROMPT)])
+    else:
+        messages = [_prompt_message(record, m, ("input",) if isinstance(suite, (str, dict)) else ("input", i))
+                    for i, m in enumerate(_suite_messages(suite))]
+        user = new_like(record, {"role": "user", "content": quoted_like(record, PROMPT)}.items())
+        prompt = new_list_like(record, [new_list_like(record, messages + [user])])
+    if "input" in record:
+        rename_key(record, "input", "prompts", prompt)
+    else:
+        insert_before(record, key, "prompts", prompt)
+    if "input_files" in record:
+        del record["input_files"]
+    return suite is not None
+
+
+def _prompt_message(record, message, path):
+    content = message["content"]
+    if isinstance(content, list):
+        content = new_list_like(record, [_escaped_segment(record, s, path + ("content", i)) for i, s in enumerate(content)])
+    else:
+        content = _escaped(content, path + ("content",))
+    made = new_like(record, message.items())
+    made["content"] = content
+    return made
+
+
+def _escaped_segment(record, segment, path):
+    if not isinstance(segment, dict) or "value" not in segment:
+        return segment
+    made = new_like(record, segment.items())
+    made["value"] = _escaped(segment["value"], path + ("value",))
+    return made
+
+
+def _upgrade_case(case, files, chat):
+    """files: the input files the case's string input gets; chat: whether its input is the
+    content of the prompt's last message (else the whole prompt)."""
+    if "expected_outcome" in case and "criteria" not in case:
+        rename_key(case, "expected_outcome", "criteria")
+    if "input" in case:
+        value = case["input"]
+        if isinstance(value, str) and files:
+            parts = new_list_like(case, [new_like(case, {"type": "file", "value": f}.items()) for f in files]
+                                  + [new_like(case, {"type": "text", "value": value}.items())])
+            value = parts if chat else new_list_like(case, [new_like(case, {"role": "user", "content": parts}.items())])
+        variables = new_like(case, {"input": value}.items())
+        move_comment(case, "input", variables, "input")
+        rename_key(case, "input", "vars", variables)
+    if "input_files" in case:
+        del case["input_files"]
+    if "expected_output" in case:  # every inline case has vars now: its input went there
+        move_comment(case, "expected_output", case["vars"], "expected_output")
+        case["vars"]["expected_output"] = case.pop("expected_output")
+    for old in _CASE_GRADERS:
+        if old in case:
+            rename_key(case, old, "assert")
+    execution = case.get("execution")
+    if isinstance(execution, dict):
+        for old in ("assertions", "evaluators"):
+            if old in execution:
+                rename_key(execution, old, "assert")
+        for old in ("total_budget_usd", "totalBudgetUsd"):
+            if old in execution and "budget_usd" not in execution:
+                rename_key(execution, old, "budget_usd")
+
+
+def _move_execution(record):
+    """The suite's execution, key by key, to where the current era keeps each; then it goes."""
+    execution = record.get("execution")
+    if not isinstance(execution, dict):
+        return
+    moved = []  # (top-level key, value), in the order they come
+    options = None
+    for key in list(execution):
+        new = _SUITE_MOVES[key]
+        value = execution[key]
+        if new == "providers":
+            value = _providers(execution, key, value)
+            existing = next((v for k, v in moved if k == "providers"), None)
+            if existing is not None:
+                existing.extend(value)
+                continue
+        elif new in _EVALUATE_OPTIONS:
+            if options is None:
+                options = new_like(execution)
+                moved.append(("evaluate_options", options))
+            options[new] = _repeat(value, execution) if new == "repeat" else value
+            move_comment(execution, key, options, new)
+            continue
+        moved.append((new, value))
+        move_comment(execution, key, record, new)
+    if not moved:
+        del record["execution"]
+        return
+    first_key, first_value = moved[0]
+    rename_key(record, "execution", first_key, first_value)
+    anchor = first_key
+    for key, value in moved[1:]:
+        insert_after(record, anchor, key, value)
+        anchor = key
+
+
+def _providers(execution, key, value):
+    """A target or a list of them as a list of providers; a target object's `name` is its `id`."""
+    made = value if isinstance(value, list) else new_list_like(execution, [value])
+    for target in made:
+        if isinstance(target, dict) and "name" in target:
+            rename_key(target, "name", "id")
+    return made
+
+
+def _repeat(trials, execution):
+    """execution.trials as evaluate_options.repeat: a count alone stays a count."""
+    if isinstance(trials, int) or set(trials) == {"count"}:
+        return trials if isinstance(trials, int) else trials["count"]
+    if "strategy" in trials:
+        trials["strategy"] = _STRATEGIES.get(trials["strategy"], trials["strategy"])
+    return trials
