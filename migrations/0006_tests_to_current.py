@@ -62,7 +62,9 @@ _ISOLATION = {"shared": "suite", "per_test": "attempt"}
 
 
 def detect(record):
-    if not in_era(record, "tests"):
+    # A tests-era eval file has a case list; a case row of a JSONL or YAML case file (`id`,
+    # `input`, ...) has none, and current AgentV still reads such rows as they are.
+    if not in_era(record, "tests") or _case_list_key(record) is None:
         return None
     try:
         return next(_spots(record), None)
@@ -76,15 +78,11 @@ def _spots(record):
         if key in record and (key != "$schema" or in_era({"$schema": record[key]}, "tests")):
             yield (key,)
     workspace = record.get("workspace")
-    if isinstance(workspace, dict) and "isolation" in workspace:
-        yield ("workspace", "isolation")
-    for path, case in _inline_cases(record):
-        if set(case) & {"input", "input_files", "expected_output", "assertions", "evaluators", "expected_outcome"}:
-            yield path
-        execution = case.get("execution")
-        if isinstance(execution, dict) and set(execution) & {"evaluators", "assertions", "total_budget_usd",
-                                                              "totalBudgetUsd"}:
-            yield path + ("execution",)
+    for key in ("isolation",) + _WORKSPACE_NO_HOME:
+        if isinstance(workspace, dict) and key in workspace:
+            yield ("workspace", key)
+    for path, _ in _inline_cases(record):
+        yield path  # its input moves to vars (a case without one is refused)
     for path, grader in _graders(record):
         if _new_type(grader) is not None:
             yield path
@@ -337,8 +335,10 @@ def _move_inputs(record):
     if suite is None:
         prompt = new_list_like(record, [quoted_like(record, PROMPT)])
     else:
-        messages = [_prompt_message(record, m, ("input",) if isinstance(suite, (str, dict)) else ("input", i))
-                    for i, m in enumerate(_suite_messages(suite))]
+        # Where each message's content is written in the file, for a refusal to name.
+        where = [("input",)] if isinstance(suite, str) else [("input", "content")] if isinstance(suite, dict) else [
+            ("input", i, "content") for i in range(len(suite))]
+        messages = [_prompt_message(record, m, path) for m, path in zip(_suite_messages(suite), where)]
         user = new_like(record, {"role": "user", "content": quoted_like(record, PROMPT)}.items())
         prompt = new_list_like(record, [new_list_like(record, messages + [user])])
     if "input" in record:
@@ -353,9 +353,9 @@ def _move_inputs(record):
 def _prompt_message(record, message, path):
     content = message["content"]
     if isinstance(content, list):
-        content = new_list_like(record, [_escaped_segment(record, s, path + ("content", i)) for i, s in enumerate(content)])
+        content = new_list_like(record, [_escaped_segment(record, s, path + (i,)) for i, s in enumerate(content)])
     else:
-        content = _escaped(content, path + ("content",))
+        content = _escaped(content, path)
     made = new_like(record, message.items())
     made["content"] = content
     return made

@@ -148,7 +148,7 @@ def test_legacy_eval_file_spellings_are_read(repo):
     path.write_text("evalcases:\n  - id: a\n    criteria: says hi\n    input: hello\n    expected_output: hi\n")
     problems, _ = validate_path(path)
     assert [p.severity for p in problems] == ["warning"]
-    assert "0003_eval_file_spellings" in problems[0].hint and problems[0].line == 1
+    assert "0003_eval_file_spellings" in problems[0].hint and problems[0].line == 2  # the first case
 
 
 def _eval_file(repo, body: str, name="e.yaml"):
