@@ -29,6 +29,7 @@ import re
 
 from chatconv.migrate import (declare_era, in_era, insert_after, insert_before, move_comment, new_like, new_list_like,
                               quoted_like, refusal, rename_key)
+from chatconv.migrate.graders import RUBRIC_LISTS, current_type, graders, rename_grader
 
 KINDS = ("eval-file",)
 ERAS = ("tests", "current")
@@ -52,11 +53,6 @@ _NO_HOME = {
 }
 _WORKSPACE_NO_HOME = ("mode", "path", "static_path", "static", "pool")
 _STRATEGIES = {"pass_at_k": "pass_any"}
-_TYPES = {"rubrics": "llm-rubric", "rubric": "llm-rubric", "g-eval": "llm-rubric", "code-grader": "script",
-          "code-judge": "script", "code_grader": "script", "code_judge": "script", "llm_judge": "llm-rubric",
-          "llm_grader": "llm-rubric", "llm-grader": "llm-rubric", "llm-judge": "llm-rubric"}
-_RUBRIC_LISTS = ("criteria", "rubrics", "rubric_item")
-_NESTED_GRADERS = ("assert", "assertions", "evaluators")
 _CASE_GRADERS = ("assertions", "evaluators")
 _ISOLATION = {"shared": "suite", "per_test": "attempt"}
 
@@ -84,12 +80,16 @@ def _spots(record):
     for path, _ in _inline_cases(record):
         yield path  # its input moves to vars (a case without one is refused)
     for path, grader in _graders(record):
-        if _new_type(grader) is not None:
+        if current_type(grader) is not None:
             yield path
 
 
 def _case_list_key(record):
     return "tests" if "tests" in record else "eval_cases" if "eval_cases" in record else None
+
+
+def _graders(record):
+    return graders([((), record)] + list(_inline_cases(record)))
 
 
 def _inline_cases(record):
@@ -98,49 +98,6 @@ def _inline_cases(record):
     for index, case in enumerate(cases if isinstance(cases, list) else []):
         if isinstance(case, dict):
             yield (key, index), case
-
-
-def _grader_lists(record):
-    """(JSON path, list) of every grader list: the suite's, each case's, nested ones."""
-    lists = [(key,) for key in ("assertions", "assert")] + [("execution", key) for key in _NESTED_GRADERS]
-    owners = [((), record)] + list(_inline_cases(record))
-    for path, owner in owners:
-        for where in (lists if path == () else [(k,) for k in ("assert",) + _CASE_GRADERS]
-                      + [("execution", k) for k in _NESTED_GRADERS]):
-            value = owner
-            for key in where:
-                value = value.get(key) if isinstance(value, dict) else None
-            if isinstance(value, list):
-                yield from _with_nested(path + where, value)
-
-
-def _with_nested(path, graders):
-    yield path, graders
-    for index, grader in enumerate(graders):
-        if isinstance(grader, dict):
-            for key in _NESTED_GRADERS:
-                if isinstance(grader.get(key), list):
-                    yield from _with_nested(path + (index, key), grader[key])
-
-
-def _graders(record):
-    for path, graders in _grader_lists(record):
-        for index, grader in enumerate(graders):
-            if isinstance(grader, dict):
-                yield path + (index,), grader
-
-
-def _new_type(grader):
-    kind = grader.get("type")
-    if not isinstance(kind, str):
-        return None
-    if kind in _TYPES:
-        return _TYPES[kind]
-    if kind == "skill-trigger":
-        return "not-skill-used" if grader.get("should_trigger") is False else "skill-used"
-    if "_" in kind:
-        return kind.replace("_", "-")
-    return None
 
 
 # --- refusals: all checked before anything changes -------------------------------------------
@@ -184,8 +141,8 @@ def _refuse_homeless(record):
             raise refusal(path + ("type",), "tool-trajectory is replaced by Promptfoo-compatible trajectory:* "
                           "assertions (trajectory:tool-used, trajectory:tool-sequence, trajectory:tool-args-match; "
                           "max_duration_ms has no equivalent): rewrite it by hand, then migrate")
-        for key in _RUBRIC_LISTS:
-            if key in grader and "value" in grader and _new_type(grader) == "llm-rubric":
+        for key in RUBRIC_LISTS:
+            if key in grader and "value" in grader and current_type(grader) == "llm-rubric":
                 raise refusal(path + (key,), "the grader has a value too: keep one, then migrate")
         if grader.get("type") == "skill-trigger" and "value" in grader:
             raise refusal(path + ("value",), "a skill-trigger with a value: write it as skill-used by hand")
@@ -221,7 +178,7 @@ def _refuse_inputs(record):
                       "current AgentV would then render the included rows through them (dropping their "
                       "input_files); put all cases in one place, then migrate")
     if suite_input is not None:
-        _suite_messages(suite_input)  # refuses what cannot be a prompt
+        _suite_prompt(record, suite_input)  # refuses what cannot be a prompt, before anything changes
     for path, case in inline:
         if "vars" in case:
             raise refusal(path + ("vars",), "the case has vars already, beside tests-era keys: finish by hand")
@@ -292,7 +249,7 @@ def upgrade(record):
     if "eval_cases" in record:
         rename_key(record, "eval_cases", "tests")
     for _, grader in list(_graders(record)):
-        _rename_grader(grader)
+        rename_grader(grader)
     suite_files = record.get("input_files") if isinstance(record.get("input_files"), list) else None
     chat = _move_inputs(record)
     for _, case in _inline_cases(record):
@@ -310,21 +267,6 @@ def upgrade(record):
     return record
 
 
-def _rename_grader(grader):
-    new = _new_type(grader)
-    if new is None:
-        return
-    if grader.get("type") == "skill-trigger":
-        if "skill" in grader:
-            rename_key(grader, "skill", "value")
-        grader.pop("should_trigger", None)  # said by the new type
-    grader["type"] = new
-    if new == "llm-rubric":
-        for key in _RUBRIC_LISTS:
-            if key in grader and isinstance(grader[key], list):
-                rename_key(grader, key, "value")
-
-
 def _move_inputs(record):
     """The file's prompts, in place of the suite's input (and input_files, which the cases take
     up). Whether the prompt is a chat whose last message's content is a case's input."""
@@ -335,10 +277,7 @@ def _move_inputs(record):
     if suite is None:
         prompt = new_list_like(record, [quoted_like(record, PROMPT)])
     else:
-        # Where each message's content is written in the file, for a refusal to name.
-        where = [("input",)] if isinstance(suite, str) else [("input", "content")] if isinstance(suite, dict) else [
-            ("input", i, "content") for i in range(len(suite))]
-        messages = [_prompt_message(record, m, path) for m, path in zip(_suite_messages(suite), where)]
+        messages = _suite_prompt(record, suite)
         user = new_like(record, {"role": "user", "content": quoted_like(record, PROMPT)}.items())
         prompt = new_list_like(record, [new_list_like(record, messages + [user])])
     if "input" in record:
@@ -348,6 +287,14 @@ def _move_inputs(record):
     if "input_files" in record:
         del record["input_files"]
     return suite is not None
+
+
+def _suite_prompt(record, suite):
+    """The suite-level input as the prompt's leading messages, their text escaped."""
+    # Where each message's content is written in the file, for a refusal to name.
+    where = [("input",)] if isinstance(suite, str) else [("input", "content")] if isinstance(suite, dict) else [
+        ("input", i, "content") for i in range(len(suite))]
+    return [_prompt_message(record, m, path) for m, path in zip(_suite_messages(suite), where)]
 
 
 def _prompt_message(record, message, path):

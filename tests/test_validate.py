@@ -489,7 +489,7 @@ def test_a_float_that_is_no_integer_beyond_64_bits_stays_a_number(tmp_path):
 
 
 LEGACY_EVAL_FILE = """\
-tests:
+evalcases:
   - id: a
     input: hi
     criteria: c
@@ -507,7 +507,7 @@ def test_problems_in_a_legacy_eval_file_point_at_its_text(repo):
     path.write_text(LEGACY_EVAL_FILE)
     problems = validate_path(path)[0]
     assert [(p.line, p.column, p.severity, p.path) for p in problems] == [
-        (1, 1, "warning", "$.tests"),
+        (2, 5, "warning", "$.evalcases[0]"),  # late-v2 spellings, read within v2
         (5, 5, "error", "$.evalcases[0].outcom"),
         (8, 9, "error", "$.evalcases[1].input_messages[0].role"),
         (6, 5, "error", "$.evalcases[1].id"),
