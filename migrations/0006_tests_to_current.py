@@ -51,10 +51,27 @@ _NO_HOME = {
              "(remove it, then migrate)",
     "skip_defaults": "means nothing for a whole suite and has no current home (remove it, then migrate)",
 }
-_WORKSPACE_NO_HOME = ("mode", "path", "static_path", "static", "pool")
+# Keys a current file keeps as they are (AgentV's current schema); the tests-era keys this
+# migration moves; any other key has no current home that chatconv knows, and is refused.
+_CURRENT_KEYS = frozenset((
+    "$schema", "assert", "author", "category", "default_test", "defaults", "derived_metrics", "description", "env",
+    "environment", "evaluate_options", "extensions", "governance", "license", "name", "nunjucks_filters",
+    "output_path", "prompts", "providers", "requires", "scenarios", "tags", "tests", "threshold", "timeout_seconds",
+    "version"))
+_MOVED_KEYS = frozenset(("input", "input_files", "execution", "assertions", "target", "eval_cases"))
+_CURRENT_CASE_KEYS = frozenset((
+    "aggregation", "assert", "assert_scoring_function", "conversation_id", "criteria", "depends_on", "description",
+    "environment", "execution", "id", "metadata", "mode", "on_dependency_failure", "on_turn_failure", "options",
+    "prompts", "provider", "providers", "run", "suite", "threshold", "turns", "vars", "window_size"))
+_MOVED_CASE_KEYS = frozenset(("input", "input_files", "expected_output", "assertions", "evaluators",
+                              "expected_outcome", "note"))
+_WORKSPACE = ("current AgentV rejects workspace in eval YAML: move testbed setup to `environment` and lifecycle "
+              "hooks to `extensions`, local paths to --workspace-path or .agentv/config.local.yaml (AgentV's "
+              "guide); rewrite it by hand, then migrate")
+_ENV = ("tests-era env interpolation `${{ NAME }}` is written `{{ env.NAME }}` in the current era (AgentV's guide); "
+        "chatconv renders no env, so the prompt would change: rewrite it by hand, then migrate")
 _STRATEGIES = {"pass_at_k": "pass_any"}
 _CASE_GRADERS = ("assertions", "evaluators")
-_ISOLATION = {"shared": "suite", "per_test": "attempt"}
 
 
 def detect(record):
@@ -73,10 +90,9 @@ def _spots(record):
     for key in ("$schema", "input", "input_files", "target", "execution", "assertions", "eval_cases"):
         if key in record and (key != "$schema" or in_era({"$schema": record[key]}, "tests")):
             yield (key,)
-    workspace = record.get("workspace")
-    for key in ("isolation",) + _WORKSPACE_NO_HOME:
-        if isinstance(workspace, dict) and key in workspace:
-            yield ("workspace", key)
+    for key in record:
+        if key not in _CURRENT_KEYS:
+            yield (key,)  # moved, or refused
     for path, _ in _inline_cases(record):
         yield path  # its input moves to vars (a case without one is refused)
     for path, grader in _graders(record):
@@ -130,12 +146,10 @@ def _refuse_homeless(record):
             _refuse_targets(execution[key], ("execution", key))
         if key == "trials" and not isinstance(execution[key], (dict, int)):
             raise refusal(("execution", key), "is neither a count nor a mapping: fix it, then migrate")
-    workspace = record.get("workspace")
-    for key in _WORKSPACE_NO_HOME:
-        if isinstance(workspace, dict) and key in workspace:
-            raise refusal(("workspace", key), "local workspace modes and paths are not allowed in committed eval "
-                          "YAML now; AgentV: use --workspace-path or .agentv/config.local.yaml "
-                          "(execution.workspace_path) for local directories (remove it, then migrate)")
+    for key in record:
+        if key not in _CURRENT_KEYS and key not in _MOVED_KEYS:
+            raise refusal((key,), _WORKSPACE if key == "workspace" else "has no current eval-YAML home that "
+                          "chatconv knows (current AgentV refuses unknown keys): move or remove it, then migrate")
     for path, grader in _graders(record):
         if grader.get("type") in ("tool-trajectory", "tool_trajectory"):
             raise refusal(path + ("type",), "tool-trajectory is replaced by Promptfoo-compatible trajectory:* "
@@ -180,8 +194,23 @@ def _refuse_inputs(record):
     if suite_input is not None:
         _suite_prompt(record, suite_input)  # refuses what cannot be a prompt, before anything changes
     for path, case in inline:
+        for key in case:
+            if key not in _CURRENT_CASE_KEYS and key not in _MOVED_CASE_KEYS:
+                raise refusal(path + (key,), _WORKSPACE if key == "workspace" else "has no current home in a test "
+                              "case that chatconv knows (current AgentV refuses unknown keys): move or remove it, "
+                              "then migrate")
         if "vars" in case:
             raise refusal(path + ("vars",), "the case has vars already, beside tests-era keys: finish by hand")
+        if "note" in case and "description" in case:
+            raise refusal(path + ("note",), "the case has a description too, which a note becomes: keep one, "
+                          "then migrate")
+        for where, text in _texts(case, path):
+            if "${{" in text:
+                raise refusal(where, _ENV)
+            if where == path + ("id",) and _TEMPLATE_SYNTAX.search(text):
+                raise refusal(where, "an id with template syntax ({{, {%, {#) would be rendered by current AgentV: "
+                              "rename the case, then migrate")
+            _escaped(text, where)  # refuses text that cannot be kept literal
         value = case.get("input")
         if value is None:
             raise refusal(path, "the case has no input (AgentV v3-v4.42 skips such a case): give it one or "
@@ -231,6 +260,35 @@ def _suite_messages(value):
     raise refusal(("input",), "a suite-level input that is not text or messages: fix it, then migrate")
 
 
+def _texts(case, path):
+    """(JSON path, text) of the case's strings that current AgentV renders as templates once the
+    prompt is rendered (its second pass over each case: id, criteria, the input and expected
+    output), where a template's syntax would no longer be literal text."""
+    stack = [(path + (key,), case[key]) for key in ("id", "criteria", "expected_outcome", "input", "input_files",
+                                                    "expected_output") if key in case]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            yield where, value
+        elif isinstance(value, dict):
+            stack.extend((where + (key,), item) for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend((where + (index,), item) for index, item in enumerate(value))
+
+
+def _escaped_texts(value):
+    """`value` (text, messages, segments) with each text escaped (see _escaped), in place; a
+    text that needs none is left as it is (its quoting style with it)."""
+    if isinstance(value, str):
+        return _escaped(value, ())
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in list(items):
+        escaped = _escaped_texts(item)
+        if escaped is not item:
+            value[key] = escaped
+    return value
+
+
 def _escaped(text, path):
     """Text moved into a prompt template, so that it renders to itself."""
     if not isinstance(text, str) or not _TEMPLATE_SYNTAX.search(text):
@@ -260,10 +318,6 @@ def upgrade(record):
     if "target" in record:
         rename_key(record, "target", "providers", new_list_like(record, [record["target"]]))
     _move_execution(record)
-    workspace = record.get("workspace")
-    if isinstance(workspace, dict) and "isolation" in workspace:
-        isolation = workspace["isolation"]
-        rename_key(workspace, "isolation", "scope", _ISOLATION.get(isolation, isolation))
     return record
 
 
@@ -321,6 +375,17 @@ def _upgrade_case(case, files, chat):
     content of the prompt's last message (else the whole prompt)."""
     if "expected_outcome" in case and "criteria" not in case:
         rename_key(case, "expected_outcome", "criteria")
+    # Current AgentV renders a case's criteria, input and expected output as templates once the
+    # prompt is rendered: their text is escaped so that it stays the text it was.
+    for key in ("criteria", "input", "expected_output"):
+        if key in case:
+            escaped = _escaped_texts(case[key])
+            if escaped is not case[key]:
+                case[key] = escaped
+    if files:
+        files = [_escaped_texts(f) for f in files]
+    if "note" in case:
+        rename_key(case, "note", "description")
     if "input" in case:
         value = case["input"]
         if isinstance(value, str) and files:
