@@ -469,8 +469,11 @@ def test_the_cli_migrates_the_example_tree_and_names_each_refusal(tests_era_tree
 
 FILES = {"ctx.md": "Context for the task.\n", "docs/notes.txt": "Line one\r\nLine two\n"}
 
-text = st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\u2028\u2029\x85"),
-               min_size=1, max_size=20).filter(lambda s: s.strip() and s == s.strip())
+# Text, some of it what a template engine would read as its own syntax (it must stay text).
+text = st.one_of(
+    st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\u2028\u2029\x85"),
+            min_size=1, max_size=20).filter(lambda s: s.strip() and s == s.strip()),
+    st.sampled_from(["Use {{ name }} here", "{% if a %}b{% endif %}", "{# note #} text", "{{", "a }} b {%"]))
 file_segment = st.sampled_from(sorted(FILES)).map(lambda value: {"type": "file", "value": value})
 segments = st.lists(st.one_of(text.map(lambda t: {"type": "text", "value": t}), file_segment), min_size=1,
                     max_size=3).filter(lambda parts: any(p["type"] == "text" for p in parts))
