@@ -37,6 +37,9 @@ SUMMARY = "tests (v3-v4.42) -> current: input -> prompts + vars.input, assertion
 
 PROMPT = "{{ input }}"
 _TEMPLATE_SYNTAX = re.compile(r"\{[{%#]")
+# What current AgentV renders as a template with the case's vars once the prompt is rendered (its
+# second pass over each case): text moved there is escaped, so that it stays the text it was.
+_RENDERED_AGAIN = ("criteria", "expected_outcome", "input", "input_files", "expected_output")
 _SUITE_MOVES = {"target": "providers", "targets": "providers", "threshold": "threshold",
                 "budget_usd": "budget_usd", "total_budget_usd": "budget_usd", "totalBudgetUsd": "budget_usd",
                 "workers": "max_concurrency", "max_concurrency": "max_concurrency", "trials": "repeat",
@@ -192,7 +195,9 @@ def _refuse_inputs(record):
                       "current AgentV would then render the included rows through them (dropping their "
                       "input_files); put all cases in one place, then migrate")
     if suite_input is not None:
-        _suite_prompt(record, suite_input)  # refuses what cannot be a prompt, before anything changes
+        _suite_messages(suite_input)  # refuses what is neither text nor messages
+        for where, text in _strings(suite_input, ("input",)):
+            _refuse_unkept(where, text)
     for path, case in inline:
         for key in case:
             if key not in _CURRENT_CASE_KEYS and key not in _MOVED_CASE_KEYS:
@@ -204,13 +209,12 @@ def _refuse_inputs(record):
         if "note" in case and "description" in case:
             raise refusal(path + ("note",), "the case has a description too, which a note becomes: keep one, "
                           "then migrate")
-        for where, text in _texts(case, path):
-            if "${{" in text:
-                raise refusal(where, _ENV)
-            if where == path + ("id",) and _TEMPLATE_SYNTAX.search(text):
-                raise refusal(where, "an id with template syntax ({{, {%, {#) would be rendered by current AgentV: "
-                              "rename the case, then migrate")
-            _escaped(text, where)  # refuses text that cannot be kept literal
+        if isinstance(case.get("id"), str) and _TEMPLATE_SYNTAX.search(case["id"]):
+            raise refusal(path + ("id",), "an id with template syntax ({{, {%, {#) would be rendered by current "
+                          "AgentV: rename the case, then migrate")
+        for key in _RENDERED_AGAIN:
+            for where, text in _strings(case.get(key), path + (key,)):
+                _refuse_unkept(where, text)
         value = case.get("input")
         if value is None:
             raise refusal(path, "the case has no input (AgentV v3-v4.42 skips such a case): give it one or "
@@ -260,12 +264,9 @@ def _suite_messages(value):
     raise refusal(("input",), "a suite-level input that is not text or messages: fix it, then migrate")
 
 
-def _texts(case, path):
-    """(JSON path, text) of the case's strings that current AgentV renders as templates once the
-    prompt is rendered (its second pass over each case: id, criteria, the input and expected
-    output), where a template's syntax would no longer be literal text."""
-    stack = [(path + (key,), case[key]) for key in ("id", "criteria", "expected_outcome", "input", "input_files",
-                                                    "expected_output") if key in case]
+def _strings(value, path):
+    """(JSON path, text) of every string in a value."""
+    stack = [(path, value)]
     while stack:
         where, value = stack.pop()
         if isinstance(value, str):
@@ -274,6 +275,13 @@ def _texts(case, path):
             stack.extend((where + (key,), item) for key, item in value.items())
         elif isinstance(value, list):
             stack.extend((where + (index,), item) for index, item in enumerate(value))
+
+
+def _refuse_unkept(path, text):
+    """Refused for text that cannot stay literal through current AgentV's rendering."""
+    if "${{" in text:
+        raise refusal(path, _ENV)
+    _escaped(text, path)
 
 
 def _escaped_texts(value):
@@ -331,11 +339,18 @@ def _move_inputs(record):
     if suite is None:
         prompt = new_list_like(record, [quoted_like(record, PROMPT)])
     else:
-        messages = _suite_prompt(record, suite)
-        user = new_like(record, {"role": "user", "content": quoted_like(record, PROMPT)}.items())
-        prompt = new_list_like(record, [new_list_like(record, messages + [user])])
+        # As AgentV's guide moves a suite input: into default_test.vars, each message's content
+        # rendered whole by the prompt. A var, unlike a prompt's own text, is rendered once.
+        messages = _suite_messages(suite)
+        names = ["suite_input"] if len(messages) == 1 else [f"suite_input_{n}" for n in range(1, len(messages) + 1)]
+        variables = new_like(record, ((name, _escaped_texts(m["content"])) for name, m in zip(names, messages)))
+        chat = [new_like(record, {**m, "content": quoted_like(record, f"{{{{ {name} }}}}")}.items())
+                for name, m in zip(names, messages)]
+        chat.append(new_like(record, {"role": "user", "content": quoted_like(record, PROMPT)}.items()))
+        prompt = new_list_like(record, [new_list_like(record, chat)])
     if "input" in record:
         rename_key(record, "input", "prompts", prompt)
+        insert_after(record, "prompts", "default_test", new_like(record, {"vars": variables}.items()))
     else:
         insert_before(record, key, "prompts", prompt)
     if "input_files" in record:
@@ -343,46 +358,17 @@ def _move_inputs(record):
     return suite is not None
 
 
-def _suite_prompt(record, suite):
-    """The suite-level input as the prompt's leading messages, their text escaped."""
-    # Where each message's content is written in the file, for a refusal to name.
-    where = [("input",)] if isinstance(suite, str) else [("input", "content")] if isinstance(suite, dict) else [
-        ("input", i, "content") for i in range(len(suite))]
-    return [_prompt_message(record, m, path) for m, path in zip(_suite_messages(suite), where)]
-
-
-def _prompt_message(record, message, path):
-    content = message["content"]
-    if isinstance(content, list):
-        content = new_list_like(record, [_escaped_segment(record, s, path + (i,)) for i, s in enumerate(content)])
-    else:
-        content = _escaped(content, path)
-    made = new_like(record, message.items())
-    made["content"] = content
-    return made
-
-
-def _escaped_segment(record, segment, path):
-    if not isinstance(segment, dict) or "value" not in segment:
-        return segment
-    made = new_like(record, segment.items())
-    made["value"] = _escaped(segment["value"], path + ("value",))
-    return made
-
-
 def _upgrade_case(case, files, chat):
     """files: the input files the case's string input gets; chat: whether its input is the
     content of the prompt's last message (else the whole prompt)."""
     if "expected_outcome" in case and "criteria" not in case:
         rename_key(case, "expected_outcome", "criteria")
-    # Current AgentV renders a case's criteria, input and expected output as templates once the
-    # prompt is rendered: their text is escaped so that it stays the text it was.
-    for key in ("criteria", "input", "expected_output"):
+    for key in _RENDERED_AGAIN:
         if key in case:
             escaped = _escaped_texts(case[key])
             if escaped is not case[key]:
                 case[key] = escaped
-    if files:
+    if files is not None and "input_files" not in case:  # the suite's: escaped here, for this case
         files = [_escaped_texts(f) for f in files]
     if "note" in case:
         rename_key(case, "note", "description")

@@ -216,11 +216,25 @@ def test_nothing_is_moved_back_into_an_older_era():
     ("Plain text.", "Plain text."),
     ("Use {{ ctx }} and {% if %} and {# note #}.", "{% raw %}Use {{ ctx }} and {% if %} and {# note #}.{% endraw %}"),
 ])
-def test_text_moved_into_a_prompt_or_rendered_again_is_escaped(text, expected):
+def test_text_current_agentv_renders_is_escaped(text, expected):
     record, _ = migrate_record({"input": text, "tests": [{"id": "a", "criteria": text, "input": text}]})
-    assert record["prompts"] == [[{"role": "user", "content": expected}, {"role": "user", "content": "{{ input }}"}]]
+    # The suite input is a var the prompt renders whole (a prompt's own text is rendered twice).
+    assert record["prompts"] == [[{"role": "user", "content": "{{ suite_input }}"},
+                                  {"role": "user", "content": "{{ input }}"}]]
+    assert record["default_test"] == {"vars": {"suite_input": expected}}
     # Current AgentV renders a case's input and criteria again once the prompt is rendered.
     assert record["tests"][0] == {"id": "a", "criteria": expected, "vars": {"input": expected}}
+
+
+def test_a_suite_message_list_becomes_one_var_per_message():
+    record, _ = migrate_record({"input": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": [
+        {"type": "file", "value": "ctx.md"}]}], "tests": [{"id": "a", "criteria": "c", "input": "Go"}]})
+    assert record == {
+        "prompts": [[{"role": "system", "content": "{{ suite_input_1 }}"},
+                     {"role": "user", "content": "{{ suite_input_2 }}"}, {"role": "user", "content": "{{ input }}"}]],
+        "default_test": {"vars": {"suite_input_1": "Be brief.",
+                                  "suite_input_2": [{"type": "file", "value": "ctx.md"}]}},
+        "tests": [{"id": "a", "criteria": "c", "vars": {"input": "Go"}}]}
 
 
 @pytest.mark.parametrize("record, message", [
