@@ -6,37 +6,37 @@ following AgentV's own guide, "Breaking Changes From v4.42.4" (its quick checkli
   to the list itself); a string input with `input_files` becomes one user message whose content
   is the file parts, then the text, as the tests era builds it. `expected_output` ->
   `vars.expected_output`; `assertions` / `evaluators` -> `assert`; `expected_outcome` ->
-  `criteria`; a case's `execution.evaluators` / `execution.assertions` -> `execution.assert`.
-- A suite-level `input` becomes the prompt's leading messages (its text escaped for the template
-  engine), before `{"role": "user", "content": "{{ input }}"}`; suite `input_files` join each
-  string input that has none of its own.
+  `criteria`; `note` -> `description`; a case's `execution.evaluators` / `execution.assertions`
+  -> `execution.assert`.
+- A suite-level `input` -> `default_test.vars.suite_input` (one var per message), rendered whole
+  by a chat prompt before `{"role": "user", "content": "{{ input }}"}`; suite `input_files`
+  join each string input that has none of its own.
+- Current AgentV renders a case's input, criteria and expected output once more, as templates,
+  after the prompt: text there that a template engine would read (`{{`, `{%`, `{#`) is wrapped
+  in `{% raw %}` so that it stays the text it was.
 - The suite's `execution`: `target` / `targets` -> `providers` (current AgentV rejects a
   top-level `target`; a target object's `name` -> `id`), `threshold` -> `threshold`,
   `budget_usd` / `total_budget_usd` -> `evaluate_options.budget_usd`, `workers` /
   `max_concurrency` -> `evaluate_options.max_concurrency`, `trials` -> `evaluate_options.repeat`,
   its graders -> `assert`; `execution` is then gone. `assertions` -> `assert`; `eval_cases` ->
-  `tests`; `workspace.isolation` -> `workspace.scope`.
-- Grader types: `rubrics` / `rubric` / `g-eval` -> `llm-rubric` (rubric lists -> `value`),
-  `code-grader` / `code-judge` -> `script`, `llm-grader` / `llm_judge` -> `llm-rubric`,
-  `skill-trigger` -> `skill-used` / `not-skill-used`, other snake_case -> kebab-case.
+  `tests`. Grader types as migrate/graders.py renames them.
 
 Refused, with the key and AgentV's advice, never dropped: `execution.fail_on_error`,
-`execution.cache`, `workspace.mode` / `workspace.path` (no home in current eval YAML), target
-selection in a case, `tool-trajectory` graders, and inputs the new prompts cannot carry exactly.
+`execution.cache`, `workspace` (AgentV rejects it now), target selection in a case,
+`tool-trajectory` graders, `${{ NAME }}` env interpolation, a key current AgentV has no place
+for, and inputs the new prompts cannot carry exactly.
 """
-
-import re
 
 from chatconv.migrate import (declare_era, in_era, insert_after, insert_before, move_comment, new_like, new_list_like,
                               quoted_like, refusal, rename_key)
 from chatconv.migrate.graders import RUBRIC_LISTS, current_type, graders, rename_grader
+from chatconv.migrate.literal import TEMPLATE_SYNTAX, escaped, escaped_texts, strings
 
 KINDS = ("eval-file",)
 ERAS = ("tests", "current")
 SUMMARY = "tests (v3-v4.42) -> current: input -> prompts + vars.input, assertions -> assert, execution -> ..."
 
 PROMPT = "{{ input }}"
-_TEMPLATE_SYNTAX = re.compile(r"\{[{%#]")
 # What current AgentV renders as a template with the case's vars once the prompt is rendered (its
 # second pass over each case): text moved there is escaped, so that it stays the text it was.
 _RENDERED_AGAIN = ("criteria", "expected_outcome", "input", "input_files", "expected_output")
@@ -196,7 +196,7 @@ def _refuse_inputs(record):
                       "input_files); put all cases in one place, then migrate")
     if suite_input is not None:
         _suite_messages(suite_input)  # refuses what is neither text nor messages
-        for where, text in _strings(suite_input, ("input",)):
+        for where, text in strings(suite_input, ("input",)):
             _refuse_unkept(where, text)
     for path, case in inline:
         for key in case:
@@ -209,11 +209,11 @@ def _refuse_inputs(record):
         if "note" in case and "description" in case:
             raise refusal(path + ("note",), "the case has a description too, which a note becomes: keep one, "
                           "then migrate")
-        if isinstance(case.get("id"), str) and _TEMPLATE_SYNTAX.search(case["id"]):
+        if isinstance(case.get("id"), str) and TEMPLATE_SYNTAX.search(case["id"]):
             raise refusal(path + ("id",), "an id with template syntax ({{, {%, {#) would be rendered by current "
                           "AgentV: rename the case, then migrate")
         for key in _RENDERED_AGAIN:
-            for where, text in _strings(case.get(key), path + (key,)):
+            for where, text in strings(case.get(key), path + (key,)):
                 _refuse_unkept(where, text)
         value = case.get("input")
         if value is None:
@@ -264,47 +264,11 @@ def _suite_messages(value):
     raise refusal(("input",), "a suite-level input that is not text or messages: fix it, then migrate")
 
 
-def _strings(value, path):
-    """(JSON path, text) of every string in a value."""
-    stack = [(path, value)]
-    while stack:
-        where, value = stack.pop()
-        if isinstance(value, str):
-            yield where, value
-        elif isinstance(value, dict):
-            stack.extend((where + (key,), item) for key, item in value.items())
-        elif isinstance(value, list):
-            stack.extend((where + (index,), item) for index, item in enumerate(value))
-
-
 def _refuse_unkept(path, text):
     """Refused for text that cannot stay literal through current AgentV's rendering."""
     if "${{" in text:
         raise refusal(path, _ENV)
-    _escaped(text, path)
-
-
-def _escaped_texts(value):
-    """`value` (text, messages, segments) with each text escaped (see _escaped), in place; a
-    text that needs none is left as it is (its quoting style with it)."""
-    if isinstance(value, str):
-        return _escaped(value, ())
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in list(items):
-        escaped = _escaped_texts(item)
-        if escaped is not item:
-            value[key] = escaped
-    return value
-
-
-def _escaped(text, path):
-    """Text moved into a prompt template, so that it renders to itself."""
-    if not isinstance(text, str) or not _TEMPLATE_SYNTAX.search(text):
-        return text
-    if "endraw" in text:
-        raise refusal(path, "text with template syntax ({{, {%, {#) and 'endraw' cannot be kept literal in a "
-                      "prompt: rewrite it, then migrate")
-    return "{% raw %}" + text + "{% endraw %}"
+    escaped(text, path)
 
 
 # --- the rewrite -------------------------------------------------------------------------------
@@ -343,7 +307,7 @@ def _move_inputs(record):
         # rendered whole by the prompt. A var, unlike a prompt's own text, is rendered once.
         messages = _suite_messages(suite)
         names = ["suite_input"] if len(messages) == 1 else [f"suite_input_{n}" for n in range(1, len(messages) + 1)]
-        variables = new_like(record, ((name, _escaped_texts(m["content"])) for name, m in zip(names, messages)))
+        variables = new_like(record, ((name, escaped_texts(m["content"])) for name, m in zip(names, messages)))
         chat = [new_like(record, {**m, "content": quoted_like(record, f"{{{{ {name} }}}}")}.items())
                 for name, m in zip(names, messages)]
         chat.append(new_like(record, {"role": "user", "content": quoted_like(record, PROMPT)}.items()))
@@ -365,11 +329,11 @@ def _upgrade_case(case, files, chat):
         rename_key(case, "expected_outcome", "criteria")
     for key in _RENDERED_AGAIN:
         if key in case:
-            escaped = _escaped_texts(case[key])
+            escaped = escaped_texts(case[key])
             if escaped is not case[key]:
                 case[key] = escaped
     if files is not None and "input_files" not in case:  # the suite's: escaped here, for this case
-        files = [_escaped_texts(f) for f in files]
+        files = [escaped_texts(f) for f in files]
     if "note" in case:
         rename_key(case, "note", "description")
     if "input" in case:
