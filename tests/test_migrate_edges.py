@@ -361,8 +361,8 @@ def test_a_merge_that_no_rename_goes_through_still_migrates(tmp_path):
 
 
 @pytest.mark.parametrize("stdin", [
-    b'{"tests": [\n{"id": "a", "outcome": "o", "input": "hi"}\n]}\n',  # pretty JSON, a whole case on line 2
-    b"{tests: [{id: a, outcome: o, input: hi}]}\n",  # YAML in flow style, which looks like JSON
+    b'{"tests": [\n{"id": "a", "criteria": "o", "input": "hi"}\n]}\n',  # pretty JSON, a whole case on line 2
+    b"{tests: [{id: a, criteria: o, input: hi}]}\n",  # YAML in flow style, which looks like JSON
 ])
 def test_standard_input_documents_that_look_like_jsonl_or_json(stdin):
     result = run_chatconv("migrate", "-", stdin=stdin)
