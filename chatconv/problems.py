@@ -59,6 +59,7 @@ CODES = {
     "tool-call-unanswered": "a tool-call that no later tool-result of its conversation answers",
     "duplicate-tool-call-id": "a toolCallId used by two tool calls of one conversation",
     "step-order": "a stepIndex that does not follow the previous step of its conversation",
+    "no-newer-home": "a key that has no place in the era a file is migrated to: the file is left as it is",
     "not-written": "a value that would not be written exactly (too deep, an integer beyond 64 bits)",
     "field-clash": "a --field mapping onto a key the record already has",
     "provider-rule": "a prompt the target provider's API would refuse",

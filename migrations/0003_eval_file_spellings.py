@@ -1,19 +1,21 @@
-"""0003: other spellings of an eval file become the canonical one (SPEC §1).
+"""0003: older spellings within the `evalcases` era become the era's own (SPEC §1, §1a).
 
-`testcases` (one `messages` list whose trailing assistant message is the expected answer),
-`tests` / `cases` / `eval_cases` -> `evalcases`; in a case, `input` -> `input_messages`
-(a string is one user message), `expected_output` -> `expected_messages` (a string is one
-assistant message), `expected_outcome` / `criteria` -> `outcome`. Keys are renamed where they
-stand; a rename whose target already exists is left alone, so nothing is overwritten.
-Works on plain data and on ruamel.yaml's round-trip data, whose comments stay with the text.
+`cases` / `eval_cases` -> `evalcases`; in a case, `expected_outcome` -> `outcome`, and the
+late-v2 keys `input` -> `input_messages` (a string is one user message), `expected_output` ->
+`expected_messages` (a string is one assistant message), `criteria` -> `outcome`. Only files
+of the `evalcases` era are touched: a `tests` file is of the tests era, a `testcases` file is
+moved by 0004. Keys are renamed where they stand; a rename whose target already exists is left
+alone, so nothing is overwritten. Works on plain data and on ruamel.yaml's round-trip data,
+whose comments stay with the text.
 """
 
-from chatconv.migrate import insert_after, move_comment, new_like, rename_key
+from chatconv.migrate import in_era, move_comment, new_like, rename_key
 
 KINDS = ("eval-file",)
-SUMMARY = "older eval-file spellings (testcases, tests, input, expected_output, criteria, ...)"
+ERAS = ("evalcases", "evalcases")
+SUMMARY = "older spellings of the evalcases era (eval_cases, cases, input, expected_output, criteria, ...)"
 
-_CASE_LISTS = ("testcases", "tests", "cases", "eval_cases")
+_CASE_LISTS = ("cases", "eval_cases")
 _CASE_KEYS = {"input": "input_messages", "expected_output": "expected_messages",
               "expected_outcome": "outcome", "criteria": "outcome"}
 _WRAPPED_ROLE = {"input": "user", "expected_output": "assistant"}
@@ -41,20 +43,14 @@ def _case_renames(case):
     return [(old, new) for old, new in renames if targets.count(new) == 1]
 
 
-def _splits_messages(case):
-    messages = case.get("messages")
-    return ("input_messages" not in case and isinstance(messages, list) and messages
-            and all(isinstance(m, dict) for m in messages))
-
-
 def detect(record):
-    if not isinstance(record, dict):
+    if not in_era(record, "evalcases"):
         return None
     key = _case_list_key(record)
     if key:
         return (key,)
     for path, case in _cases(record):
-        if _case_renames(case) or _splits_messages(case):
+        if _case_renames(case):
             return path
     return None
 
@@ -69,24 +65,12 @@ def _as_messages(case, key):
     return [message]
 
 
-def _upgrade_case(case):
-    for old, new in _case_renames(case):
-        value = _as_messages(case, old) if old in _WRAPPED_ROLE else case[old]
-        rename_key(case, old, new, value)
-    if _splits_messages(case):
-        messages = case["messages"]
-        rename_key(case, "messages", "input_messages")
-        # The trailing assistant message is the expected answer, unless the case says otherwise.
-        if len(messages) > 1 and messages[-1].get("role") == "assistant" and "expected_messages" not in case:
-            expected = new_like(messages, [messages[-1]])
-            del messages[-1]  # not pop(): ruamel.yaml's sequence keeps its comments in step on del
-            insert_after(case, "input_messages", "expected_messages", expected)
-
-
 def upgrade(record):
     key = _case_list_key(record)
     if key:
         rename_key(record, key, "evalcases")
     for _, case in _cases(record):
-        _upgrade_case(case)
+        for old, new in _case_renames(case):
+            value = _as_messages(case, old) if old in _WRAPPED_ROLE else case[old]
+            rename_key(case, old, new, value)
     return record

@@ -121,3 +121,11 @@ def test_tests_era_files_build_the_prompts_of_their_v2_spelling(repo):
     assert lines(result) == [{"id": "c", "question": "Hello", "guidelines": "", "chat_prompt": None}]
     assert lines(result) == lines(run_chatconv("prompt", v2))
     assert result.stderr_text == ""
+
+
+def test_older_spellings_work_as_read(repo):
+    path = repo / "old.yaml"
+    path.write_text("evalcases:\n  - id: c\n    criteria: o\n    input: Hello\n")  # late v2, read within v2
+    result = run_chatconv("prompt", path)
+    assert lines(result) == [{"id": "c", "question": "Hello", "guidelines": "", "chat_prompt": None}]
+    assert "0003_eval_file_spellings" in result.stderr_text  # the warning names the migration

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chatconv.migrate import (AtomicFile, LineRejected, MigratedLines, migrate_document, migrate_lines,
-                              migrate_record, migrations, rename_key)
+                              migrate_record, migrations, migrations_for, rename_key)
 from conftest import legacy_bytes, recorded_files, to_legacy
 
 # ---------------------------------------------------------------------------------------------
@@ -22,8 +22,14 @@ from conftest import legacy_bytes, recorded_files, to_legacy
 
 def test_the_migrations_are_found_in_order():
     assert [m.name for m in migrations()] == [
-        "0001_step_output_array", "0002_ai_sdk5_parts", "0003_eval_file_spellings"]
+        "0001_step_output_array", "0002_ai_sdk5_parts", "0003_eval_file_spellings", "0004_testcases_to_evalcases",
+        "0005_evalcases_to_tests", "0006_tests_to_current"]
     assert all(m.summary and m.kinds for m in migrations())
+    # Eval files move one era at a time, an era's own spellings fixed before the move out of it.
+    assert [m.name for m in migrations_for("eval-file")] == [
+        "0004_testcases_to_evalcases", "0003_eval_file_spellings", "0005_evalcases_to_tests", "0006_tests_to_current"]
+    assert [m.name for m in migrations_for("eval-file", "evalcases")] == [
+        "0004_testcases_to_evalcases", "0003_eval_file_spellings"]
 
 
 @pytest.mark.parametrize("path", recorded_files(), ids=lambda p: p.name)
@@ -301,7 +307,7 @@ def test_every_line_is_accounted_for_in_any_batching(lines, batches):
 EVAL_BEFORE = """\
 # Review suite: older spellings, comments and quoting everywhere
 description: 'Code review'   # single quotes
-tests:   # the old name of evalcases
+eval_cases:   # the old name of evalcases
   - id: "case-1"
     criteria: The reply names the bug   # what the judge looks for
     input: "Why does this crash?"
@@ -309,21 +315,20 @@ tests:   # the old name of evalcases
       It dereferences None.
     # a comment before the next case
   - id: case-2
-    messages:
+    expected_outcome: Says hello
+    input_messages:
       - role: system
         content: Be brief.
       # the user's turn
       - role: user
         content: 'Hi'   # greeting
-      - role: assistant
-        content: Hello!   # the expected answer
     note: last
 """
 
 EVAL_AFTER = """\
 # Review suite: older spellings, comments and quoting everywhere
 description: 'Code review'   # single quotes
-evalcases: # the old name of evalcases
+evalcases:    # the old name of evalcases
   - id: "case-1"
     outcome: The reply names the bug    # what the judge looks for
     input_messages:
@@ -335,60 +340,62 @@ evalcases: # the old name of evalcases
           It dereferences None.
     # a comment before the next case
   - id: case-2
+    outcome: Says hello
     input_messages:
       - role: system
         content: Be brief.
       # the user's turn
       - role: user
         content: 'Hi'   # greeting
-    expected_messages:
-      - role: assistant
-        content: Hello!   # the expected answer
     note: last
 """
 
 
 def test_yaml_eval_file_keeps_comments_quoting_and_order():
-    result = migrate_document(EVAL_BEFORE.encode(), "review.yaml", "yaml")
+    # Within its own era (--to evalcases): only the era's older spellings move.
+    result = migrate_document(EVAL_BEFORE.encode(), "review.yaml", "yaml", to_era="evalcases")
     assert result.data.decode() == EVAL_AFTER
     assert result.tally.by_migration == {"0003_eval_file_spellings": 1}
-    again = migrate_document(result.data, "review.yaml", "yaml")
-    assert again.data == result.data and again.tally.migrated == 0
+    again = migrate_document(result.data, "review.yaml", "yaml", to_era="evalcases")
+    assert again.data == result.data and again.tally.migrated == 0 and again.tally.at_era == 1
 
 
 def test_yaml_indentation_line_endings_and_missing_final_newline_are_kept():
     before = "evalcases:\n- id: a\n  criteria: ok\n  input:\n  - role: user\n    content: hi"
     after = "evalcases:\n- id: a\n  outcome: ok\n  input_messages:\n  - role: user\n    content: hi"
-    assert migrate_document(before.encode(), "a.yaml", "yaml").data.decode() == after
+    assert migrate_document(before.encode(), "a.yaml", "yaml", to_era="evalcases").data.decode() == after
     crlf = before.replace("\n", "\r\n") + "\r\n"
-    assert migrate_document(crlf.encode(), "a.yaml", "yaml").data.decode() == after.replace("\n", "\r\n") + "\r\n"
+    assert (migrate_document(crlf.encode(), "a.yaml", "yaml", to_era="evalcases").data.decode()
+            == after.replace("\n", "\r\n") + "\r\n")
 
 
 @pytest.mark.parametrize("name", ["code-review.yaml", "multi-turn.yaml", "single-turn.yaml"])
-def test_current_eval_files_are_left_byte_identical(name):
+def test_eval_files_at_the_era_asked_for_are_left_byte_identical(name):
     from conftest import REPO
 
     data = (REPO / "examples" / "evals" / name).read_bytes()
-    result = migrate_document(data, name, "yaml")
-    assert result.data == data and result.tally.unchanged == 1
+    result = migrate_document(data, name, "yaml", to_era="evalcases")
+    assert result.data == data and result.tally.unchanged == 1 and result.tally.at_era == 1
 
 
 def test_json_eval_file_keeps_its_indentation_and_unicode():
     before = b'{\n  "description": "\xc3\x9cn\xc3\xafcode",\n  "cases": [{"id": "a", "expected_outcome": "ok", ' \
              b'"input": "hi", "expected_output": "hello"}]\n}\n'
-    result = migrate_document(before, "e.json", "json")
+    result = migrate_document(before, "e.json", "json", to_era="evalcases")
     assert result.data == (
         b'{\n  "description": "\xc3\x9cn\xc3\xafcode",\n  "evalcases": [\n    {\n      "id": "a",\n'
         b'      "outcome": "ok",\n      "input_messages": [\n        {\n          "role": "user",\n'
         b'          "content": "hi"\n        }\n      ],\n      "expected_messages": [\n        {\n'
         b'          "role": "assistant",\n          "content": "hello"\n        }\n      ]\n    }\n  ]\n}\n')
-    assert migrate_document(b'{"tests":[{"id":"a"}]}', "e.json", "json").data == b'{"evalcases":[{"id":"a"}]}'
+    # A tests-era file is never moved back into the evalcases era.
+    newer = migrate_document(b'{"tests":[{"id":"a","input":"hi"}]}', "e.json", "json", to_era="evalcases")
+    assert newer.data == b'{"tests":[{"id":"a","input":"hi"}]}' and newer.tally.at_era == 1
 
 
 def test_testcases_messages_split_into_input_and_expected():
     record, applied = migrate_record({"testcases": [{"id": "x", "outcome": "o", "messages": [
-        {"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]}]})
-    assert applied == ["0003_eval_file_spellings"]
+        {"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]}]}, to_era="evalcases")
+    assert applied == ["0004_testcases_to_evalcases"]
     assert record == {"evalcases": [{"id": "x", "outcome": "o", "input_messages": [{"role": "user", "content": "q"}],
                                      "expected_messages": [{"role": "assistant", "content": "a"}]}]}
 

@@ -126,11 +126,11 @@ def test_dry_run_with_rejects_lists_them_and_writes_nothing(tmp_path):
 def test_yaml_eval_file_in_place_keeps_comments_and_quoting(tmp_path):
     path = tmp_path / "review.yaml"
     path.write_text(EVAL_BEFORE)
-    result = run_chatconv("migrate", path, "--in-place")
+    result = run_chatconv("migrate", path, "--in-place", "--to", "evalcases")
     assert result.returncode == 0, result.stderr_text
     assert path.read_text() == EVAL_AFTER
     assert "0003_eval_file_spellings: 1 record" in result.stderr_text
-    assert run_chatconv("migrate", "--check", path).returncode == 0
+    assert run_chatconv("migrate", "--check", "--to", "evalcases", path).returncode == 0
 
 
 @pytest.mark.parametrize("args, message", [

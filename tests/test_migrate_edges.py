@@ -157,7 +157,7 @@ def test_a_last_line_ending_in_a_bare_carriage_return_keeps_it(tmp_path):
 
 
 MERGED = """base: &base {criteria: shared}
-tests:
+evalcases:
 - <<: *base
   id: a
   input: hello
@@ -167,14 +167,14 @@ tests:
 def test_yaml_merge_keys_are_refused_when_a_migration_would_touch_them(tmp_path):
     path = tmp_path / "merged.yaml"
     path.write_text(MERGED)
-    result = run_chatconv("migrate", path, "--in-place")
+    result = run_chatconv("migrate", path, "--in-place", "--to", "evalcases")
     assert result.returncode == 1
     assert f"{path}:1: error: uses YAML merge keys (<<)" in result.stderr_text
     assert path.read_text() == MERGED
-    current = MERGED.replace("criteria", "note").replace("tests:", "evalcases:").replace(
+    current = MERGED.replace("criteria", "note").replace(
         "input: hello", "input_messages: [{role: user, content: hello}]\n  outcome: ok")
     path.write_text(current)
-    result = run_chatconv("migrate", path, "--in-place")
+    result = run_chatconv("migrate", path, "--in-place", "--to", "evalcases")
     assert result.returncode == 0 and path.read_text() == current
 
 
@@ -183,8 +183,8 @@ def test_yaml_numbers_and_long_lines_come_back_as_written(tmp_path):
     long_text = "w" * 70_000 + "   " + "z " * 10 + "end"
     metadata = "".join(f"    {key}: {value}\n" for key, value in numbers.items()) + f"    long: {long_text}\n"
     path = tmp_path / "numbers.yaml"
-    path.write_text(f"tests:\n- id: a\n  input: hi\n  criteria: c\n  metadata:\n{metadata}")
-    result = run_chatconv("migrate", path, "--in-place")
+    path.write_text(f"evalcases:\n- id: a\n  input: hi\n  criteria: c\n  metadata:\n{metadata}")
+    result = run_chatconv("migrate", path, "--in-place", "--to", "evalcases")
     assert result.returncode == 0, result.stderr_text
     written = path.read_text()
     assert metadata in written  # every number, and the long line unfolded, as they were
@@ -310,7 +310,7 @@ def test_a_rejects_file_on_a_full_disk_is_a_message(tmp_path):
 
 YAML_WITH_HEADER = """# yaml-language-server: $schema=https://example.com/eval.json
 ---
-tests:
+evalcases:
 - id: a
   input: hi
   expected_output: 2024-01-01
@@ -322,7 +322,7 @@ tests:
 def test_yaml_header_comments_end_marker_and_dates_survive(tmp_path):
     path = tmp_path / "eval.yaml"
     path.write_text(YAML_WITH_HEADER)
-    result = run_chatconv("migrate", path, "--in-place")
+    result = run_chatconv("migrate", path, "--in-place", "--to", "evalcases")
     assert result.returncode == 0, result.stderr_text
     written = path.read_text()
     assert written.startswith("# yaml-language-server: $schema=https://example.com/eval.json\n---\n")
@@ -354,20 +354,20 @@ def test_yaml_whose_aliases_would_expand_without_bound_is_refused_at_once(tmp_pa
 
 def test_a_merge_that_no_rename_goes_through_still_migrates(tmp_path):
     path = tmp_path / "merge.yaml"
-    path.write_text("tests:\n- &base\n  id: a\n  outcome: o\n- <<: *base\n  id: b\n")
-    result = run_chatconv("migrate", path, "--in-place")
+    path.write_text("eval_cases:\n- &base\n  id: a\n  outcome: o\n- <<: *base\n  id: b\n")
+    result = run_chatconv("migrate", path, "--in-place", "--to", "evalcases")
     assert result.returncode == 0, result.stderr_text
     assert path.read_text() == "evalcases:\n- &base\n  id: a\n  outcome: o\n- <<: *base\n  id: b\n"
 
 
 @pytest.mark.parametrize("stdin", [
-    b'{"tests": [\n{"id": "a", "outcome": "o", "input": "hi"}\n]}\n',  # pretty JSON, a whole case on line 2
-    b"{tests: [{id: a, outcome: o, input: hi}]}\n",  # YAML in flow style, which looks like JSON
+    b'{"tests": [\n{"id": "a", "criteria": "o", "input": "hi"}\n]}\n',  # pretty JSON, a whole case on line 2
+    b"{tests: [{id: a, criteria: o, input: hi}]}\n",  # YAML in flow style, which looks like JSON
 ])
 def test_standard_input_documents_that_look_like_jsonl_or_json(stdin):
     result = run_chatconv("migrate", "-", stdin=stdin)
     assert result.returncode == 0, result.stderr_text
-    assert b"input_messages" in result.stdout and "1 record read: 1 migrated" in result.stderr_text
+    assert b"prompts" in result.stdout and "1 record read: 1 migrated" in result.stderr_text
 
 
 def test_output_on_a_full_device_is_a_message_not_a_silent_loss(tmp_path, legacy):

@@ -49,7 +49,8 @@ def _files(folder: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_folder_migrates_into_an_output_folder(legacy_folder, tmp_path, jobs):
     out = tmp_path / "out"
-    outcomes = list(migrate_paths([str(legacy_folder)], str(out), jobs=jobs))
+    # The eval file within its own era (its spellings); test_eras_migrate.py moves eval files on.
+    outcomes = list(migrate_paths([str(legacy_folder)], str(out), jobs=jobs, to_era="evalcases"))
     assert _files(out) == _expected(legacy_folder)
     assert all(isinstance(o, MigratedFile) and o.error is None and not o.stopped for o in outcomes)
     assert sorted(Path(o.file).relative_to(legacy_folder).as_posix() for o in outcomes) == sorted(
@@ -60,7 +61,7 @@ def test_a_folder_migrates_into_an_output_folder(legacy_folder, tmp_path, jobs):
 
 def test_a_folder_migrates_in_place_with_backups(legacy_folder):
     before = _files(legacy_folder)
-    outcomes = list(migrate_paths([str(legacy_folder)], in_place=True, backup=True))
+    outcomes = list(migrate_paths([str(legacy_folder)], in_place=True, backup=True, to_era="evalcases"))
     after = _files(legacy_folder)
     assert {name: data for name, data in after.items() if not name.endswith(".bak")} == _expected(legacy_folder)
     assert {name[:-4]: data for name, data in after.items() if name.endswith(".bak")} == before
@@ -248,5 +249,5 @@ def test_a_rejected_document_names_its_check():
         migrate_document(b"a: [\n", "bad.yaml", "yaml")
     assert caught.value.problems[0].code == "invalid-yaml"
     with pytest.raises(LineRejected) as caught:
-        migrate_document(b'{"tests": [], "tests": []}', "bad.json", "json")
+        migrate_document(b'{"eval_cases": [], "eval_cases": []}', "bad.json", "json")
     assert caught.value.problems[0].code == "duplicate-key"

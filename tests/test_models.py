@@ -598,8 +598,8 @@ def test_read_records_gives_the_models_of_a_file(path, tmp_path):
 
 
 def test_read_records_reads_an_eval_file_of_older_spellings_as_upgraded(tmp_path):
-    path = tmp_path / "old.yaml"
-    path.write_text("tests:\n  - id: greet\n    criteria: polite\n    input: hello\n", encoding="utf-8")
+    path = tmp_path / "old.yaml"  # late-v2 spellings: moved within their era, never past it
+    path.write_text("evalcases:\n  - id: greet\n    criteria: polite\n    input: hello\n", encoding="utf-8")
     [model] = read_records(path)
     assert isinstance(model, MODELS["eval-file"])
     assert dump(model) == {"evalcases": [{"id": "greet", "outcome": "polite",

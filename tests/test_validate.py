@@ -544,7 +544,7 @@ def test_problems_in_a_legacy_json_eval_file_point_at_its_text(repo):
 
 
 def test_a_wrapped_string_is_located_at_its_original_key(repo):
-    data = {"tests": [{"id": "a", "criteria": "c", "input": "hi", "expected_output": "there"}]}
+    data = {"evalcases": [{"id": "a", "criteria": "c", "input": "hi", "expected_output": "there"}]}
     record = Record("e.json", 1, data, text=json.dumps(data, indent=1).encode())
     check_schema(record, "eval-file")
     text = record.text.decode().splitlines()
@@ -587,3 +587,38 @@ def test_a_migration_that_trips_on_an_odd_record_leaves_it_to_the_schema(monkeyp
         monkeypatch.setattr(module, "migrations_for", lambda kind: (tripping,))
     problems = validate_record({"stepIndex": 0, "input": {"role": "human", "content": "x"}, "output": []})
     assert [p.path for p in problems] == ["$.input.role"] and '"human" is not one of' in problems[0].message
+def test_late_v2_spellings_are_read_within_v2(repo):
+    path = repo / "old.yaml"
+    path.write_text("evalcases:\n  - id: a\n    criteria: says hi\n    input: hello\n    expected_output: hi\n")
+    problems, _ = validate_path(path)
+    assert [p.severity for p in problems] == ["warning"]
+    assert "0003_eval_file_spellings" in problems[0].hint and problems[0].line == 2  # the first case
+
+
+LEGACY_EVAL_FILE = """\
+evalcases:
+  - id: a
+    input: hi
+    criteria: c
+    outcom: x
+  - id: a
+    input:
+      - role: human
+        content: hi
+    criteria: c
+"""
+
+
+def test_problems_in_a_legacy_eval_file_point_at_its_text(repo):
+    path = repo / "old.yaml"
+    path.write_text(LEGACY_EVAL_FILE)
+    problems = validate_path(path)[0]
+    assert [(p.line, p.column, p.severity, p.path) for p in problems] == [
+        (2, 5, "warning", "$.evalcases[0]"),  # late-v2 spellings, read within v2
+        (5, 5, "error", "$.evalcases[0].outcom"),
+        (6, 5, "error", "$.evalcases[1].id"),
+        (8, 9, "error", "$.evalcases[1].input_messages[0].role"),
+    ]
+    assert problems[2].hint == "ids must be unique in a file; first used on line 2"
+
+

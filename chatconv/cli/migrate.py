@@ -12,6 +12,7 @@ import sys
 
 import click
 
+from ..eras import era_names
 from ..problems import UsageError
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, plural, short_line
 
@@ -31,8 +32,14 @@ PROGRESS_MIN_BYTES = 32 << 20  # a progress bar on a terminal for files from thi
               help="Set records that cannot be parsed or migrated aside in FILE (JSONL, appended) and go on.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Worker processes for JSONL files.")
-def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs):
+@click.option("--to", "to_era", type=click.Choice(era_names()), metavar="ERA",
+              help=f"Move eval files forward to this era, not to the newest ({', '.join(era_names())}); "
+                   "a file already there or past it is left as it is.")
+def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs, to_era):
     """Rewrite recordings (JSONL) and eval files (YAML, JSON) in the current shape.
+
+    Eval files move forward one AgentV era at a time, to the newest era (or --to ERA); a
+    file is never rewritten into an older era.
 
     PATHS are files, folders (searched as `validate` searches them) or - for standard input.
     Each record goes through the numbered migrations that apply to it; a record that none
@@ -53,7 +60,8 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs)
     reporter = ShortReporter()
     try:
         for outcome in migrate_paths(paths, output, in_place=in_place, backup=backup, dry_run=dry_run,
-                                     check=check, rejects=rejects_file, jobs=jobs, progress=_migration_progress):
+                                     check=check, rejects=rejects_file, jobs=jobs, progress=_migration_progress,
+                                     to_era=to_era):
             if isinstance(outcome.error, LineRejected):
                 reject = outcome.error.reject
                 click.echo(short_line(reject.file, reject.error, reject.line), err=True)
@@ -75,7 +83,7 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs)
         for file, tally in changed:
             click.echo(f"would migrate {file} ({tally.migrated + tally.rejected} of {tally.read} records)", err=True)
     if done:
-        _print_migration_summary(total, len(done), writes)
+        _print_migration_summary(total, len(done), writes, to_era)
     if status == EXIT_OK and check and changed:
         status = EXIT_INVALID
     sys.exit(status)
@@ -113,12 +121,15 @@ def _print_dry_run(changed, total) -> None:
             click.echo(f"  {file}:{line}: {error}")
 
 
-def _print_migration_summary(total, files: int, writes: bool) -> None:
+def _print_migration_summary(total, files: int, writes: bool, to_era: str | None) -> None:
     from ..migrate import migrations
 
     line = (f"{plural(files, 'file')}, {plural(total.read, 'record')} read: {total.migrated} migrated, "
             f"{total.unchanged} unchanged, {total.rejected} rejected")
     click.echo(line + ("" if writes else " (nothing written)"), err=True)
+    if total.at_era:
+        click.echo(f"  {plural(total.at_era, 'eval file')} already at or past era {to_era}: left as "
+                   f"{'it is' if total.at_era == 1 else 'they are'} (never moved back)", err=True)
     for migration in migrations():
         count = total.by_migration.get(migration.name)
         if count:

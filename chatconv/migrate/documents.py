@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 
+from ..eras import era_index, era_named, era_of
 from ..kinds import detect_kind
 from ..problems import json_path
 from ..sources import UTF8_BOM, duplicate_keys
@@ -15,8 +16,12 @@ from .lines import (NOT_EXACT, BadRecord, LineRejected, MigratedLines, Reject, T
 from .yaml_rewrite import migrate_yaml
 
 
-def migrate_document(data: bytes, file: str, fmt: str, keep_rejects: bool = False) -> MigratedLines:
+def migrate_document(data: bytes, file: str, fmt: str, keep_rejects: bool = False,
+                     to_era: str | None = None) -> MigratedLines:
     """Migrate a whole YAML or JSON document; its bytes are kept when nothing changes.
+
+    An eval file moves forward to the newest era, or to `to_era` (an era's name); one already at
+    or past `to_era` is never moved back (it is counted in Tally.at_era when nothing changed).
 
     YAML is rewritten with ruamel.yaml's round trip (comments, quoting, key order and the
     file's indentation kept); JSON keeps its indentation, or stays on one line.
@@ -24,7 +29,7 @@ def migrate_document(data: bytes, file: str, fmt: str, keep_rejects: bool = Fals
     """
     tally = Tally(read=1)
     try:
-        new, applied = migrate_yaml(data, file) if fmt == "yaml" else _migrate_json(data)
+        new, applied, read = migrate_yaml(data, file, to_era) if fmt == "yaml" else _migrate_json(data, to_era)
     except BadRecord as exc:
         reject = Reject(file, 1 + exc.line_offset, str(exc), data, exc.code)
         if not keep_rejects:
@@ -36,14 +41,20 @@ def migrate_document(data: bytes, file: str, fmt: str, keep_rejects: bool = Fals
         new = _like_original(new, data)
     else:
         tally.unchanged = 1
+        tally.at_era = int(to_era is not None and _at_or_past(read, to_era))
     return MigratedLines(new, tally, [])
 
 
-def _migrate_json(data: bytes) -> tuple[bytes, list]:
+def _at_or_past(record, to_era: str) -> bool:
+    era = era_of(record) if detect_kind(record) == "eval-file" else None
+    return era is not None and era_index(era) >= era_index(era_named(to_era))
+
+
+def _migrate_json(data: bytes, to_era: str | None) -> tuple[bytes, list, object]:
     record, exact = parse_json(data)
-    record, applied = try_upgrade(record, detect_kind)
+    record, applied = try_upgrade(record, detect_kind, to_era)
     if not applied:
-        return data, []
+        return data, [], record
     if not exact:
         raise BadRecord(NOT_EXACT, "not-written")
     repeated = duplicate_keys(data)
@@ -58,7 +69,7 @@ def _migrate_json(data: bytes) -> tuple[bytes, list]:
             written = json.dumps(record, indent=indent, ensure_ascii=False).encode()
         except RecursionError:
             raise BadRecord("cannot be written back (RecursionError): it nests too deeply", "not-written") from None
-    return written, applied
+    return written, applied, record
 
 
 def _json_indent(data: bytes) -> str | None:

@@ -1,12 +1,17 @@
 """Edits for migration authors: rename and insert keys where they stand, move ruamel.yaml
 comments with the values they follow, and make containers of the same type. They work on plain
 dicts and lists (JSON, JSONL) and on ruamel.yaml's round-trip ones (YAML), so that a migration
-is written once for both.
+is written once for both. And for eval-file migrations: which era a file is in, its `$schema`
+moved with it, and a refusal that names the key.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable
+
+from ..eras import declared_era, era_named, era_of
+from ..problems import json_path
+from .registry import Refused
 
 _MISSING = object()
 
@@ -66,6 +71,61 @@ def new_like(container: Any, items: Iterable = ()) -> Any:
     return made
 
 
+def new_list_like(container: Any, items: Iterable = ()) -> list:
+    """A new list in `container`'s document (a ruamel.yaml sequence in YAML), for a value a
+    migration makes where the document may have no list of its own to copy the type of."""
+    if not _is_commented(container):
+        return list(items)
+    from ruamel.yaml.comments import CommentedSeq
+
+    made = CommentedSeq()
+    made.extend(items)
+    return made
+
+
 def _is_commented(container: Any) -> bool:
     return hasattr(container, "ca") and hasattr(container, "insert")
 
+
+
+def in_era(record: Any, name: str) -> bool:
+    """Whether a parsed eval file is written in the era called `name` (see eras.era_of):
+    an eval-file migration touches only files of the era it moves from."""
+    return isinstance(record, dict) and era_of(record) is era_named(name)
+
+
+def declare_era(record: dict, old: str, new: str) -> None:
+    """A `$schema` that names the era `old` names `new` afterwards (the era's first id), where it
+    stands: a file that declared its era keeps declaring the one it is in. Any other is kept."""
+    if declared_era(record) is era_named(old) and era_named(new).SCHEMA_IDS:
+        record["$schema"] = era_named(new).SCHEMA_IDS[0]
+
+
+def refusal(path: tuple, message: str) -> Refused:
+    """Refused, worded with the file's own JSON path: `$.tests[2].execution.cache: ...`."""
+    return Refused(f"{json_path(path)}: {message}")
+
+
+def insert_before(mapping: dict, anchor: str, key: str, value: Any) -> None:
+    """Add `key` right before `anchor` (which must be in the mapping), keeping the other keys' order."""
+    keys = list(mapping)
+    position = keys.index(anchor)
+    if position > 0:
+        insert_after(mapping, keys[position - 1], key, value)
+    elif _is_commented(mapping):
+        mapping.insert(0, key, value)
+    else:
+        items = list(mapping.items())
+        mapping.clear()
+        mapping[key] = value
+        mapping.update(items)
+
+
+def quoted_like(container: Any, text: str) -> str:
+    """`text` as a new string in `container`'s document: double-quoted in YAML (a template such as
+    `{{ input }}` must be quoted there, and AgentV's own files quote it so), plain elsewhere."""
+    if not _is_commented(container):
+        return text
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    return DoubleQuotedScalarString(text)

@@ -21,7 +21,7 @@ from .lines import Reject, Tally
 
 def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = False,
                  rejects: BinaryIO | None = None, workers: Workers | None = None,
-                 progress: Callable[[int], None] | None = None) -> Tally:
+                 progress: Callable[[int], None] | None = None, to_era: str | None = None) -> Tally:
     """Migrate one file (`-` is standard input) to `output` and return its counts.
 
     output: a path (written through AtomicFile; the input itself for an in-place run, which
@@ -29,6 +29,7 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
     rejects: a binary stream that receives a JSON line per rejected record (see Reject); it
     is fsynced before the file is replaced. Without it, a bad record raises LineRejected and
     leaves `output` untouched. progress, if given, is called with the input bytes read so far.
+    to_era: an eval file moves forward to that era (a name of eras.era_names()), not to the newest.
     Raises UnreadableInput when the file cannot be read.
     """
     in_place = isinstance(output, Path) and path != "-" and output.exists() and os.path.samefile(path, output)
@@ -47,7 +48,7 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
                 results = (workers or Workers()).migrate(path, stdin or source, keep_rejects, append_to)
             else:
                 fmt, data = stdin.document() if stdin is not None else (fmt, source.read())
-                results = [(len(data), migrate_document(data, path, fmt, keep_rejects))]
+                results = [(len(data), migrate_document(data, path, fmt, keep_rejects, to_era))]
             for done, result in _unless_unwritable(results, sink):
                 tally.add(result.tally)
                 if sink is not None:

@@ -18,7 +18,7 @@ import orjson
 from ..kinds import detect_kind
 from ..problems import ChatconvError, Problem, json_path
 from ..sources import UTF8_BOM, NotWritten, exact_json, is_blank_line, load_json
-from .registry import Migration, upgrade_record
+from .registry import Migration, Refused, upgrade_record
 
 EXAMPLES_KEPT = 3  # spots kept per migration for --dry-run
 
@@ -63,6 +63,7 @@ class Tally:
     migrated: int = 0
     unchanged: int = 0
     rejected: int = 0
+    at_era: int = 0  # eval files left as they were, already at or past the era a run stops at (--to)
     by_migration: dict[str, int] = field(default_factory=dict)  # records each migration changed
     examples: dict[str, list[tuple[str, int, str]]] = field(default_factory=dict)  # (file, line, path)
     rejected_examples: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, error)
@@ -88,6 +89,7 @@ class Tally:
         self.migrated += other.migrated
         self.unchanged += other.unchanged
         self.rejected += other.rejected
+        self.at_era += other.at_era
         for name, count in other.by_migration.items():
             self.by_migration[name] = self.by_migration.get(name, 0) + count
         for name, spots in other.examples.items():
@@ -200,9 +202,11 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")  # the json module would take NaN and Infinity
 
 
-def try_upgrade(record: Any, kind_of: Callable[[Any], str | None]) -> tuple[Any, list]:
+def try_upgrade(record: Any, kind_of: Callable[[Any], str | None], until_era: str | None = None) -> tuple[Any, list]:
     try:
-        return upgrade_record(record, kind_of(record))
+        return upgrade_record(record, kind_of(record), until_era)
+    except Refused as exc:  # what has no home in a newer era: the record is left as it is
+        raise BadRecord(str(exc), "no-newer-home") from None
     except Exception as exc:  # a migration tripped on a shape it did not expect: that record's fault
         raise BadRecord(f"cannot be migrated: {type(exc).__name__}: {exc}", "legacy-shape") from None
 

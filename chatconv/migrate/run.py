@@ -11,6 +11,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import BinaryIO, Callable, Iterable, Iterator
 
+from ..eras import era_names
 from ..problems import Problem, UnreadableInput, UsageError
 from .batches import Workers
 from .files import migrate_file
@@ -33,7 +34,8 @@ class MigratedFile:
 
 def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: bool = False,
                   backup: bool = False, dry_run: bool = False, check: bool = False, rejects: str | None = None,
-                  jobs: int = 1, progress: ProgressFor | None = None) -> Iterator[MigratedFile]:
+                  jobs: int = 1, progress: ProgressFor | None = None,
+                  to_era: str | None = None) -> Iterator[MigratedFile]:
     """Migrate files and folders (`-` is standard input), one MigratedFile per file, in order.
 
     output, in_place: where the migrated bytes go (see plan_targets: one input and no output
@@ -42,7 +44,8 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
     change). rejects: a file the rejected records are appended to (see Reject), so that the
     run goes on past them; else the first one stops the run (MigratedFile.stopped). A file
     that cannot be read or written is reported and the run goes on. Last come the output and
-    rejects files whose last bytes could not be written when closed.
+    rejects files whose last bytes could not be written when closed. to_era: eval files move
+    forward to that era (one of eras.era_names()) instead of the newest; none is moved back.
 
     Raises UsageError, before anything is written, for a call that cannot be carried out.
     """
@@ -50,6 +53,8 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
         raise UsageError("use -o OUT or --in-place, not both")
     if backup and not in_place:
         raise UsageError("--backup keeps FILE.bak of a file rewritten with --in-place")
+    if to_era is not None and to_era not in era_names():
+        raise UsageError(f"no era {to_era!r}; known: {', '.join(era_names())}")
     writes = not (dry_run or check)
     targets = plan_targets(paths, output, in_place, writes)
     try:
@@ -62,7 +67,8 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
     try:
         with Workers(jobs) as workers:
             for file, target in targets:
-                outcome = _migrate_one(file, target if writes else None, backup, rejects_stream, workers, progress)
+                outcome = _migrate_one(file, target if writes else None, backup, rejects_stream, workers, progress,
+                                       to_era)
                 yield outcome
                 if outcome.stopped:
                     break
@@ -72,10 +78,11 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
 
 
 def _migrate_one(file: str, target: Target, backup: bool, rejects: BinaryIO | None, workers: Workers,
-                 progress: ProgressFor | None) -> MigratedFile:
+                 progress: ProgressFor | None, to_era: str | None) -> MigratedFile:
     try:
         with progress(file) if progress is not None else nullcontext() as report:
-            tally = migrate_file(file, target, backup=backup, rejects=rejects, workers=workers, progress=report)
+            tally = migrate_file(file, target, backup=backup, rejects=rejects, workers=workers, progress=report,
+                                 to_era=to_era)
     except LineRejected as exc:
         return MigratedFile(file, error=exc, stopped=True)
     except UnreadableInput as exc:

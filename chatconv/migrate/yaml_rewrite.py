@@ -14,38 +14,43 @@ from ..kinds import detect_kind
 from ..problems import ChatconvError
 from ..sources import Record, decode_utf8, load_yaml
 from .lines import BadRecord, try_upgrade
-from .registry import upgrade_record
+from .registry import Refused, upgrade_record
 
 
-def migrate_yaml(data: bytes, file: str) -> tuple[bytes, list]:
+def migrate_yaml(data: bytes, file: str, to_era: str | None = None) -> tuple[bytes, list, Any]:
     """Upgrade a YAML document with ruamel.yaml's round trip, so that comments, quoting and key
-    order stay. What it must mean is told first from chatconv's own reading (merges and aliases
-    expanded, within the limits validate keeps); the rewrite is read back and must mean that."""
+    order stay (an eval file up to `to_era`, None: the newest). What it must mean is told first
+    from chatconv's own reading (merges and aliases expanded, within the limits validate keeps);
+    the rewrite is read back and must mean that. Returns the bytes, the migrations applied and
+    the document as chatconv reads it (upgraded)."""
     try:
         text = decode_utf8(data, file)
     except ChatconvError as exc:
         problem = exc.problems[0]
         raise BadRecord(problem.message, problem.code or "invalid-utf8", (problem.line or 1) - 1) from None
     kind_of = lambda data: detect_kind(data, file)  # noqa: E731
-    expected, applied = try_upgrade(_read_yaml(text, file), kind_of)
+    expected, applied = try_upgrade(_read_yaml(text, file), kind_of, to_era)
     if not applied:
-        return data, []
+        return data, [], expected
     yaml = _round_trip_yaml(text)
     try:
         document = yaml.load(text)
     except Exception as exc:  # ruamel.yaml is stricter in places (a duplicate key, say)
         raise BadRecord(f"invalid YAML: {' '.join(str(exc).split())}", "invalid-yaml") from None
+    shares = _has_merge_keys(document) or _has_aliases(document)  # told before a migration unshares them
     try:
-        document, _ = upgrade_record(document, kind_of(document))
+        document, _ = upgrade_record(document, kind_of(document), to_era)
+    except Refused as exc:  # the plain reading was not refused, so the two readings differ
+        raise BadRecord(str(exc), "no-newer-home") from None
     except Exception as exc:  # ruamel.yaml fails to delete a key that a merge shares, say
-        raise _refusal(document, f"cannot be migrated: {type(exc).__name__}: {exc}", "legacy-shape") from None
+        raise _refusal(shares, f"cannot be migrated: {type(exc).__name__}: {exc}", "legacy-shape") from None
     out = io.StringIO()
     yaml.dump(document, out)
     written = _keep_document_markers(out.getvalue(), text)
     if _read_yaml(written, file) != expected:
-        raise _refusal(document, "the rewritten YAML would not mean what the file means as read (a date or "
+        raise _refusal(shares, "the rewritten YAML would not mean what the file means as read (a date or "
                        "tagged value read otherwise): migrate it by hand", "not-written")
-    return written.encode(), applied
+    return written.encode(), applied, expected
 
 
 def _read_yaml(text: str, file: str) -> Any:
@@ -61,9 +66,9 @@ def _read_yaml(text: str, file: str) -> Any:
     return record.data
 
 
-def _refusal(document: Any, message: str, code: str) -> BadRecord:
+def _refusal(shares: bool, message: str, code: str) -> BadRecord:
     """Why a document's rewrite failed: edits made through shared nodes, where it has them."""
-    if not _has_merge_keys(document) and not _has_aliases(document):
+    if not shares:
         return BadRecord(message, code)
     return BadRecord("uses YAML merge keys (<<) or aliases (*name) that a migration would edit through, changing "
                      "every place that shares them: write the shared keys out, then migrate", "legacy-shape")

@@ -20,16 +20,17 @@ def check_schema(record: Record, kind: str) -> list[Problem]:
     changes, and record.positions gains the upgraded paths: see _locate_upgraded_paths)."""
     if fast_validator(kind).is_valid(record.data):
         return []
+    from ..eras import era_of
     from ..migrate import is_legacy, upgrade_record  # here: most runs never need them loaded
 
     # The places of the original containers are noted only when a migration will apply.
-    legacy = is_legacy(record.data, kind)
+    legacy = is_legacy(record.data, kind, until_era=era_of(record.data))  # an eval file stays in its own era
     places = _container_places(record.data) if legacy else None
     applied = []
     if legacy:
         original = _copy(record.data)
         try:
-            record.data, applied = upgrade_record(record.data, kind)
+            record.data, applied = upgrade_record(record.data, kind, until_era=era_of(record.data))
         except Exception:  # as above; the upgrade may have changed part of it
             record.data, applied = original, []
     if applied and places is not None:

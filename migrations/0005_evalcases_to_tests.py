@@ -1,0 +1,117 @@
+"""0005: an `evalcases` file (AgentV v2) becomes a `tests` file (AgentV v3 to v4.42).
+
+`evalcases` -> `tests`; in a case `input_messages` -> `input` (one user message whose content
+is a string becomes that string), `expected_messages` -> `expected_output`, `outcome` ->
+`criteria`; `execution.evaluators` (of the suite or a case) -> `assertions` beside it, each
+`type: code` grader as `type: code-grader` with its `script` as `command` (`llm_judge` is a
+tests-era type as it is). A `$schema` that names v2 names the tests era afterwards.
+What has no home in the tests era is refused with the reason, never dropped: a file-level
+`metadata` or `guideline_patterns`, a case's `metadata.systemPrompt` (the tests era does not
+read it into the prompt), an evaluator type the tests era does not know.
+"""
+
+from chatconv.migrate import declare_era, in_era, insert_after, move_comment, refusal, rename_key
+
+KINDS = ("eval-file",)
+ERAS = ("evalcases", "tests")
+SUMMARY = "evalcases (v2) -> tests (v3): input_messages -> input, outcome -> criteria, evaluators -> assertions"
+
+_CASE_KEYS = {"input_messages": "input", "expected_messages": "expected_output", "outcome": "criteria"}
+# Grader types the tests era knows under the same name, and v2's `code` under its new one.
+_KEPT_TYPES = ("llm_judge", "code-grader", "llm-grader", "contains", "regex", "equals", "is-json")
+
+
+def detect(record):
+    if in_era(record, "evalcases") and isinstance(record.get("evalcases"), list):
+        return ("evalcases",)
+    return None
+
+
+def _cases(record, key):
+    for index, case in enumerate(record.get(key) or []):
+        if isinstance(case, dict):
+            yield (key, index), case
+
+
+def _refuse_homeless(record):
+    """Refused for what a tests-era file has no place for; checked before anything changes."""
+    if "metadata" in record:
+        raise refusal(("metadata",), "a file-level metadata has no home in the tests era (AgentV v3 reads none): "
+                      "write a systemPrompt as a system message at the start of each case's input_messages, "
+                      "remove the rest, then migrate")
+    if "guideline_patterns" in record:
+        raise refusal(("guideline_patterns",), "the tests era reads guideline_patterns only from "
+                      ".agentv/config.yaml: move them there, then migrate")
+    if "assertions" in record:
+        raise refusal(("assertions",), "is not an evalcases-era key; remove it or rename it, then migrate")
+    for path, case in _cases(record, "evalcases"):
+        taken = [new for old, new in _CASE_KEYS.items() if old in case and new in case]
+        if taken or "assertions" in case:
+            key = (taken or ["assertions"])[0]
+            raise refusal(path + (key,), "the case holds this tests-era key already: keep one spelling, then migrate")
+        metadata = case.get("metadata")
+        if isinstance(metadata, dict) and "systemPrompt" in metadata:
+            raise refusal(path + ("metadata", "systemPrompt"), "the tests era does not read a systemPrompt into the "
+                          "prompt: write it as a system message at the start of input_messages, then migrate")
+    for path, evaluators in _evaluator_lists(record):
+        for index, evaluator in enumerate(evaluators):
+            kind = evaluator.get("type") if isinstance(evaluator, dict) else None
+            if kind != "code" and kind not in _KEPT_TYPES:
+                raise refusal(path + (index, "type"), f"evaluator type {kind!r} has no tests-era equivalent that "
+                              "chatconv knows: write it as a tests-era assertion by hand, then migrate")
+
+
+def _evaluator_lists(record):
+    """(JSON path, list) of each `execution.evaluators`: the suite's, then each case's."""
+    owners = [((), record)] + list(_cases(record, "evalcases"))
+    for path, owner in owners:
+        execution = owner.get("execution")
+        if isinstance(execution, dict) and isinstance(execution.get("evaluators"), list):
+            yield path + ("execution", "evaluators"), execution["evaluators"]
+
+
+def _evaluators_to_assertions(owner):
+    """`execution.evaluators` -> `assertions` right after `execution` (which goes when empty)."""
+    execution = owner.get("execution")
+    if not isinstance(execution, dict) or not isinstance(execution.get("evaluators"), list):
+        return
+    graders = execution["evaluators"]
+    for grader in graders:
+        if grader.get("type") == "code":
+            grader["type"] = "code-grader"
+            if "script" in grader and "command" not in grader:
+                rename_key(grader, "script", "command")
+    if len(execution) == 1:
+        rename_key(owner, "execution", "assertions", graders)
+        return
+    del execution["evaluators"]
+    insert_after(owner, "execution", "assertions", graders)
+
+
+def _upgrade_case(case):
+    for old, new in _CASE_KEYS.items():
+        if old not in case:
+            continue
+        value = case[old]
+        if old == "input_messages" and _is_one_user_text(value):
+            move_comment(value[0], "content", case, old)  # the comment after the text stays after it
+            value = value[0]["content"]
+        rename_key(case, old, new, value)
+    _evaluators_to_assertions(case)
+
+
+def _is_one_user_text(messages):
+    """One user message whose content is a string: the tests era writes that as the string."""
+    return (isinstance(messages, list) and len(messages) == 1 and isinstance(messages[0], dict)
+            and set(messages[0]) == {"role", "content"} and messages[0]["role"] == "user"
+            and isinstance(messages[0]["content"], str))
+
+
+def upgrade(record):
+    _refuse_homeless(record)
+    declare_era(record, "evalcases", "tests")
+    _evaluators_to_assertions(record)
+    for _, case in _cases(record, "evalcases"):
+        _upgrade_case(case)
+    rename_key(record, "evalcases", "tests")
+    return record

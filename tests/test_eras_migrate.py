@@ -1,0 +1,632 @@
+"""Eval files migrate forward only, one AgentV era at a time (SPEC §1a; issue 10, item 4):
+each migration on small files (exact text, comments and quoting kept), `--to ERA`, never back,
+refusals that name the key, AgentV's own tests-era example tree, and a property test: the
+prompts built from a file are the same before and after, and a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO, run_chatconv
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chatconv.eras import era_of
+from chatconv.migrate import LineRejected, Refused, migrate_document, migrate_paths, migrate_record
+from chatconv.schemas import schema_names
+from chatconv.sources import discover
+
+# ---------------------------------------------------------------------------------------------
+# Each migration on a small file: the exact text written
+
+V1 = """\
+# v1 suite
+testcases:   # one messages list per case
+  - id: greet
+    outcome: 'Says hello'
+    messages:
+      - role: system
+        content: Be brief.   # the system prompt
+      - role: user
+        content: "Hi there"
+      # the expected answer follows
+      - role: assistant
+        content: Hello!
+"""
+
+V1_AS_V2 = """\
+# v1 suite
+evalcases:   # one messages list per case
+  - id: greet
+    outcome: 'Says hello'
+    input_messages:
+      - role: system
+        content: Be brief.   # the system prompt
+      - role: user
+        content: "Hi there"
+      # the expected answer follows
+    expected_messages:
+      - role: assistant
+        content: Hello!
+"""
+
+V2 = """\
+$schema: agentv-eval-v2
+description: "Review"   # kept
+execution:
+  target: default
+  evaluators:
+    - name: judge
+      type: llm_judge
+      prompt: ./judge.md
+evalcases:
+  - id: one
+    outcome: Names the bug   # the judge reads this
+    input_messages:
+      - role: user
+        content: 'Why does it crash?'   # the question
+    expected_messages:
+      - role: assistant
+        content: It dereferences None.
+  - id: two
+    outcome: Runs
+    input_messages:
+      - {role: system, content: Terse.}
+      - {role: user, content: Go}
+    execution:
+      evaluators:
+        - {name: check, type: code, script: ./check.py}
+"""
+
+# ruamel.yaml keeps each comment, at the column it can (a value that moved keeps its comment).
+V2_AS_TESTS = """\
+$schema: chatconv-eval-tests
+description: "Review"   # kept
+execution:
+  target: default
+assertions:
+  - name: judge
+    type: llm_judge
+    prompt: ./judge.md
+tests:
+  - id: one
+    criteria: Names the bug  # the judge reads this
+    input: 'Why does it crash?'         # the question
+    expected_output:
+      - role: assistant
+        content: It dereferences None.
+  - id: two
+    criteria: Runs
+    input:
+      - {role: system, content: Terse.}
+      - {role: user, content: Go}
+    assertions:
+      - {name: check, type: code-grader, command: ./check.py}
+"""
+
+TESTS = """\
+description: 'Tests era'
+execution:
+  target: azure-base   # the default target
+  workers: 4
+assertions:
+  - type: code-grader
+    command: [python, check.py]
+tests:
+  - id: add
+    criteria: Adds   # grading text
+    input: "What is 15 + 27?"   # a string input
+    expected_output: "42"
+    assertions:
+      - type: contains
+        value: "42"
+  - id: chat
+    criteria: Chats
+    input:
+      - role: system
+        content: Be terse.
+      - role: user
+        content: Hi
+"""
+
+TESTS_AS_CURRENT = """\
+description: 'Tests era'
+providers:             # the default target
+  - azure-base
+evaluate_options:
+  max_concurrency: 4
+assert:
+  - type: script
+    command: [python, check.py]
+prompts:
+  - "{{ input }}"
+tests:
+  - id: add
+    criteria: Adds   # grading text
+    vars:
+      input: "What is 15 + 27?" # a string input
+      expected_output: "42"
+    assert:
+      - type: contains
+        value: "42"
+  - id: chat
+    criteria: Chats
+    vars:
+      input:
+        - role: system
+          content: Be terse.
+        - role: user
+          content: Hi
+"""
+
+
+@pytest.mark.parametrize("before, to, after, applied", [
+    (V1, "evalcases", V1_AS_V2, ["0004_testcases_to_evalcases"]),
+    (V2, "tests", V2_AS_TESTS, ["0005_evalcases_to_tests"]),
+    (TESTS, None, TESTS_AS_CURRENT, ["0006_tests_to_current"]),
+], ids=["0004", "0005", "0006"])
+def test_each_era_step_writes_the_next_era_keeping_comments_and_quoting(before, to, after, applied):
+    result = migrate_document(before.encode(), "e.yaml", "yaml", to_era=to)
+    assert result.data.decode() == after
+    assert list(result.tally.by_migration) == applied
+    assert era_of(yaml.safe_load(after)).NAME == (to or "current")
+    again = migrate_document(result.data, "e.yaml", "yaml", to_era=to)
+    assert again.data == result.data and again.tally.unchanged == 1
+
+
+def test_a_v1_file_goes_through_every_era_in_one_run():
+    result = migrate_document(V1.encode(), "e.yaml", "yaml")
+    assert list(result.tally.by_migration) == [
+        "0004_testcases_to_evalcases", "0005_evalcases_to_tests", "0006_tests_to_current"]
+    assert yaml.safe_load(result.data) == {
+        "prompts": ["{{ input }}"],
+        "tests": [{"id": "greet", "criteria": "Says hello", "vars": {
+            "input": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi there"}],
+            "expected_output": [{"role": "assistant", "content": "Hello!"}]}}]}
+    assert "# the system prompt" in result.data.decode() and "# v1 suite" in result.data.decode()
+
+
+def test_in_era_spellings_of_v2_are_fixed_before_the_move_out_of_it():
+    record, applied = migrate_record({"eval_cases": [{"id": "a", "expected_outcome": "ok", "input": "hi"}]})
+    assert applied == ["0003_eval_file_spellings", "0005_evalcases_to_tests", "0006_tests_to_current"]
+    assert record == {"prompts": ["{{ input }}"], "tests": [{"id": "a", "criteria": "ok", "vars": {"input": "hi"}}]}
+
+
+def test_0003_never_touches_a_file_of_another_era():
+    tests_era = {"tests": [{"id": "a", "criteria": "c", "input": "hi", "expected_output": "yo"}]}
+    assert migrate_record(json.loads(json.dumps(tests_era)), to_era="evalcases") == (tests_era, [])
+    assert migrate_record(json.loads(json.dumps(tests_era)), to_era="tests") == (tests_era, [])
+
+
+def test_nothing_is_moved_back_into_an_older_era():
+    current = {"prompts": ["{{ input }}"], "tests": [{"id": "a", "vars": {"input": "hi"}}]}
+    for era in ("testcases", "evalcases", "tests", "current"):
+        assert migrate_record(json.loads(json.dumps(current)), to_era=era) == (current, [])
+    v2 = {"evalcases": [{"id": "a", "outcome": "o", "input_messages": [{"role": "user", "content": "hi"}]}]}
+    assert migrate_record(json.loads(json.dumps(v2)), to_era="testcases") == (v2, [])
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Plain text.", "Plain text."),
+    ("Use {{ ctx }} and {% if %} and {# note #}.", "{% raw %}Use {{ ctx }} and {% if %} and {# note #}.{% endraw %}"),
+])
+def test_text_current_agentv_renders_is_escaped(text, expected):
+    record, _ = migrate_record({"input": text, "tests": [{"id": "a", "criteria": text, "input": text}]})
+    # The suite input is a var the prompt renders whole (a prompt's own text is rendered twice).
+    assert record["prompts"] == [[{"role": "user", "content": "{{ suite_input }}"},
+                                  {"role": "user", "content": "{{ input }}"}]]
+    assert record["default_test"] == {"vars": {"suite_input": expected}}
+    # Current AgentV renders a case's input and criteria again once the prompt is rendered.
+    assert record["tests"][0] == {"id": "a", "criteria": expected, "vars": {"input": expected}}
+
+
+def test_a_suite_message_list_becomes_one_var_per_message():
+    record, _ = migrate_record({"input": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": [
+        {"type": "file", "value": "ctx.md"}]}], "tests": [{"id": "a", "criteria": "c", "input": "Go"}]})
+    assert record == {
+        "prompts": [[{"role": "system", "content": "{{ suite_input_1 }}"},
+                     {"role": "user", "content": "{{ suite_input_2 }}"}, {"role": "user", "content": "{{ input }}"}]],
+        "default_test": {"vars": {"suite_input_1": "Be brief.",
+                                  "suite_input_2": [{"type": "file", "value": "ctx.md"}]}},
+        "tests": [{"id": "a", "criteria": "c", "vars": {"input": "Go"}}]}
+
+
+@pytest.mark.parametrize("record, message", [
+    ({"input": "{{ a }} {% endraw %}", "tests": [{"id": "a", "criteria": "c", "input": "x"}]},
+     r"\$\.input: text with template syntax .* cannot be kept literal"),
+    ({"tests": [{"id": "a", "criteria": "c", "input": [{"role": "user", "content": "{% endraw %}"}]}]},
+     r"\$\.tests\[0\]\.input\[0\]\.content: text with template syntax"),
+    ({"tests": [{"id": "{{ x }}", "criteria": "c", "input": "x"}]}, r"\$\.tests\[0\]\.id: an id with template syntax"),
+    ({"tests": [{"id": "a", "criteria": "c", "input": "Hi ${{ USER }}"}]},
+     r"\$\.tests\[0\]\.input: tests-era env interpolation `\$\{\{ NAME \}\}` is written `\{\{ env\.NAME \}\}`"),
+])
+def test_text_that_cannot_be_kept_literal_is_refused(record, message):
+    with pytest.raises(Refused, match=message):
+        migrate_record(record)
+
+
+def test_input_files_become_file_parts_before_the_text():
+    record, _ = migrate_record({"input_files": ["ctx.md"], "tests": [
+        {"id": "a", "criteria": "c", "input": "Sum up."},
+        {"id": "b", "criteria": "c", "input": "Own.", "input_files": ["own.md"]}]})
+    assert "input_files" not in record and record["prompts"] == ["{{ input }}"]
+    assert [case["vars"]["input"] for case in record["tests"]] == [
+        [{"role": "user", "content": [{"type": "file", "value": "ctx.md"}, {"type": "text", "value": "Sum up."}]}],
+        [{"role": "user", "content": [{"type": "file", "value": "own.md"}, {"type": "text", "value": "Own."}]}]]
+
+
+def test_suite_execution_and_graders_move_as_agentv_guide_says():
+    record, _ = migrate_record({
+        "execution": {"targets": ["base", {"name": "skills", "provider": "codex"}], "threshold": 0.8,
+                      "total_budget_usd": 2.0, "trials": {"count": 3, "strategy": "pass_at_k"}},
+        "tests": [{"id": "a", "criteria": "c", "note": "why", "input": "x", "evaluators": [
+            {"type": "rubrics", "criteria": [{"id": "r", "outcome": "o"}]}, {"type": "is_json"},
+            {"type": "skill-trigger", "skill": "csv", "should_trigger": False}, {"type": "llm_judge"}],
+            "execution": {"evaluators": [{"type": "code_judge", "command": "x"}], "skip_defaults": True}}]})
+    assert record == {
+        "providers": ["base", {"id": "skills", "provider": "codex"}], "threshold": 0.8,
+        "evaluate_options": {"budget_usd": 2.0, "repeat": {"count": 3, "strategy": "pass_any"}},
+        "prompts": ["{{ input }}"],
+        "tests": [{"id": "a", "criteria": "c", "description": "why", "vars": {"input": "x"}, "assert": [
+            {"type": "llm-rubric", "value": [{"id": "r", "outcome": "o"}]}, {"type": "is-json"},
+            {"type": "not-skill-used", "value": "csv"}, {"type": "llm-rubric"}],
+            "execution": {"assert": [{"type": "script", "command": "x"}], "skip_defaults": True}}]}
+
+
+@pytest.mark.parametrize("record, message", [
+    ({"execution": {"fail_on_error": False}, "tests": []},
+     r"\$\.execution\.fail_on_error: has no current eval-YAML home; AgentV treats it as operational policy"),
+    ({"execution": {"cache": True}, "tests": []}, r"\$\.execution\.cache: has no current eval-YAML home"),
+    ({"workspace": {"mode": "static", "path": "/tmp/ws"}, "tests": []},
+     r"\$\.workspace: current AgentV rejects workspace in eval YAML: move testbed setup to `environment`"),
+    ({"dataset": "label", "tests": []}, r"\$\.dataset: has no current eval-YAML home that chatconv knows"),
+    ({"tests": [{"id": "a", "criteria": "c", "input": "x", "reference_answer": "y"}]},
+     r"\$\.tests\[0\]\.reference_answer: has no current home in a test case"),
+    ({"tests": [{"id": "a", "criteria": "c", "input": "x", "execution": {"target": "t"}}]},
+     r"\$\.tests\[0\]\.execution\.target: current AgentV keeps target selection out of test cases"),
+    ({"tests": [{"id": "a", "criteria": "c", "input": "x", "assertions": [{"type": "tool-trajectory"}]}]},
+     r"\$\.tests\[0\]\.assertions\[0\]\.type: tool-trajectory is replaced by .*trajectory:"),
+    ({"tests": [{"id": "a", "criteria": "c"}]}, r"\$\.tests\[0\]: the case has no input"),
+    ({"execution": {"targets": [{"name": "t", "use_target": "u"}]}, "tests": []},
+     r"\$\.execution\.targets\[0\]\.use_target: current AgentV rejects use_target"),
+    ({"metadata": {"systemPrompt": "Be kind."}, "evalcases": [{"id": "a", "outcome": "o", "input_messages": []}]},
+     r"\$\.metadata: a file-level metadata has no home in the tests era"),
+    ({"guideline_patterns": ["*.md"], "evalcases": [{"id": "a", "outcome": "o", "input_messages": []}]},
+     r"\$\.guideline_patterns: the tests era reads guideline_patterns only from \.agentv/config\.yaml"),
+    ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [], "execution": {"evaluators": [
+        {"name": "x", "type": "semantic"}]}}]}, r"\$\.evalcases\[0\]\.execution\.evaluators\[0\]\.type: evaluator type"),
+])
+def test_what_has_no_home_in_the_next_era_is_refused_never_dropped(record, message):
+    with pytest.raises(Refused, match=message):
+        migrate_record(record)
+
+
+def test_a_refused_file_is_left_as_it_is_with_the_reason(tmp_path):
+    path = tmp_path / "e.yaml"
+    text = "execution:\n  cache: true   # keep\ntests:\n  - id: a\n    criteria: c\n    input: hi\n"
+    path.write_text(text)
+    result = run_chatconv("migrate", path, "--in-place")
+    assert result.returncode == 1
+    assert f"{path}:1: error: $.execution.cache: has no current eval-YAML home" in result.stderr_text
+    assert path.read_text() == text
+
+
+# ---------------------------------------------------------------------------------------------
+# `chatconv migrate --to ERA`, and validate reading each file within its own era
+
+
+def test_cli_moves_to_the_newest_era_or_stops_at_to(tmp_path):
+    v2, tests, current = tmp_path / "v2.yaml", tmp_path / "tests.yaml", tmp_path / "current.yaml"
+    v2.write_text(V2)
+    tests.write_text(TESTS)
+    current.write_text(TESTS_AS_CURRENT)
+    result = run_chatconv("migrate", v2, tests, current, "--in-place", "--to", "tests")
+    assert result.returncode == 0, result.stderr_text
+    assert v2.read_text() == V2_AS_TESTS and tests.read_text() == TESTS and current.read_text() == TESTS_AS_CURRENT
+    assert "3 files, 3 records read: 1 migrated, 2 unchanged, 0 rejected" in result.stderr_text
+    assert "2 eval files already at or past era tests: left as they are (never moved back)" in result.stderr_text
+    result = run_chatconv("migrate", v2, tests, "--in-place")
+    assert result.returncode == 0, result.stderr_text
+    assert tests.read_text() == TESTS_AS_CURRENT and "0006_tests_to_current: 2 records" in result.stderr_text
+    assert "already at or past" not in result.stderr_text
+
+
+def test_cli_to_takes_only_era_names(tmp_path):
+    result = run_chatconv("migrate", tmp_path / "x.yaml", "--to", "v9")
+    assert result.returncode == 2 and "'v9' is not one of 'testcases', 'evalcases', 'tests', 'current'" in (
+        result.stderr_text)
+
+
+def test_migrate_paths_takes_to_era_and_refuses_an_unknown_one(tmp_path):
+    path = tmp_path / "e.yaml"
+    path.write_text(V1)
+    [outcome] = migrate_paths([str(path)], in_place=True, to_era="evalcases")
+    assert outcome.tally.by_migration == {"0004_testcases_to_evalcases": 1} and path.read_text() == V1_AS_V2
+    from chatconv.problems import UsageError
+    with pytest.raises(UsageError, match="no era 'v9'"):
+        list(migrate_paths([str(path)], in_place=True, to_era="v9"))
+
+
+def test_validate_reads_a_v2_file_as_upgraded_only_within_v2():
+    from chatconv.sources import Record
+    from chatconv.validate.schema import check_schema
+
+    data = {"evalcases": [{"id": "a", "criteria": "c", "input": "hi"}]}
+    record = Record("e.json", 1, data, text=json.dumps(data).encode())
+    problems = check_schema(record, "eval-file")
+    assert [p.hint.rsplit(" ", 1)[-1] for p in problems] == ["0003_eval_file_spellings)"]
+    assert record.data == {"evalcases": [{"id": "a", "outcome": "c",
+                                          "input_messages": [{"role": "user", "content": "hi"}]}]}
+
+
+def test_a_v2_example_file_is_valid_v2_not_legacy():
+    result = run_chatconv("validate", REPO / "examples" / "evals" / "code-review.yaml")
+    assert result.returncode == 0 and "legacy shape" not in result.stdout_text
+
+
+# ---------------------------------------------------------------------------------------------
+# AgentV's tests-era example tree (v3.8.0), migrated to the current era
+
+TREE = REPO / "tests" / "data" / "agentv" / "tests-v3.8.0"
+
+# Files AgentV's v3.8.0 tree holds that 0006 refuses, and the start of the reason.
+_TRAJECTORY = ".type: tool-trajectory is replaced by Promptfoo-compatible trajectory:* assertions"
+_WORKSPACE = "$.workspace: current AgentV rejects workspace in eval YAML"
+_DATASET = "$.dataset: has no current eval-YAML home that chatconv knows"
+EXPECTED_REFUSALS = {
+    "examples/features/basic/evals/dataset.eval.yaml":
+        "$.tests[1].execution.target: current AgentV keeps target selection out of test cases",
+    "examples/features/matrix-evaluation/evals/dataset.eval.yaml":
+        "$.tests[1].execution.targets: current AgentV keeps target selection out of test cases",
+    "examples/features/external-datasets/evals/dataset.eval.yaml":
+        "$.tests: mixes included case files with inline cases",
+    "examples/features/suite-level-input/evals/dataset.eval.yaml":
+        "$.input: a suite-level input with cases from another file",
+    "examples/features/suite-level-input-files/evals/dataset.eval.yaml":
+        "$.tests[2].execution.skip_defaults: this case skips the suite-level input",
+    "examples/features/env-interpolation/evals/dataset.eval.yaml":
+        "$.tests[0].criteria: tests-era env interpolation `${{ NAME }}` is written `{{ env.NAME }}`",
+    "examples/features/prompt-template-sdk/evals/dataset.eval.yaml":
+        "$.tests[0].reference_answer: has no current home in a test case",
+    "examples/features/basic-jsonl/evals/dataset.eval.yaml": _DATASET,
+    "examples/features/composite/evals/dataset.eval.yaml": _DATASET,
+    "examples/features/weighted-evaluators/evals/dataset.eval.yaml": _DATASET,
+    **{f"examples/{path}": _WORKSPACE for path in [
+        "features/repo-lifecycle/evals/dataset.eval.yaml", "features/repo-lifecycle/evals/pool-e2e.eval.yaml",
+        "features/workspace-multi-repo/evals/dataset.eval.yaml",
+        "features/workspace-setup-script/evals/dataset-vscode.eval.yaml",
+        "features/workspace-setup-script/evals/dataset.eval.yaml",
+        "features/workspace-shared-config/evals/accuracy/dataset.eval.yaml",
+        "features/workspace-shared-config/evals/regression/dataset.eval.yaml",
+        "showcase/cross-repo-sync/evals/dataset.eval.yaml"]},
+    **{f"examples/{path}": spot + _TRAJECTORY for path, spot in [
+        ("features/batch-cli/evals/dataset.eval.yaml", "$.tests[0].assertions[1]"),
+        ("features/execution-metrics/evals/dataset.eval.yaml", "$.tests[2].assertions[0]"),
+        ("features/latency-assertions/evals/dataset.eval.yaml", "$.tests[0].assertions[0]"),
+        ("features/tool-evaluation-plugins/evals/dataset.eval.yaml", "$.tests[2].assertions[0]"),
+        ("features/tool-trajectory-advanced/evals/trace-file-demo.eval.yaml", "$.tests[0].assertions[0]"),
+        ("features/tool-trajectory-simple/evals/dataset.eval.yaml", "$.tests[0].assertions[0]"),
+        ("showcase/tool-evaluation-plugins/tool-eval-demo.yaml", "$.tests[0].assertions[0]")]},
+}
+
+
+@pytest.fixture(scope="session")
+def tests_era_tree(tmp_path_factory) -> Path:
+    """A copy of the tests-era example tree, its own repository root (file references from `/`)."""
+    root = tmp_path_factory.mktemp("agentv-tests-era") / "repo"
+    shutil.copytree(TREE, root)
+    (root / ".git").mkdir()
+    return root
+
+
+def _eval_files(root: Path) -> list[Path]:
+    found = []
+    for file, _ in discover([str(root)]):
+        path = Path(file)
+        if path.suffix in (".yaml", ".yml") and ".agentv" not in path.parts:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            if isinstance(data, dict) and "tests" in data:
+                found.append(path)
+    return sorted(found)
+
+
+def test_every_tests_era_example_migrates_to_current_or_is_refused_with_its_reason(tests_era_tree):
+    migrated, refused = [], {}
+    for path in _eval_files(tests_era_tree):
+        name = path.relative_to(tests_era_tree).as_posix()
+        try:
+            result = migrate_document(path.read_bytes(), str(path), "yaml")
+        except LineRejected as exc:
+            refused[name] = exc.reject.error
+            assert exc.reject.code == "no-newer-home", (name, exc.reject.error)
+            continue
+        after = yaml.safe_load(result.data)
+        assert era_of(after).NAME == "current", name
+        assert not {"execution", "assertions", "input", "input_files", "eval_cases"} & set(after), name
+        for case in after["tests"] if isinstance(after["tests"], list) else []:
+            if isinstance(case, dict):
+                assert not {"input", "input_files", "expected_output", "assertions"} & set(case), (name, case)
+        again = migrate_document(result.data, str(path), "yaml")
+        assert again.data == result.data and again.tally.unchanged == 1, name
+        migrated.append(name)
+    assert {name: error[:len(EXPECTED_REFUSALS.get(name, ""))] for name, error in refused.items()} == (
+        EXPECTED_REFUSALS)
+    assert len(migrated) == 35
+    if _has_era("tests") and _has_era("current"):  # each migrated case's prompt is the one it had
+        for name in migrated:
+            path = tests_era_tree / name
+            after = path.with_name(f"migrated-{path.name}")  # beside it: its file references resolve alike
+            after.write_bytes(migrate_document(path.read_bytes(), str(path), "yaml").data)
+            try:
+                assert _prompts(after) == _prompts(path), name
+            finally:
+                after.unlink()
+
+
+def test_the_cli_migrates_the_example_tree_and_names_each_refusal(tests_era_tree, tmp_path):
+    out = tmp_path / "out"
+    result = run_chatconv("migrate", tests_era_tree / "examples", "-o", f"{out}/", "--rejects", tmp_path / "r.jsonl")
+    assert result.returncode == 0, result.stderr_text
+    rejected = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert sorted(Path(r["file"]).relative_to(tests_era_tree).as_posix() for r in rejected) == sorted(
+        EXPECTED_REFUSALS)
+
+
+# ---------------------------------------------------------------------------------------------
+# Property: migrating forward keeps every case's prompt, and a second run changes nothing
+
+FILES = {"ctx.md": "Context for the task.\n", "docs/notes.txt": "Line one\r\nLine two\n"}
+
+# Text, some of it what a template engine would read as its own syntax (it must stay text).
+text = st.one_of(
+    st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\u2028\u2029\x85"),
+            min_size=1, max_size=20).filter(lambda s: s.strip() and s == s.strip()),
+    st.sampled_from(["Use {{ name }} here", "{% if a %}b{% endif %}", "{# note #} text", "{{", "a }} b {%"]))
+file_segment = st.sampled_from(sorted(FILES)).map(lambda value: {"type": "file", "value": value})
+segments = st.lists(st.one_of(text.map(lambda t: {"type": "text", "value": t}), file_segment), min_size=1,
+                    max_size=3).filter(lambda parts: any(p["type"] == "text" for p in parts))
+content = st.one_of(text, segments)
+
+
+def message(role):
+    return content.map(lambda c: {"role": role, "content": c})
+
+
+conversation = st.tuples(st.lists(message("system"), max_size=1),
+                         st.lists(st.one_of(message("user"), message("assistant")), max_size=2),
+                         message("user")).map(lambda t: t[0] + t[1] + [t[2]])
+expected = st.one_of(st.none(), text)
+ids = st.lists(st.from_regex(r"[a-z][a-z0-9-]{0,8}", fullmatch=True), min_size=1, max_size=3, unique=True)
+
+
+def _case_list(draw_ids, build):
+    return st.tuples(draw_ids, st.data()).map(lambda pair: [build(i, pair[1]) for i in pair[0]])
+
+
+def _v1_case(case_id, data):
+    messages = data.draw(conversation)
+    answer = data.draw(expected)
+    return {"id": case_id, "outcome": data.draw(text),
+            "messages": messages + ([{"role": "assistant", "content": answer}] if answer else [])}
+
+
+def _v2_case(case_id, data):
+    case = {"id": case_id, data.draw(st.sampled_from(["outcome", "expected_outcome", "criteria"])): data.draw(text)}
+    if data.draw(st.booleans()):  # the late-v2 spellings
+        case["input"] = data.draw(st.one_of(text, conversation))
+        answer = data.draw(expected)
+        if answer:
+            case["expected_output"] = answer
+    else:
+        case["input_messages"] = data.draw(conversation)
+        answer = data.draw(expected)
+        if answer:
+            case["expected_messages"] = [{"role": "assistant", "content": answer}]
+    return case
+
+
+def _tests_case(case_id, data):
+    case = {"id": case_id, "criteria": data.draw(text)}
+    if data.draw(st.booleans()):
+        case["input"] = data.draw(text)
+        if data.draw(st.booleans()):
+            case["input_files"] = data.draw(st.lists(st.sampled_from(sorted(FILES)), min_size=1, max_size=2))
+    else:
+        case["input"] = data.draw(conversation)
+    answer = data.draw(st.one_of(expected, conversation))
+    if answer:
+        case["expected_output"] = answer
+    return case
+
+
+def _tests_file(cases, suite_input, suite_files):
+    record = {"tests": cases}
+    if suite_files and all(isinstance(c["input"], str) for c in cases):
+        record = {"input_files": suite_files, **record}
+    if suite_input and all(isinstance(c["input"], str) for c in cases):
+        record = {"input": suite_input, **record}
+    return record
+
+
+FILES_OF_ERA = {
+    "testcases": _case_list(ids, _v1_case).map(lambda cases: {"testcases": cases}),
+    "evalcases": _case_list(ids, _v2_case).map(lambda cases: {"evalcases": cases}),
+    "tests": st.builds(_tests_file, _case_list(ids, _tests_case), st.one_of(st.none(), text),
+                       st.one_of(st.none(), st.lists(st.sampled_from(sorted(FILES)), min_size=1, max_size=2))),
+}
+STEPS = [("testcases", "evalcases"), ("testcases", "current"), ("evalcases", "evalcases"),
+         ("evalcases", "tests"), ("evalcases", "current"), ("tests", "current")]
+
+
+def _missing_for(name: str) -> str | None:
+    """What this tree lacks to build prompts from an era's files: its case reader or schema."""
+    from chatconv.eras import era_named
+
+    if importlib.util.find_spec(f"chatconv.cases.{name}") is None:
+        return f"needs the {name}-era case reader (chatconv/cases/{name}.py)"
+    if era_named(name).SCHEMA not in schema_names():
+        return f"needs the {name}-era schema (schemas/{era_named(name).SCHEMA}.json)"
+    return None
+
+
+def _has_era(name: str) -> bool:
+    return _missing_for(name) is None
+
+
+def _needs_era(name: str) -> None:
+    """Skip, saying why, where an era's case reader or schema is not in this tree yet."""
+    missing = _missing_for(name)
+    if missing:
+        pytest.skip(missing)
+
+
+def _prompts(path: Path) -> list[tuple]:
+    from chatconv.prompt import build_prompts
+
+    built = build_prompts(path)
+    return [(c.id, c.inputs.question, c.inputs.guidelines, c.inputs.chat_prompt) for c in built.cases]
+
+
+@pytest.fixture
+def repo_with_files(tmp_path) -> Path:
+    (tmp_path / ".git").mkdir()
+    for name, body in FILES.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(body.encode())
+    return tmp_path
+
+
+@pytest.mark.parametrize("era, to", STEPS, ids=[f"{a}-{b}" for a, b in STEPS])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_migrating_forward_keeps_every_prompt(repo_with_files, era, to, data):
+    _needs_era(era)
+    _needs_era(to)
+    record = data.draw(FILES_OF_ERA[era])
+    before = repo_with_files / "before.json"
+    before.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    result = migrate_document(before.read_bytes(), str(before), "json", to_era=to)
+    after = repo_with_files / "after.json"
+    after.write_bytes(result.data)
+    assert era_of(json.loads(result.data)).NAME == to
+    assert _prompts(after) == _prompts(before)
+
+
+@pytest.mark.parametrize("era", sorted(FILES_OF_ERA))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_migrating_twice_changes_nothing(era, data):
+    record = data.draw(FILES_OF_ERA[era])
+    text = json.dumps(record, ensure_ascii=False).encode()
+    first = migrate_document(text, "e.json", "json")
+    assert era_of(json.loads(first.data)).NAME == "current"
+    second = migrate_document(first.data, "e.json", "json")
+    assert second.data == first.data and second.tally.unchanged == 1
+    as_yaml = yaml.safe_dump(record, allow_unicode=True, sort_keys=False).encode()
+    assert yaml.safe_load(migrate_document(as_yaml, "e.yaml", "yaml").data) == json.loads(first.data)
