@@ -6,7 +6,6 @@ prompts built from a file are the same before and after, and a second run change
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -19,7 +18,6 @@ from hypothesis import strategies as st
 
 from chatconv.eras import era_of
 from chatconv.migrate import LineRejected, Refused, migrate_document, migrate_paths, migrate_record
-from chatconv.schemas import schema_names
 from chatconv.sources import discover
 
 # ---------------------------------------------------------------------------------------------
@@ -458,15 +456,14 @@ def test_every_tests_era_example_migrates_to_current_or_is_refused_with_its_reas
     assert {name: error[:len(EXPECTED_REFUSALS.get(name, ""))] for name, error in refused.items()} == (
         EXPECTED_REFUSALS)
     assert len(migrated) == 35
-    if _has_era("tests") and _has_era("current"):  # each migrated case's prompt is the one it had
-        for name in migrated:
-            path = tests_era_tree / name
-            after = path.with_name(f"migrated-{path.name}")  # beside it: its file references resolve alike
-            after.write_bytes(migrate_document(path.read_bytes(), str(path), "yaml").data)
-            try:
-                assert _prompts(after) == _prompts(path), name
-            finally:
-                after.unlink()
+    for name in migrated:  # each migrated case's prompt is the one it had
+        path = tests_era_tree / name
+        after = path.with_name(f"migrated-{path.name}")  # beside it: its file references resolve alike
+        after.write_bytes(migrate_document(path.read_bytes(), str(path), "yaml").data)
+        try:
+            assert _prompts(after) == _prompts(path), name
+        finally:
+            after.unlink()
 
 
 def test_the_cli_migrates_the_example_tree_and_names_each_refusal(tests_era_tree, tmp_path):
@@ -564,28 +561,6 @@ STEPS = [("testcases", "evalcases"), ("testcases", "current"), ("evalcases", "ev
          ("evalcases", "tests"), ("evalcases", "current"), ("tests", "current")]
 
 
-def _missing_for(name: str) -> str | None:
-    """What this tree lacks to build prompts from an era's files: its case reader or schema."""
-    from chatconv.eras import era_named
-
-    if importlib.util.find_spec(f"chatconv.cases.{name}") is None:
-        return f"needs the {name}-era case reader (chatconv/cases/{name}.py)"
-    if era_named(name).SCHEMA not in schema_names():
-        return f"needs the {name}-era schema (schemas/{era_named(name).SCHEMA}.json)"
-    return None
-
-
-def _has_era(name: str) -> bool:
-    return _missing_for(name) is None
-
-
-def _needs_era(name: str) -> None:
-    """Skip, saying why, where an era's case reader or schema is not in this tree yet."""
-    missing = _missing_for(name)
-    if missing:
-        pytest.skip(missing)
-
-
 def _prompts(path: Path) -> list[tuple]:
     from chatconv.prompt import build_prompts
 
@@ -606,8 +581,6 @@ def repo_with_files(tmp_path) -> Path:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_migrating_forward_keeps_every_prompt(repo_with_files, era, to, data):
-    _needs_era(era)
-    _needs_era(to)
     record = data.draw(FILES_OF_ERA[era])
     before = repo_with_files / "before.json"
     before.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
