@@ -9,7 +9,7 @@ alone, so nothing is overwritten. Works on plain data and on ruamel.yaml's round
 whose comments stay with the text.
 """
 
-from chatconv.migrate import in_era, move_comment, new_like, rename_key
+from chatconv.migrate import in_era, move_comment, new_like, new_list_like, rename_key
 
 KINDS = ("eval-file",)
 ERAS = ("evalcases", "evalcases")
@@ -56,13 +56,26 @@ def detect(record):
 
 
 def _as_messages(case, key):
-    """The value at `key` as a list of messages: a string is one message."""
+    """The value at `key` as a list of messages: a string is one message, and so is an expected
+    output that is an object without a role (a structured answer: AgentV reads it so)."""
     value = case[key]
+    if isinstance(value, dict) and key == "expected_output" and "role" not in value:
+        _comment_goes_with_the_value(case, key, value)
+        return new_list_like(case, [new_like(case, {"role": "assistant", "content": value}.items())])
     if not isinstance(value, str):
         return value
     message = new_like(case, {"role": _WRAPPED_ROLE[key], "content": value}.items())
     move_comment(case, key, message, "content")  # a comment after the text stays after it
     return [message]
+
+
+def _comment_goes_with_the_value(case, key, value):
+    """ruamel.yaml holds the comment after `key:` both on the key and on the mapping below it;
+    with the mapping moved under a new key, it would be written twice: it stays with the mapping."""
+    key_comment = getattr(case, "ca", None) and case.ca.items.get(key)
+    value_comment = getattr(value, "ca", None) and value.ca.comment
+    if key_comment and value_comment and any(token is value_comment[0] for token in key_comment if token):
+        del case.ca.items[key]
 
 
 def upgrade(record):

@@ -3,8 +3,8 @@
 `evalcases` -> `tests`; in a case `input_messages` -> `input` (one user message whose content
 is a string becomes that string), `expected_messages` -> `expected_output`, `outcome` ->
 `criteria`; `execution.evaluators` (of the suite or a case) -> `assertions` beside it, each
-`type: code` grader as `type: code-grader` with its `script` as `command` (`llm_judge` is a
-tests-era type as it is). A `$schema` that names v2 names the tests era afterwards.
+`type: code` grader as `type: code-grader`, and every script grader's `script` as `command`
+(`llm_judge`, `code_judge` and the other types of AgentV's v3.8 schema are kept by name). A `$schema` that names v2 names the tests era afterwards.
 What has no home in the tests era is refused with the reason, never dropped: a file-level
 `metadata` or `guideline_patterns`, a case's `metadata.systemPrompt` (the tests era does not
 read it into the prompt), an evaluator type the tests era does not know.
@@ -17,8 +17,13 @@ ERAS = ("evalcases", "tests")
 SUMMARY = "evalcases (v2) -> tests (v3): input_messages -> input, outcome -> criteria, evaluators -> assertions"
 
 _CASE_KEYS = {"input_messages": "input", "expected_messages": "expected_output", "outcome": "criteria"}
-# Grader types the tests era knows under the same name, and v2's `code` under its new one.
-_KEPT_TYPES = ("llm_judge", "code-grader", "llm-grader", "contains", "regex", "equals", "is-json")
+# Grader types AgentV's v3.8 schema knows, kept by name (v2's `code` becomes `code-grader`).
+_KEPT_TYPES = ("code-grader", "code-judge", "code_grader", "code_judge", "composite", "contains", "cost", "equals",
+               "execution-metrics", "execution_metrics", "field-accuracy", "field_accuracy", "is-json", "is_json",
+               "latency", "llm-grader", "llm-judge", "llm_grader", "llm_judge", "regex", "rubrics", "token-usage",
+               "token_usage", "tool-trajectory", "tool_trajectory")
+# Script graders: v2 gives the command as `script`, the tests era as `command`.
+_SCRIPT_TYPES = ("code", "code-grader", "code-judge", "code_grader", "code_judge")
 
 
 def detect(record):
@@ -79,8 +84,8 @@ def _evaluators_to_assertions(owner):
     for grader in graders:
         if grader.get("type") == "code":
             grader["type"] = "code-grader"
-            if "script" in grader and "command" not in grader:
-                rename_key(grader, "script", "command")
+        if grader.get("type") in _SCRIPT_TYPES and "script" in grader and "command" not in grader:
+            rename_key(grader, "script", "command")
     if len(execution) == 1:
         rename_key(owner, "execution", "assertions", graders)
         return

@@ -363,6 +363,44 @@ def test_validate_reads_a_v2_file_as_upgraded_only_within_v2():
                                           "input_messages": [{"role": "user", "content": "hi"}]}]}
 
 
+LATE_V2 = """\
+evalcases:
+  - id: risk
+    expected_outcome: Returns a structured risk assessment
+    input: Analyze transaction 12345
+    expected_output:   # an object: the structured answer
+      riskLevel: Low
+  - id: code
+    expected_outcome: ok
+    execution:
+      evaluators:
+        - name: keywords
+          type: code_judge
+          script: [uv, run, check.py]
+    input: Hi
+"""
+
+
+def test_late_v2_files_read_and_move_forward_as_agentv_reads_them(tmp_path):
+    # AgentV's late v2 files (2026-02) spell cases with input / expected_output (an object is one
+    # assistant message holding it) / expected_outcome, and script graders as code_judge.
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / "late.yaml"
+    path.write_text(LATE_V2)
+    result = run_chatconv("validate", path)
+    assert result.returncode == 0 and "0003_eval_file_spellings" in result.stdout_text, result.stdout_text
+    v2 = migrate_document(path.read_bytes(), str(path), "yaml", to_era="evalcases").data.decode()
+    assert "    expected_messages:\n      - role: assistant\n" \
+           "        content:       # an object: the structured answer\n          riskLevel: Low\n" in v2
+    tests_era = migrate_document(path.read_bytes(), str(path), "yaml", to_era="tests").data.decode()
+    assert "        type: code_judge\n        command: [uv, run, check.py]\n" in tests_era
+    later = tmp_path / "later.yaml"
+    for era in ("evalcases", "tests", "current"):
+        later.write_bytes(migrate_document(path.read_bytes(), str(path), "yaml", to_era=era).data)
+        assert _prompts(later) == _prompts(path), era
+        assert run_chatconv("validate", later).returncode == 0, era
+
+
 def test_a_v2_example_file_is_valid_v2_not_legacy():
     result = run_chatconv("validate", REPO / "examples" / "evals" / "code-review.yaml")
     assert result.returncode == 0 and "legacy shape" not in result.stdout_text

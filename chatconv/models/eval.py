@@ -34,6 +34,14 @@ class InputMessage(EvalRecord):
     content: StrictStr | list[Segment]
 
 
+class ExpectedMessage(EvalRecord):
+    """One message of an eval case's expected_messages: its content may also be an object (the
+    structured answer an agent is expected to return)."""
+
+    role: Role
+    content: StrictStr | list[Segment] | dict[str, Any]
+
+
 class CodeEvaluator(EvalRecord):
     """An evaluator that runs a script."""
 
@@ -97,7 +105,7 @@ class EvalCase(EvalRecord):
     id: NonEmptyStr
     outcome: StrictStr
     input_messages: Annotated[list[InputMessage], Field(min_length=1)]
-    expected_messages: Omittable[list[InputMessage]] = None
+    expected_messages: Omittable[list[ExpectedMessage]] = None
     conversation_id: Omittable[StrictStr] = None
     note: Omittable[StrictStr] = None
     execution: Omittable[Execution] = None
