@@ -641,3 +641,20 @@ def test_migrating_twice_changes_nothing(era, data):
     assert second.data == first.data and second.tally.unchanged == 1
     as_yaml = yaml.safe_dump(record, allow_unicode=True, sort_keys=False).encode()
     assert yaml.safe_load(migrate_document(as_yaml, "e.yaml", "yaml").data) == json.loads(first.data)
+
+
+def test_the_shipped_examples_of_every_era_build_one_prompt_and_migrate_to_the_current_era(tmp_path):
+    # examples/evals/eras holds the case of examples/evals/code-review.yaml written in each other era.
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    (tmp_path / "examples" / ".git").mkdir()
+    evals = tmp_path / "examples" / "evals"
+    v2 = evals / "code-review.yaml"
+    files = sorted((evals / "eras").glob("*.yaml"))
+    assert [era_of(yaml.safe_load(f.read_text())).NAME for f in files] == ["current", "testcases", "tests"]
+    for path in files:
+        assert _prompts(path) == _prompts(v2), path.name
+        migrated = path.with_name(f"migrated-{path.name}")
+        migrated.write_bytes(migrate_document(path.read_bytes(), str(path), "yaml").data)
+        assert era_of(yaml.safe_load(migrated.read_text())).NAME == "current"
+        assert _prompts(migrated) == _prompts(v2), path.name
+    assert run_chatconv("validate", tmp_path / "examples").returncode == 0
