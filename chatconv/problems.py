@@ -82,6 +82,11 @@ class Problem:
     code: str | None = None
 
     @property
+    def place(self) -> tuple[str, int, int]:
+        """Where the problem is, for sorting: file, then line, then column (none first)."""
+        return self.file, self.line or 0, self.column or 0
+
+    @property
     def is_error(self) -> bool:
         return self.severity == "error"
 

@@ -75,7 +75,7 @@ def test_usage_error_is_exit_2():
 def test_valid_examples_and_recordings_exit_0():
     result = run_chatconv("validate", "examples", RECORDED, cwd=REPO)
     assert result.returncode == 0, result.stdout_text
-    assert result.stdout_text.splitlines()[-1].startswith("10 files, 59 records: 0 errors, 0 warnings")
+    assert result.stdout_text.splitlines()[-1].startswith("13 files, 62 records: 0 errors, 0 warnings")  # eras/ adds 3
 
 
 def test_json_format_is_one_object_with_every_problem(repo):

@@ -43,7 +43,8 @@ def read_eval_file(path: str | Path, allow_outside_root: bool = False,
     if record.error:
         raise ChatconvError(record.error)
     found: list[EvalCases] = []
-    problems = [*record.problems, *check_eval_document(record, "eval-file", allow_outside_root, era, found)]
+    problems = sorted([*record.problems, *check_eval_document(record, "eval-file", allow_outside_root, era, found)],
+                      key=Problem.place.fget)
     errors = [p for p in problems if p.is_error]
     if errors:
         raise ChatconvError(errors)

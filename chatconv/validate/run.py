@@ -105,11 +105,11 @@ class Validator:
                     summary.files += 1
                     counted = True
                 if outcome is NOT_A_RECORD:
-                    yield from sorted(problems, key=_place)
+                    yield from sorted(problems, key=Problem.place.fget)
                     continue
                 summary.records += 1
                 if problems:
-                    yield from sorted(problems, key=_place)
+                    yield from sorted(problems, key=Problem.place.fget)
                 if steps is not None:
                     yield from self._steps(checks, steps, source, where)
         if not counted:  # a JSONL file of blank lines
@@ -182,11 +182,6 @@ class Validator:
         if self._pool is not None:
             self._pool.close()
             self._pool = None
-
-
-def _place(problem: Problem) -> tuple[int, int]:
-    """Where a problem is, for sorting a record's problems: line, then column (none first)."""
-    return problem.line or 0, problem.column or 0
 
 
 def _worker_tasks(batches: Iterable[Batch], options: LineOptions) -> Iterator[tuple]:
