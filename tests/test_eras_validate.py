@@ -132,6 +132,18 @@ def test_agentvs_other_files_are_no_eval_files(data):
     assert era_of(data) is None and detect_kind(data, "x.yaml") is None
 
 
+@pytest.mark.parametrize("data, era", [
+    # v3.8 took a suite-level `assert` as an alias of `assertions`: the tests' keys tell the era.
+    ({"assert": [{"type": "contains", "value": "4"}], "tests": [{"id": "a", "criteria": "c", "input": "2+2?"}]},
+     "tests"),
+    ({"assert": [{"type": "contains", "value": "4"}], "execution": {"target": "x"}, "tests": "./cases.yaml"}, "tests"),
+    ({"assert": ["says 4"], "tests": [{"id": "a", "vars": {"input": "2+2?"}}]}, "current"),
+    ({"providers": ["default"], "tests": "./cases.yaml"}, "current"),
+])
+def test_a_suite_assert_is_read_in_the_era_its_tests_are_written_in(data, era):
+    assert era_of(data).NAME == era
+
+
 def test_era_forces_the_schema(repo):
     path = _write(repo, """\
         prompts: ["{{ input }}"]

@@ -17,12 +17,21 @@ MARKS = ("prompts", "default_test", "evaluate_options", "scenarios")
 SHARED_MARKS = ("providers", "environment", "extensions", "assert")
 
 
+# What only a tests-era file writes: a suite's input or execution, a test's input or criteria.
+TESTS_ERA_SUITE_KEYS = ("input", "input_files", "assertions", "execution", "workspace")
+TESTS_ERA_CASE_KEYS = ("input", "input_files", "criteria", "expected_output", "assertions")
+
+
 def detect(data: dict) -> bool:
     if "id" in data:
         return False  # a case row of a case file, not a suite
     if any(key in data for key in MARKS):
         return True
     tests = data.get("tests")
-    if tests is not None and any(key in data for key in SHARED_MARKS):
+    inline = [t for t in tests if isinstance(t, dict)] if isinstance(tests, list) else []
+    if any("vars" in t for t in inline):
         return True
-    return isinstance(tests, list) and any(isinstance(t, dict) and "vars" in t for t in tests)
+    # `assert` beside tests was also the tests era's alias of `assertions` (v3.8): its own keys tell.
+    written_then = (any(key in data for key in TESTS_ERA_SUITE_KEYS)
+                    or any(key in t for t in inline for key in TESTS_ERA_CASE_KEYS))
+    return tests is not None and any(key in data for key in SHARED_MARKS) and not written_then
