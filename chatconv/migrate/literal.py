@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from .edits import refusal
 
 TEMPLATE_SYNTAX = re.compile(r"\{[{%#]")  # what Nunjucks (and Jinja2, which renders it here) reads as its own
 
@@ -27,14 +26,17 @@ def strings(value: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
 
 
 def escaped(text: Any, path: tuple = ()) -> Any:
-    """Text that renders to itself; other values as they are. Refused for text holding both
-    template syntax and `endraw` (a raw block cannot hold it)."""
+    """Text that renders to itself; other values as they are. Wrapped in `{% raw %}` (readable),
+    unless it holds `endraw`, which a raw block cannot: then each `{` that opens template
+    syntax is written `{{ "{" }}`, which renders as `{` (in Nunjucks as in Jinja2)."""
     if not isinstance(text, str) or not TEMPLATE_SYNTAX.search(text):
         return text
     if "endraw" in text:
-        raise refusal(path, "text with template syntax ({{, {%, {#) and 'endraw' cannot be kept literal in a "
-                      "template: rewrite it, then migrate")
+        return _OPENING_BRACE.sub('{{ "{" }}', text)
     return "{% raw %}" + text + "{% endraw %}"
+
+
+_OPENING_BRACE = re.compile(r"\{(?=[{%#])")  # a `{` that, with the next character, opens template syntax
 
 
 def escaped_texts(value: Any) -> Any:
