@@ -359,3 +359,21 @@ def test_every_property_of_an_era_schema_says_what_it_is(name):
         elif isinstance(node, list):
             stack.extend((where, item) for item in node)
     assert undescribed == []
+
+
+def test_conversation_turns_are_kept_and_said_to_be_unplayed(repo):
+    path = _write(repo, """\
+        tests:
+          - id: a
+            criteria: c
+            input: hi
+            mode: conversation
+            turns:
+              - input: next
+    """)
+    [problem] = validate_path(path)[0]
+    assert (problem.line, problem.path, problem.severity, problem.code) == (6, "$.tests[0].turns", "warning",
+                                                                            "unsupported")
+    assert "not played" in problem.message
+    result = run_chatconv("prompt", path)
+    assert result.returncode == 0 and '"question":"hi"' in result.stdout_text and "not played" in result.stderr_text

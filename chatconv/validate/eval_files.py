@@ -77,7 +77,20 @@ def check_eval_document(record: Record, kind: str, allow_outside_root: bool = Fa
     # what the reader then says about the same spot only repeats the schema's problem.
     refused = [(p.file, p.path) for p in schema_problems if p.is_error]
     yield from (p for p in cases.problems if not any(_same_spot(p, place) for place in refused))
+    yield from _unplayed_turns(record)
     yield from check_eval_file(record, allow_outside_root, cases)
+
+
+def _unplayed_turns(record: Record) -> Iterator[Problem]:
+    """A test's conversation `turns` (tests and current eras) are AgentV's to play at run time:
+    chatconv builds the prompt of the test's input only, and says so."""
+    tests = record.data.get("tests") if isinstance(record.data, dict) else None
+    for index, test in _items(tests):
+        if "turns" in test:
+            yield problem_at(record, ("tests", index, "turns"),
+                             "conversation turns (AgentV's multi-turn conversation evaluation) are not played by "
+                             "chatconv: the prompt is built from the test's input only", "warning",
+                             "the turns are kept and checked against the schema; AgentV plays them", code="unsupported")
 
 
 def _same_spot(problem: Problem, place: tuple[str, str]) -> bool:
