@@ -271,6 +271,9 @@ def json_types(value: Any) -> set[str]:
     return {kinds[type(value)]}
 
 
+ITSELF = object()  # in `depends`: the value's own shape (not one of its keys) chose the branch
+
+
 def applicable(bundle: dict, schema: dict, instance: Any) -> list[tuple[dict, frozenset]]:
     """Every subschema that applies to `instance` (through $ref, allOf and if/then), with the
     keys whose values decided that it applies."""
@@ -285,6 +288,8 @@ def applicable(bundle: dict, schema: dict, instance: Any) -> list[tuple[dict, fr
             condition = node["if"]
             branch = "then" if Draft202012Validator(condition).is_valid(instance) else "else"
             keys = set(condition.get("properties", {})) | set(condition.get("required", []))
+            if set(condition) - {"properties", "required"}:  # e.g. `if: {type: object}`: the value
+                keys.add(ITSELF)  # itself decides, so a change of the whole value may switch branch
             if branch in node:
                 stack.append((node[branch], depends | keys))
     return found
