@@ -271,7 +271,8 @@ def json_types(value: Any) -> set[str]:
     return {kinds[type(value)]}
 
 
-ITSELF = object()  # in `depends`: the value's own shape (not one of its keys) chose the branch
+# In `depends`: the value's own type, or its content (not one of its keys), chose the branch.
+ITS_TYPE, ITS_CONTENT = object(), object()
 
 
 def applicable(bundle: dict, schema: dict, instance: Any) -> list[tuple[dict, frozenset]]:
@@ -288,8 +289,11 @@ def applicable(bundle: dict, schema: dict, instance: Any) -> list[tuple[dict, fr
             condition = node["if"]
             branch = "then" if Draft202012Validator(condition).is_valid(instance) else "else"
             keys = set(condition.get("properties", {})) | set(condition.get("required", []))
-            if set(condition) - {"properties", "required"}:  # e.g. `if: {type: object}`: the value
-                keys.add(ITSELF)  # itself decides, so a change of the whole value may switch branch
+            shape = set(condition) - {"properties", "required"}  # what the value's own shape decides
+            if shape == {"type"}:
+                keys.add(ITS_TYPE)  # a change of the whole value may switch the branch
+            elif shape:
+                keys.add(ITS_CONTENT)  # e.g. `items`: any change inside may switch it too
             if branch in node:
                 stack.append((node[branch], depends | keys))
     return found
@@ -317,7 +321,7 @@ def mutations(bundle: dict, schema: dict, instance: Any, unknown_keys: bool, pat
     """(mutation class, path, new value or DROP) for one-place changes that make `instance`
     invalid under `schema`. A change at a key only uses subschemas that do not depend on that
     key, so that it cannot switch the if/then branch that made it invalid."""
-    nodes = applicable(bundle, schema, instance)
+    nodes = [(node, depends) for node, depends in applicable(bundle, schema, instance) if ITS_CONTENT not in depends]
     if isinstance(instance, dict):
         for node, depends in nodes:
             for key in node.get("required", []):
