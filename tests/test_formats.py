@@ -57,3 +57,21 @@ def test_openai_arguments_that_are_not_json_are_a_problem():
         openai_chat.to_model_messages(log)
     [problem] = caught.value.problems
     assert (problem.path, problem.code) == ("$[0].tool_calls", "invalid-json")
+
+
+@pytest.mark.parametrize("log, path, message", [
+    ([{"role": "assistant", "content": None, "tool_calls": [{"id": "c"}]}],
+     "$[0].tool_calls[0].function", "tool_calls[0].function must be an object"),
+    ([{"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "f"}}]}],
+     "$[0].tool_calls[0].id", "tool_calls[0].id must be a string"),
+    ([{"role": "assistant", "content": None, "tool_calls": {"id": "c"}}], "$[0].tool_calls", "tool_calls must be a list"),
+    ([{"role": "user", "content": "hi"}, {"role": "user", "content": [{"type": "image_url", "image_url": {}}]}],
+     "$[1].content[0].image_url.url", "content[0].image_url.url must be a string"),
+    ([{"role": "user", "content": [{"type": "file"}]}], "$[0].content[0].file", "content[0].file must be an object"),
+])
+def test_an_openai_log_of_another_shape_is_not_detected_and_is_a_problem(log, path, message):
+    assert _detected(log) == []
+    with pytest.raises(ChatconvError) as caught:
+        openai_chat.to_model_messages(log)
+    [problem] = caught.value.problems
+    assert (problem.path, problem.message, problem.code) == (path, message, "wrong-type")
