@@ -47,7 +47,6 @@ class ConversationPairings:
     """
 
     def __init__(self, window: int = CONVERSATION_WINDOW, problems: list[Problem] | None = None):
-        self.window = window
         self.problems = [] if problems is None else problems
         self._recent: ConversationWindow[ToolPairing] = ConversationWindow(window, ToolPairing)
 
