@@ -113,6 +113,11 @@ def typed_tool_output(result: Any, is_error: bool = False) -> dict:
     return {"type": f"error-{kind}" if is_error else kind, "value": result}
 
 
+def is_error_output(output: dict) -> bool:
+    """Whether a tool result's AI SDK 5 output says the tool failed (error-text, error-json)."""
+    return str(output.get("type", "")).startswith("error-")
+
+
 def extract_tool_results(message: dict) -> list[dict]:
     """The tool results of a message, in order: {toolCallId, toolName, output} (AI SDK 5 output)."""
     return [tool_result_of(p) for p in message_parts(message) if isinstance(p, dict) and p.get("type") == "tool-result"]
@@ -145,7 +150,7 @@ class ToolCall:
     def status(self) -> str:
         if self.result is None:
             return "unanswered"
-        return "error" if str(self.result["output"].get("type", "")).startswith("error-") else "ok"
+        return "error" if is_error_output(self.result["output"]) else "ok"
 
 
 class CallLedger(Generic[Entry]):

@@ -57,10 +57,6 @@ def result_text(output: dict) -> str:
     return orjson.dumps(value).decode()
 
 
-def is_error_output(output: dict) -> bool:
-    return str(output.get("type", "")).startswith("error-")
-
-
 def is_url(data: str) -> bool:
     """A web or data URL: what OpenAI takes as it is (Anthropic and Gemini: see media)."""
     return data.startswith(("http://", "https://", "data:"))
