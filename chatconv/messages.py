@@ -94,9 +94,13 @@ def extract_tool_calls(message: dict) -> list[dict]:
     """The tool calls of an assistant message, in order: {toolCallId, toolName, args}."""
     if not isinstance(message, dict) or message.get("role") != "assistant":
         return []
-    return [{"toolCallId": p.get("toolCallId"), "toolName": p.get("toolName"),
-             "args": p["input"] if "input" in p else p.get("args", {})}
-            for p in message_parts(message) if isinstance(p, dict) and p.get("type") == "tool-call"]
+    return [tool_call_of(p) for p in message_parts(message) if isinstance(p, dict) and p.get("type") == "tool-call"]
+
+
+def tool_call_of(part: dict) -> dict:
+    """A tool-call part as {toolCallId, toolName, args} (AI SDK 4 `args` read too)."""
+    return {"toolCallId": part.get("toolCallId"), "toolName": part.get("toolName"),
+            "args": part["input"] if "input" in part else part.get("args", {})}
 
 
 def extract_tool_calls_from_messages(messages: list) -> list[dict]:
@@ -109,16 +113,20 @@ def typed_tool_output(result: Any, is_error: bool = False) -> dict:
     return {"type": f"error-{kind}" if is_error else kind, "value": result}
 
 
+def is_error_output(output: dict) -> bool:
+    """Whether a tool result's AI SDK 5 output says the tool failed (error-text, error-json)."""
+    return str(output.get("type", "")).startswith("error-")
+
+
 def extract_tool_results(message: dict) -> list[dict]:
     """The tool results of a message, in order: {toolCallId, toolName, output} (AI SDK 5 output)."""
-    results = []
-    for part in message_parts(message):
-        if isinstance(part, dict) and part.get("type") == "tool-result":
-            output = part["output"] if "output" in part else typed_tool_output(part.get("result"),
-                                                                                part.get("isError") is True)
-            results.append({"toolCallId": part.get("toolCallId"), "toolName": part.get("toolName"),
-                             "output": output})
-    return results
+    return [tool_result_of(p) for p in message_parts(message) if isinstance(p, dict) and p.get("type") == "tool-result"]
+
+
+def tool_result_of(part: dict) -> dict:
+    """A tool-result part as {toolCallId, toolName, output} (AI SDK 4 `result` read as an output)."""
+    output = part["output"] if "output" in part else typed_tool_output(part.get("result"), part.get("isError") is True)
+    return {"toolCallId": part.get("toolCallId"), "toolName": part.get("toolName"), "output": output}
 
 
 def extract_tool_results_from_messages(messages: list) -> list[dict]:
@@ -142,7 +150,7 @@ class ToolCall:
     def status(self) -> str:
         if self.result is None:
             return "unanswered"
-        return "error" if str(self.result["output"].get("type", "")).startswith("error-") else "ok"
+        return "error" if is_error_output(self.result["output"]) else "ok"
 
 
 class CallLedger(Generic[Entry]):
@@ -182,14 +190,16 @@ class CallLedger(Generic[Entry]):
 
 
 ANSWERED, REPEAT, ORPHAN = "answered", "repeat", "orphan"
+DUPLICATE = "duplicate"  # a call whose toolCallId was used before (ToolPairing.add_step)
 
 
 @dataclass
 class ToolPairing:
     """Calls paired with their results by toolCallId, across the steps of one conversation.
 
-    A result may come in a later step than its call. A result with no earlier call, and a
-    toolCallId used twice, are kept in `orphans` and `duplicates` for the caller to report; a
+    A result may come in a later step than its call; parts are paired in their order, as
+    validate pairs them. A result with no earlier call, and a toolCallId used twice, are kept in
+    `orphans` and `duplicates` (add_step gives each with its path, for the caller to report); a
     further result for a call already answered (a retry, say) is no error, as validate says
     too, and is kept in `repeats`.
     """
@@ -200,20 +210,32 @@ class ToolPairing:
     repeats: list[tuple[Any, dict]] = field(default_factory=list)
     _ledger: CallLedger[ToolCall] = field(default_factory=CallLedger)
 
-    def add_step(self, step: dict) -> None:
+    def add_step(self, step: dict) -> list[tuple[str, tuple, Any]]:
+        """Pairs the step's tool parts in the order they come (iter_tool_parts, as validate
+        does: a result before its call in one message answers nothing). Gives the step's orphan
+        results and duplicate calls, in the order of the parts: (ORPHAN or DUPLICATE, path of the part
+        within the step, toolCallId)."""
         index = step.get("stepIndex")
-        for message in step_messages(step):
-            for call in extract_tool_calls(message):
+        found = []
+        for path, part in iter_tool_parts(step):
+            if part["type"] == "tool-call":
+                call = tool_call_of(part)
                 paired = ToolCall(index, call)
                 self.calls.append(paired)
                 if self._ledger.call(call["toolCallId"], paired):
                     self.duplicates.append((index, call))
-            for result in extract_tool_results(message):
-                outcome, paired = self._ledger.answer(result["toolCallId"])
-                if paired is not None:
-                    paired.result = result
-                else:
-                    (self.repeats if outcome == REPEAT else self.orphans).append((index, result))
+                    found.append((DUPLICATE, path, call["toolCallId"]))
+                continue
+            result = tool_result_of(part)
+            outcome, paired = self._ledger.answer(result["toolCallId"])
+            if paired is not None:
+                paired.result = result
+            elif outcome == REPEAT:
+                self.repeats.append((index, result))
+            else:
+                self.orphans.append((index, result))
+                found.append((ORPHAN, path, result["toolCallId"]))
+        return found
 
 
 # ---------------------------------------------------------------------------------------------

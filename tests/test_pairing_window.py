@@ -78,10 +78,9 @@ def _at(problems, pattern):
     return sorted((p.line, p.path, pattern.match(p.message)[1]) for p in problems if pattern.match(p.message))
 
 
-@pytest.mark.parametrize("window", [1, 2, 10_000])
-@pytest.mark.parametrize("steps", [_interleaved(), _shuffled(7)], ids=["by-hand", "shuffled"])
-def test_validate_and_tools_pair_calls_within_the_same_window(tmp_path, steps, window):
-    path = write_jsonl(tmp_path / "steps.jsonl", steps)
+def _assert_agree(path, window=10_000):
+    """validate and `tools` find the same orphans and duplicates (ids and paths) and the same
+    unanswered calls; gives validate's problems."""
     found, _ = validate_path(path, conversation_window=window)
     reported = []
     rows = list(tool_rows(path, window=window, problems=reported))
@@ -94,6 +93,41 @@ def test_validate_and_tools_pair_calls_within_the_same_window(tmp_path, steps, w
     unanswered_rows = Counter((row["conversationId"], row["stepIndex"], row["toolCallId"])
                               for row in rows if row["status"] == "unanswered")
     assert never_answered == unanswered_rows
+    return found
+
+
+@pytest.mark.parametrize("window", [1, 2, 10_000])
+@pytest.mark.parametrize("steps", [_interleaved(), _shuffled(7)], ids=["by-hand", "shuffled"])
+def test_validate_and_tools_pair_calls_within_the_same_window(tmp_path, steps, window):
+    path = write_jsonl(tmp_path / "steps.jsonl", steps)
+    found = _assert_agree(path, window)
     # The window matters for these files: a small one finds more orphans than a large one.
     if window == 1:
         assert len(_at(found, ORPHAN)) > len(_at(validate_path(path)[0], ORPHAN))
+
+
+def _part(kind, call_id):
+    if kind == "call":
+        return {"type": "tool-call", "toolCallId": call_id, "toolName": "lookup", "input": {}}
+    return {"type": "tool-result", "toolCallId": call_id, "toolName": "lookup", "output": {"type": "text", "value": "v"}}
+
+
+def _one_message(index, *parts):
+    return {"stepIndex": index, "input": {"role": "user", "content": "go"},
+            "output": [{"role": "assistant", "content": [_part(kind, call_id) for kind, call_id in parts]}]}
+
+
+def test_parts_of_one_message_are_paired_in_their_order(tmp_path):
+    """Calls and results in one message, in both orders, and two orphans of one id: each problem
+    at its own part, the same for validate and `tools`."""
+    path = write_jsonl(tmp_path / "steps.jsonl", [
+        _one_message(0, ("result", "x"), ("call", "x")),  # the result comes first: it answers nothing
+        _one_message(1, ("call", "y"), ("result", "y")),
+        _one_message(2, ("result", "z"), ("result", "z"), ("call", "y"))])
+    found = _assert_agree(path)
+    assert _at(found, ORPHAN) == [(1, "$.output[0].content[0].toolCallId", "x"),
+                                  (3, "$.output[0].content[0].toolCallId", "z"),
+                                  (3, "$.output[0].content[1].toolCallId", "z")]
+    assert _at(found, DUPLICATE) == [(3, "$.output[0].content[2].toolCallId", "y")]
+    assert _at(found, UNANSWERED) == [(1, "$.output[0].content[1].toolCallId", "x"),
+                                      (3, "$.output[0].content[2].toolCallId", "y")]

@@ -167,3 +167,29 @@ def _split_results(messages):
         if rest:
             out.append({"role": m["role"], "content": rest})
     return out
+
+
+@pytest.mark.parametrize("url, data, media_type", [
+    ("data:image/jpeg;base64,AAAA", "AAAA", "image/jpeg"),
+    ("data:;base64,AAAA", "AAAA", "image/png"),  # no type in the URL: the part's (here the default)
+    ("data:text/plain;charset=utf-8,hi%21", "aGkh", "text/plain"),  # percent-encoded: sent as base64
+])
+def test_data_urls_are_sent_as_base64_data_with_their_media_type(url, data, media_type):
+    messages = [{"role": "user", "content": [{"type": "text", "text": "see"}, {"type": "image", "image": url}]}]
+    assert render_anthropic(messages)[0]["messages"][0]["content"][1] == {
+        "type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+    assert render_gemini(messages)[0]["contents"][0]["parts"][1] == {
+        "inline_data": {"mime_type": media_type, "data": data}}
+    assert render_openai(messages)[0]["messages"][0]["content"][1] == {"type": "image_url", "image_url": {"url": url}}
+
+
+def test_a_file_part_with_a_data_url_and_a_web_url():
+    pdf = {"type": "file", "data": "data:application/pdf;base64,JVBE", "mediaType": "application/pdf"}
+    web = {"type": "file", "data": "https://example.com/a.pdf", "mediaType": "application/pdf"}
+    messages = [{"role": "user", "content": [pdf, web]}]
+    assert render_anthropic(messages)[0]["messages"][0]["content"] == [
+        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}},
+        {"type": "document", "source": {"type": "url", "url": "https://example.com/a.pdf"}}]
+    assert render_gemini(messages)[0]["contents"][0]["parts"] == [
+        {"inline_data": {"mime_type": "application/pdf", "data": "JVBE"}},
+        {"file_data": {"mime_type": "application/pdf", "file_uri": "https://example.com/a.pdf"}}]

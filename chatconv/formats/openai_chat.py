@@ -18,7 +18,8 @@ PART_TYPES = ("text", "image_url", "file")  # the content parts to_model_message
 
 def detect(data: Any) -> bool:
     """A list of messages with OpenAI roles, whose tool calls and content parts are OpenAI's."""
-    return isinstance(data, list) and bool(data) and all(_is_message(message) for message in data)
+    return isinstance(data, list) and bool(data) and all(
+        _is_message(message) and _unreadable_field(message) is None for message in data)
 
 
 def _is_message(message: Any) -> bool:
@@ -34,15 +35,67 @@ def _is_message(message: Any) -> bool:
     return content is None or isinstance(content, str)
 
 
+# The string fields from_openai_messages reads, by key path: of a tool call, of a content part.
+CALL_FIELDS = (("id",), ("function", "name"))
+PART_FIELDS = {"image_url": (("image_url", "url"),), "file": (("file", "file_data"),)}
+Unreadable = tuple[str, str]  # (JSON path within a message, what the value there must be)
+
+
+def _unreadable_field(message: Any) -> Unreadable | None:
+    """The first field of a message that from_openai_messages reads and cannot; None if none."""
+    if not isinstance(message, dict):
+        return "", "an object"
+    calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+    if calls:
+        if not isinstance(calls, list):
+            return ".tool_calls", "a list"
+        items = [(f".tool_calls[{index}]", call, CALL_FIELDS) for index, call in enumerate(calls)]
+    elif message.get("role") != "tool" and isinstance(message.get("content"), list):
+        items = [(f".content[{index}]", part, PART_FIELDS.get(part.get("type"), ()) if isinstance(part, dict) else ())
+                 for index, part in enumerate(message["content"])]
+    else:
+        return None
+    for where, item, fields in items:
+        unreadable = _not_a_string(item, fields, where)
+        if unreadable is not None:
+            return unreadable
+    return None
+
+
+def _not_a_string(item: Any, fields: tuple[tuple[str, ...], ...], where: str) -> Unreadable | None:
+    """The first of `fields` (key paths) that `item` (at `where`) does not hold as a string."""
+    if not isinstance(item, dict):
+        return where, "an object"
+    for keys in fields:
+        value, path = item, where
+        for key in keys:
+            if not isinstance(value, dict):
+                return path, "an object"
+            value, path = value.get(key), f"{path}.{key}"
+        if not isinstance(value, str):
+            return path, "a string"
+    return None
+
+
 def to_model_messages(data: list[dict]) -> list[dict]:
     return from_openai_messages(data)
 
 
 def from_openai_messages(messages: list[dict]) -> list[dict]:
-    """An OpenAI-format chat log (tool_calls, tool messages) as AI SDK model messages."""
+    """An OpenAI-format chat log (tool_calls, tool messages) as AI SDK model messages.
+
+    ChatconvError, naming the field, for a message not in OpenAI's shape (see CALL_FIELDS)."""
     names: dict[str, str] = {}
     out = []
     for index, message in enumerate(messages):
+        unreadable = _unreadable_field(message)
+        if unreadable is not None:
+            field, what = unreadable
+            raise ChatconvError(Problem(
+                "<openai log>", None, None, f"$[{index}]{field}",
+                f"{field.lstrip('.') or 'a message'} must be {what}", "error",
+                "tool calls need id and function.name, image_url parts image_url.url and file parts "
+                "file.file_data, as OpenAI's chat messages have them", code="wrong-type"))
         role, content = message.get("role"), message.get("content")
         if role == "tool":
             call_id = message.get("tool_call_id")

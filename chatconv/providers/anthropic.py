@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rules import Rendering, is_error_output, media, result_text, system_and_turns, text_block
+from ..messages import is_error_output
+from .rules import Rendering, media, result_text, system_and_turns, text_block
 
 
 def render_anthropic(messages: list[dict], repair: bool = False) -> tuple[dict, list[str]]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rules import Rendering, is_error_output, media, system_and_turns, text_block
+from ..messages import is_error_output
+from .rules import Rendering, media, system_and_turns, text_block
 
 
 def render_gemini(messages: list[dict], repair: bool = False) -> tuple[dict, list[str]]:

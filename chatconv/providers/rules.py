@@ -7,8 +7,10 @@ those APIs take a conversation, not a repair.
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass, field
 from typing import Callable
+from urllib.parse import unquote_to_bytes
 
 import orjson
 
@@ -55,11 +57,8 @@ def result_text(output: dict) -> str:
     return orjson.dumps(value).decode()
 
 
-def is_error_output(output: dict) -> bool:
-    return str(output.get("type", "")).startswith("error-")
-
-
 def is_url(data: str) -> bool:
+    """A web or data URL: what OpenAI takes as it is (Anthropic and Gemini: see media)."""
     return data.startswith(("http://", "https://", "data:"))
 
 
@@ -123,9 +122,19 @@ def text_block(part: dict, index: int, state: Rendering, what: str, hint: str) -
 
 
 def media(part: dict) -> tuple[str, str, bool]:
-    """(data or URL, media type, whether it is a URL) of an image or file part."""
+    """(base64 data or URL, media type, whether it is a URL) of an image or file part.
+
+    A data URL is no URL to Anthropic and Gemini: they take its payload as base64 data, with the
+    media type the URL names (RFC 2397: a payload not in base64 is percent-encoded text)."""
     data = part["image"] if part["type"] == "image" else part["data"]
-    return data, part.get("mediaType", "image/png"), data.startswith(("http://", "https://"))
+    media_type = part.get("mediaType", "image/png")
+    if data.startswith("data:"):
+        header, _, payload = data[len("data:"):].partition(",")
+        kind, *parameters = header.split(";")  # parameters such as charset are not sent
+        if parameters[-1:] != ["base64"]:
+            payload = base64.b64encode(unquote_to_bytes(payload)).decode()
+        return payload, kind or media_type, False
+    return data, media_type, data.startswith(("http://", "https://"))
 
 
 def _check_turns(turns: list[dict], state: Rendering, call: str, result: str, result_id: str, call_id: str) -> None:

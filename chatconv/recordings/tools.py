@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from ..messages import CONVERSATION_WINDOW, ConversationWindow, ToolPairing, iter_tool_parts
+from ..messages import CONVERSATION_WINDOW, ORPHAN, ConversationWindow, ToolPairing, iter_tool_parts
 from ..problems import ChatconvError, Problem
 from ..sources import NotWritten, exact_json, problem_at
 from ..validate import duplicate_call_problem, orphan_result_problem
@@ -47,7 +47,6 @@ class ConversationPairings:
     """
 
     def __init__(self, window: int = CONVERSATION_WINDOW, problems: list[Problem] | None = None):
-        self.window = window
         self.problems = [] if problems is None else problems
         self._recent: ConversationWindow[ToolPairing] = ConversationWindow(window, ToolPairing)
 
@@ -55,24 +54,15 @@ class ConversationPairings:
         """Pairs a step's tool parts; gives the conversations it pushed out of the window, least
         recently active first, whose calls are final."""
         pairing, evicted = self._recent.follow(item.conversation_id)
-        orphans, duplicates = len(pairing.orphans), len(pairing.duplicates)
-        pairing.add_step(item.step)
-        # The problems validate reports, located at the part (the step's last one of that id).
-        for _, result in pairing.orphans[orphans:]:
-            call_id = result["toolCallId"]
-            self.problems.append(orphan_result_problem(item.record, _part_path(item, "tool-result", call_id), call_id))
-        for _, call in pairing.duplicates[duplicates:]:
-            call_id = call["toolCallId"]
-            self.problems.append(duplicate_call_problem(item.record, _part_path(item, "tool-call", call_id), call_id))
+        # The problems validate reports, located at the part itself.
+        for kind, path, call_id in pairing.add_step(item.step):
+            problem = orphan_result_problem if kind == ORPHAN else duplicate_call_problem
+            self.problems.append(problem(item.record, item.path + path, call_id))
         return evicted
 
     def finish(self) -> list[tuple[Any, ToolPairing]]:
         """Every conversation still followed, least recently active first."""
         return self._recent.drain()
-
-
-def _part_path(item: Step, kind: str, call_id: str) -> tuple:
-    return [path for path, part in tool_parts(item) if part["type"] == kind and part["toolCallId"] == call_id][-1]
 
 
 def tool_rows(path: str | Path, field_map: Mapping[str, str] | None = None, window: int = CONVERSATION_WINDOW,
