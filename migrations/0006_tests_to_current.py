@@ -30,7 +30,7 @@ for, and inputs the new prompts cannot carry exactly.
 from chatconv.migrate import (declare_era, in_era, insert_after, insert_before, move_comment, new_like, new_list_like,
                               quoted_like, refusal, rename_key)
 from chatconv.migrate.graders import RUBRIC_LISTS, current_type, graders, rename_grader
-from chatconv.migrate.literal import TEMPLATE_SYNTAX, escaped, escaped_texts, strings
+from chatconv.migrate.literal import TEMPLATE_SYNTAX, escaped_texts, strings
 
 KINDS = ("eval-file",)
 ERAS = ("tests", "current")
@@ -268,7 +268,6 @@ def _refuse_unkept(path, text):
     """Refused for text that cannot stay literal through current AgentV's rendering."""
     if "${{" in text:
         raise refusal(path, _ENV)
-    escaped(text, path)
 
 
 # --- the rewrite -------------------------------------------------------------------------------

@@ -1,6 +1,5 @@
 """Text that must stay literal where AgentV's current era renders it as a Nunjucks template (a
-prompt, a var, a case's criteria): escaped with `{% raw %}`, or refused where it cannot be. For
-migration 0006.
+prompt, a var, a case's criteria): escaped so that it renders to itself. For migration 0006.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ def strings(value: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
             stack.extend((where + (index,), item) for index, item in enumerate(value))
 
 
-def escaped(text: Any, path: tuple = ()) -> Any:
+def escaped(text: Any) -> Any:
     """Text that renders to itself; other values as they are. Wrapped in `{% raw %}` (readable),
     unless it holds `endraw`, which a raw block cannot: then each `{` that opens template
     syntax is written `{{ "{" }}`, which renders as `{` (in Nunjucks as in Jinja2)."""
