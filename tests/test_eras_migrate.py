@@ -241,6 +241,10 @@ def test_a_suite_message_list_becomes_one_var_per_message():
     ({"tests": [{"id": "{{ x }}", "criteria": "c", "input": "x"}]}, r"\$\.tests\[0\]\.id: an id with template syntax"),
     ({"tests": [{"id": "a", "criteria": "c", "input": "Hi ${{ USER }}"}]},
      r"\$\.tests\[0\]\.input: tests-era env interpolation `\$\{\{ NAME \}\}` is written `\{\{ env\.NAME \}\}`"),
+    # The first offending text in file order is named.
+    ({"tests": [{"id": "a", "criteria": "c", "input": [{"role": "user", "content": "${{ A }}"},
+                                                      {"role": "user", "content": "${{ B }}"}]}]},
+     r"^\$\.tests\[0\]\.input\[0\]\.content: tests-era env"),
 ])
 def test_text_that_cannot_be_kept_literal_is_refused(record, message):
     with pytest.raises(Refused, match=message):

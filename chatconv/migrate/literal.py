@@ -12,16 +12,16 @@ TEMPLATE_SYNTAX = re.compile(r"\{[{%#]")  # what Nunjucks (and Jinja2, which ren
 
 
 def strings(value: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
-    """(JSON path, text) of every string in a value."""
+    """(JSON path, text) of every string in a value, in file order (a refusal names the first)."""
     stack = [(path, value)]
     while stack:
         where, value = stack.pop()
         if isinstance(value, str):
             yield where, value
-        elif isinstance(value, dict):
-            stack.extend((where + (key,), item) for key, item in value.items())
+        elif isinstance(value, dict):  # pushed in reverse, so that the first item is popped first
+            stack.extend(reversed([(where + (key,), item) for key, item in value.items()]))
         elif isinstance(value, list):
-            stack.extend((where + (index,), item) for index, item in enumerate(value))
+            stack.extend(reversed([(where + (index,), item) for index, item in enumerate(value)]))
 
 
 def escaped(text: Any) -> Any:
