@@ -10,7 +10,7 @@ What has no home in the tests era is refused with the reason, never dropped: a f
 read it into the prompt), an evaluator type the tests era does not know.
 """
 
-from chatconv.migrate import declare_era, in_era, insert_after, move_comment, refusal, rename_key
+from chatconv.migrate import cases_in, declare_era, in_era, insert_after, move_comment, refusal, rename_key
 
 KINDS = ("eval-file",)
 ERAS = ("evalcases", "tests")
@@ -32,12 +32,6 @@ def detect(record):
     return None
 
 
-def _cases(record, key):
-    for index, case in enumerate(record.get(key) or []):
-        if isinstance(case, dict):
-            yield (key, index), case
-
-
 def _refuse_homeless(record):
     """Refused for what a tests-era file has no place for; checked before anything changes."""
     if "metadata" in record:
@@ -49,7 +43,7 @@ def _refuse_homeless(record):
                       ".agentv/config.yaml: move them there, then migrate")
     if "assertions" in record:
         raise refusal(("assertions",), "is not an evalcases-era key; remove it or rename it, then migrate")
-    for path, case in _cases(record, "evalcases"):
+    for path, case in cases_in(record, "evalcases"):
         taken = [new for old, new in _CASE_KEYS.items() if old in case and new in case]
         if taken or "assertions" in case:
             key = (taken or ["assertions"])[0]
@@ -68,7 +62,7 @@ def _refuse_homeless(record):
 
 def _evaluator_lists(record):
     """(JSON path, list) of each `execution.evaluators`: the suite's, then each case's."""
-    owners = [((), record)] + list(_cases(record, "evalcases"))
+    owners = [((), record)] + list(cases_in(record, "evalcases"))
     for path, owner in owners:
         execution = owner.get("execution")
         if isinstance(execution, dict) and isinstance(execution.get("evaluators"), list):
@@ -116,7 +110,7 @@ def upgrade(record):
     _refuse_homeless(record)
     declare_era(record, "evalcases", "tests")
     _evaluators_to_assertions(record)
-    for _, case in _cases(record, "evalcases"):
+    for _, case in cases_in(record, "evalcases"):
         _upgrade_case(case)
     rename_key(record, "evalcases", "tests")
     return record

@@ -27,8 +27,8 @@ Refused, with the key and AgentV's advice, never dropped: `execution.fail_on_err
 for, and inputs the new prompts cannot carry exactly.
 """
 
-from chatconv.migrate import (declare_era, in_era, insert_after, insert_before, move_comment, new_like, new_list_like,
-                              quoted_like, refusal, rename_key)
+from chatconv.migrate import (cases_in, declare_era, in_era, insert_after, insert_before, move_comment, new_like,
+                              new_list_like, quoted_like, refusal, rename_key)
 from chatconv.migrate.graders import RUBRIC_LISTS, current_type, graders, rename_grader
 from chatconv.migrate.literal import TEMPLATE_SYNTAX, escaped_texts, strings
 
@@ -112,11 +112,7 @@ def _graders(record):
 
 
 def _inline_cases(record):
-    key = _case_list_key(record)
-    cases = record.get(key) if key else None
-    for index, case in enumerate(cases if isinstance(cases, list) else []):
-        if isinstance(case, dict):
-            yield (key, index), case
+    return cases_in(record, _case_list_key(record))
 
 
 # --- refusals: all checked before anything changes -------------------------------------------

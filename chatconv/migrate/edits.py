@@ -7,7 +7,7 @@ moved with it, and a refusal that names the key.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from ..eras import declared_era, era_named, era_of
 from ..problems import json_path
@@ -99,6 +99,14 @@ def declare_era(record: dict, old: str, new: str) -> None:
     stands: a file that declared its era keeps declaring the one it is in. Any other is kept."""
     if declared_era(record) is era_named(old) and era_named(new).SCHEMA_IDS:
         record["$schema"] = era_named(new).SCHEMA_IDS[0]
+
+
+def cases_in(record: dict, key: str | None) -> Iterator[tuple[tuple, dict]]:
+    """(JSON path, case) of each object in the case list under `key` (none when it is not a list)."""
+    cases = record.get(key) if key is not None else None
+    for index, case in enumerate(cases if isinstance(cases, list) else []):
+        if isinstance(case, dict):
+            yield (key, index), case
 
 
 def refusal(path: tuple, message: str) -> Refused:
