@@ -11,6 +11,7 @@ read it into the prompt), an evaluator type the tests era does not know.
 """
 
 from chatconv.migrate import cases_in, declare_era, in_era, insert_after, move_comment, refusal, rename_key
+from chatconv.migrate.graders import RENAMED_TYPES
 
 KINDS = ("eval-file",)
 ERAS = ("evalcases", "tests")
@@ -22,8 +23,9 @@ _KEPT_TYPES = ("code-grader", "code-judge", "code_grader", "code_judge", "compos
                "execution-metrics", "execution_metrics", "field-accuracy", "field_accuracy", "is-json", "is_json",
                "latency", "llm-grader", "llm-judge", "llm_grader", "llm_judge", "regex", "rubrics", "token-usage",
                "token_usage", "tool-trajectory", "tool_trajectory")
-# Script graders: v2 gives the command as `script`, the tests era as `command`.
-_SCRIPT_TYPES = ("code", "code-grader", "code-judge", "code_grader", "code_judge")
+# Script graders (v2's `code`, and those the current era calls `script`): v2 gives the command as
+# `script`, the tests era as `command`.
+_SCRIPT_TYPES = ("code", *(old for old, new in RENAMED_TYPES.items() if new == "script"))
 
 
 def detect(record):
