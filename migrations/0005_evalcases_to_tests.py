@@ -10,6 +10,8 @@ What has no home in the tests era is refused with the reason, never dropped: a f
 read it into the prompt), an evaluator type the tests era does not know.
 """
 
+import json
+
 from chatconv.migrate import cases_in, declare_era, in_era, insert_after, move_comment, refusal, rename_key
 from chatconv.migrate.graders import RENAMED_TYPES
 
@@ -56,10 +58,22 @@ def _refuse_homeless(record):
                           "prompt: write it as a system message at the start of input_messages, then migrate")
     for path, evaluators in _evaluator_lists(record):
         for index, evaluator in enumerate(evaluators):
-            kind = evaluator.get("type") if isinstance(evaluator, dict) else None
+            if not isinstance(evaluator, dict):
+                raise refusal(path + (index,), f"an evaluator is an object with a type, not {_json_kind(evaluator)}: "
+                              "fix it, then migrate")
+            kind = evaluator.get("type")
+            if "type" not in evaluator:
+                raise refusal(path + (index,), "an evaluator with no type: give it one, then migrate")
             if kind != "code" and kind not in _KEPT_TYPES:
                 raise refusal(path + (index, "type"), f"evaluator type {kind!r} has no tests-era equivalent that "
                               "chatconv knows: write it as a tests-era assertion by hand, then migrate")
+
+
+def _json_kind(value):
+    """What a JSON value is, in words."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return "text" if isinstance(value, str) else "a list" if isinstance(value, list) else "a number"
 
 
 def _evaluator_lists(record):

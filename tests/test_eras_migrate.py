@@ -301,6 +301,10 @@ def test_suite_execution_and_graders_move_as_agentv_guide_says():
      r"\$\.guideline_patterns: the tests era reads guideline_patterns only from \.agentv/config\.yaml"),
     ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [], "execution": {"evaluators": [
         {"name": "x", "type": "semantic"}]}}]}, r"\$\.evalcases\[0\]\.execution\.evaluators\[0\]\.type: evaluator type"),
+    ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [], "execution": {"evaluators": [["x"]]}}]},
+     r"\$\.evalcases\[0\]\.execution\.evaluators\[0\]: an evaluator is an object with a type, not a list"),
+    ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [], "execution": {"evaluators": [{"name": "x"}]}}]},
+     r"\$\.evalcases\[0\]\.execution\.evaluators\[0\]: an evaluator with no type"),
 ])
 def test_what_has_no_home_in_the_next_era_is_refused_never_dropped(record, message):
     with pytest.raises(Refused, match=message):
