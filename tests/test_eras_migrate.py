@@ -293,6 +293,8 @@ def test_suite_execution_and_graders_move_as_agentv_guide_says():
     ({"tests": [{"id": "a", "criteria": "c", "input": "x", "assertions": [{"type": "tool-trajectory"}]}]},
      r"\$\.tests\[0\]\.assertions\[0\]\.type: tool-trajectory is replaced by .*trajectory:"),
     ({"tests": [{"id": "a", "criteria": "c"}]}, r"\$\.tests\[0\]: the case has no input"),
+    ({"input": None, "tests": [{"id": "a", "criteria": "c", "input": "x"}]},
+     r"\$\.input: a suite-level input that is not text or messages"),
     ({"execution": {"targets": [{"name": "t", "use_target": "u"}]}, "tests": []},
      r"\$\.execution\.targets\[0\]\.use_target: current AgentV rejects use_target"),
     ({"metadata": {"systemPrompt": "Be kind."}, "evalcases": [{"id": "a", "outcome": "o", "input_messages": []}]},
