@@ -291,9 +291,12 @@ def upgrade(record):
 def _move_inputs(record):
     """The file's prompts, in place of the suite's input (and input_files, which the cases take
     up). Whether the prompt is a chat whose last message's content is a case's input."""
-    if not any(True for _ in _inline_cases(record)):
-        return False
     suite = "input" in record
+    if not any(True for _ in _inline_cases(record)):
+        if "input_files" in record:  # no case to take them up (included cases with them are refused)
+            del record["input_files"]
+        if not suite:  # included case files are rendered as they are
+            return False
     key = _case_list_key(record)
     if not suite:
         prompt = new_list_like(record, [quoted_like(record, PROMPT)])

@@ -6,6 +6,7 @@ prompts built from a file are the same before and after, and a second run change
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from pathlib import Path
@@ -17,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chatconv.eras import era_of
-from chatconv.migrate import LineRejected, Refused, migrate_document, migrate_paths, migrate_record
+from chatconv.migrate import LineRejected, Refused, migrate_document, migrate_paths, migrate_record, migrations
 from chatconv.sources import discover
 
 # ---------------------------------------------------------------------------------------------
@@ -649,6 +650,52 @@ def test_migrating_twice_changes_nothing(era, data):
     assert second.data == first.data and second.tally.unchanged == 1
     as_yaml = yaml.safe_dump(record, allow_unicode=True, sort_keys=False).encode()
     assert yaml.safe_load(migrate_document(as_yaml, "e.yaml", "yaml").data) == json.loads(first.data)
+
+
+# Each eval-file migration, on its own: once it has upgraded a file, it finds nothing more to do
+# there (else every run reports the file as migrated, and --check never passes).
+EDGE_FILES = [
+    {"input": "Be brief.", "tests": []}, {"input_files": ["ctx.md"], "tests": []}, {"input": "hi", "tests": [{}]},
+    {"execution": {"threshold": 0.5}, "tests": []}, {"tests": "cases.jsonl"}, {"testcases": []},
+    {"evalcases": []}, {"cases": []}, {"evalcases": [{"id": "a", "criteria": "c", "expected_outcome": "o"}]},
+    *(yaml.safe_load(text) for text in (V1, V2, TESTS))]
+
+
+def _upgrade_leaves_nothing_to_detect(record) -> None:
+    for migration in (m for m in migrations() if m.eras is not None):
+        if migration.detect(record) is None:
+            continue
+        try:
+            after = migration.upgrade(copy.deepcopy(record))
+        except Refused:
+            continue
+        assert migration.detect(after) is None, (migration.name, record, after)
+
+
+@pytest.mark.parametrize("record", EDGE_FILES, ids=lambda r: json.dumps(r)[:40])
+def test_after_its_upgrade_a_migration_detects_nothing(record):
+    _upgrade_leaves_nothing_to_detect(record)
+
+
+def test_after_its_upgrade_a_migration_detects_nothing_in_the_example_files():
+    paths = sorted((REPO / "examples" / "evals").rglob("*.yaml")) + _eval_files(TREE)
+    for path in paths:
+        _upgrade_leaves_nothing_to_detect(yaml.safe_load(path.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("era", sorted(FILES_OF_ERA))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_after_its_upgrade_a_migration_detects_nothing_in_any_file(era, data):
+    _upgrade_leaves_nothing_to_detect(data.draw(FILES_OF_ERA[era]))
+
+
+def test_a_suite_input_with_no_cases_migrates_once():
+    record, applied = migrate_record({"input": "Be brief.", "input_files": ["ctx.md"], "tests": []})
+    assert record == {"prompts": [[{"role": "user", "content": "{{ suite_input }}"},
+                                   {"role": "user", "content": "{{ input }}"}]],
+                      "default_test": {"vars": {"suite_input": "Be brief."}}, "tests": []}
+    assert applied == ["0006_tests_to_current"] and migrate_record(record) == (record, [])
 
 
 def test_the_shipped_examples_of_every_era_build_one_prompt_and_migrate_to_the_current_era(tmp_path):
