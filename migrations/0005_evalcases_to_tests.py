@@ -7,13 +7,15 @@ is a string becomes that string), `expected_messages` -> `expected_output`, `out
 (`llm_judge`, `code_judge` and the other types of AgentV's v3.8 schema are kept by name). A `$schema` that names v2 names the tests era afterwards.
 What has no home in the tests era is refused with the reason, never dropped: a file-level
 `metadata` or `guideline_patterns`, a case's `metadata.systemPrompt` (the tests era does not
-read it into the prompt), an evaluator type the tests era does not know.
+read it into the prompt), an evaluator type the tests era does not know, and text holding `${{`
+(the tests era reads `${{ NAME }}` as an environment variable).
 """
 
 import json
 
 from chatconv.migrate import cases_in, declare_era, in_era, insert_after, move_comment, refusal, rename_key
 from chatconv.migrate.graders import RENAMED_TYPES
+from chatconv.migrate.literal import strings
 
 KINDS = ("eval-file",)
 ERAS = ("evalcases", "tests")
@@ -67,6 +69,10 @@ def _refuse_homeless(record):
             if kind != "code" and kind not in _KEPT_TYPES:
                 raise refusal(path + (index, "type"), f"evaluator type {kind!r} has no tests-era equivalent that "
                               "chatconv knows: write it as a tests-era assertion by hand, then migrate")
+    for path, text in strings(record, ()):
+        if "${{" in text:  # literal text in v2; in the tests era, in any string, an environment variable
+            raise refusal(path, "the tests era reads `${{ NAME }}` in any text as an environment variable, so "
+                          "this text would change: rewrite it without `${{`, then migrate")
 
 
 def _json_kind(value):

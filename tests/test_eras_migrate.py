@@ -304,6 +304,10 @@ def test_suite_execution_and_graders_move_as_agentv_guide_says():
      r"\$\.guideline_patterns: the tests era reads guideline_patterns only from \.agentv/config\.yaml"),
     ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [], "execution": {"evaluators": [
         {"name": "x", "type": "semantic"}]}}]}, r"\$\.evalcases\[0\]\.execution\.evaluators\[0\]\.type: evaluator type"),
+    ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [{"role": "user", "content": "Echo ${{ HOME }}"}]}]},
+     r"\$\.evalcases\[0\]\.input_messages\[0\]\.content: the tests era reads `\$\{\{ NAME \}\}`"),
+    ({"testcases": [{"id": "a", "outcome": "${{ X }}", "messages": [{"role": "user", "content": "hi"}]}]},
+     r"\$\.evalcases\[0\]\.outcome: the tests era reads"),
     ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [], "execution": {"evaluators": [["x"]]}}]},
      r"\$\.evalcases\[0\]\.execution\.evaluators\[0\]: an evaluator is an object with a type, not a list"),
     ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [], "execution": {"evaluators": [{"name": "x"}]}}]},
