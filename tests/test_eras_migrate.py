@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chatconv.eras import era_of
-from chatconv.migrate import LineRejected, Refused, migrate_document, migrate_paths, migrate_record, migrations
+from chatconv.migrate import (LineRejected, Refused, migrate_document, migrate_lines, migrate_paths, migrate_record,
+                              migrations)
 from chatconv.sources import discover
 
 # ---------------------------------------------------------------------------------------------
@@ -346,6 +347,18 @@ def test_cli_moves_to_the_newest_era_or_stops_at_to(tmp_path):
     assert result.returncode == 0, result.stderr_text
     assert tests.read_text() == TESTS_AS_CURRENT and "0006_tests_to_current: 2 records" in result.stderr_text
     assert "already at or past" not in result.stderr_text
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_to_stops_an_eval_file_on_a_jsonl_line_too(tmp_path, jobs):
+    path = tmp_path / "e.jsonl"
+    v1 = {"testcases": [{"id": "a", "outcome": "o", "messages": [{"role": "user", "content": "hi"}]}]}
+    path.write_text(json.dumps(v1) + "\n")
+    [outcome] = migrate_paths([str(path)], in_place=True, to_era="evalcases", jobs=jobs)
+    assert outcome.error is None and outcome.tally.migrated == 1
+    assert json.loads(path.read_text()) == {"evalcases": [{"id": "a", "outcome": "o", "input_messages": [
+        {"role": "user", "content": "hi"}]}]}
+    assert migrate_lines(path.read_bytes(), to_era="evalcases").tally.unchanged == 1
 
 
 def test_cli_to_takes_only_era_names(tmp_path):

@@ -116,13 +116,14 @@ class BadRecord(Exception):
 
 
 def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
-                  keep_rejects: bool = False) -> MigratedLines:
+                  keep_rejects: bool = False, to_era: str | None = None) -> MigratedLines:
     """Migrate whole JSONL lines; returns the bytes to write, the counts and the rejects.
 
     A line that no migration changes (a blank line included) is written as it was read, byte
     for byte; a migrated line becomes compact JSON (orjson: keys in order, UTF-8, no spaces)
     with the line's own ending (`\\n`, `\\r\\n` or none). A line that cannot be parsed or
     migrated raises LineRejected, or, with keep_rejects, is left out and returned in `rejects`.
+    to_era: an eval file on a line moves forward to that era (an era's name), not to the newest.
     """
     kind_of = detect_kind
     written: list[bytes] = []
@@ -131,7 +132,7 @@ def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
     for number, line in enumerate(io.BytesIO(data), first_line):
         tally.read += 1
         try:
-            applied = _migrate_line(line, kind_of, written)
+            applied = _migrate_line(line, kind_of, written, to_era)
         except BadRecord as exc:
             reject = Reject(file, number, str(exc), line.rstrip(b"\r\n"), exc.code)
             if not keep_rejects:
@@ -145,13 +146,13 @@ def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
     return MigratedLines(b"".join(written), tally, rejects)
 
 
-def _migrate_line(line: bytes, kind_of, written: list[bytes]) -> list:
+def _migrate_line(line: bytes, kind_of, written: list[bytes], to_era: str | None) -> list:
     """Append what to write for `line` to `written`; return the migrations applied."""
     if is_blank_line(line):
         written.append(line)
         return []
     record, exact = parse_json(line)  # JSON allows the line ending
-    record, applied = try_upgrade(record, kind_of)
+    record, applied = try_upgrade(record, kind_of, to_era)
     if not applied:
         written.append(line)
         return applied
