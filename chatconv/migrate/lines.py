@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import orjson
 
+from ..eras import NEWEST
 from ..kinds import detect_kind
 from ..problems import ChatconvError, Problem, json_path
 from ..sources import UTF8_BOM, NotWritten, exact_json, is_blank_line, load_json
@@ -204,8 +205,9 @@ def _no_constant(name: str) -> None:
 
 
 def try_upgrade(record: Any, kind_of: Callable[[Any], str | None], until_era: str | None = None) -> tuple[Any, list]:
+    """upgrade_record as a run makes it: an eval file to `until_era`, None: the newest."""
     try:
-        return upgrade_record(record, kind_of(record), until_era)
+        return upgrade_record(record, kind_of(record), until_era or NEWEST.NAME)
     except Refused as exc:  # what has no home in a newer era: the record is left as it is
         raise BadRecord(str(exc), "no-newer-home") from None
     except Exception as exc:  # a migration tripped on a shape it did not expect: that record's fault

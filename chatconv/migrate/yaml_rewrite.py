@@ -10,6 +10,7 @@ import re
 import sys
 from typing import Any
 
+from ..eras import NEWEST
 from ..kinds import detect_kind
 from ..problems import ChatconvError
 from ..sources import Record, decode_utf8, load_yaml
@@ -39,7 +40,7 @@ def migrate_yaml(data: bytes, file: str, to_era: str | None = None) -> tuple[byt
         raise BadRecord(f"invalid YAML: {' '.join(str(exc).split())}", "invalid-yaml") from None
     shares = _has_merge_keys(document) or _has_aliases(document)  # told before a migration unshares them
     try:
-        document, _ = upgrade_record(document, kind_of(document), to_era)
+        document, _ = upgrade_record(document, kind_of(document), to_era or NEWEST.NAME)
     except Refused as exc:  # the plain reading was not refused, so the two readings differ
         raise BadRecord(str(exc), "no-newer-home") from None
     except Exception as exc:  # ruamel.yaml fails to delete a key that a merge shares, say
