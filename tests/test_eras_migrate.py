@@ -308,7 +308,7 @@ def test_suite_execution_and_graders_move_as_agentv_guide_says():
     ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [{"role": "user", "content": "Echo ${{ HOME }}"}]}]},
      r"\$\.evalcases\[0\]\.input_messages\[0\]\.content: the tests era reads `\$\{\{ NAME \}\}`"),
     ({"testcases": [{"id": "a", "outcome": "${{ X }}", "messages": [{"role": "user", "content": "hi"}]}]},
-     r"\$\.evalcases\[0\]\.outcome: the tests era reads"),
+     r"\$\.evalcases\[0\]\.outcome \(as moved to the evalcases era\): the tests era reads"),
     ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [], "execution": {"evaluators": [["x"]]}}]},
      r"\$\.evalcases\[0\]\.execution\.evaluators\[0\]: an evaluator is an object with a type, not a list"),
     ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [], "execution": {"evaluators": [{"name": "x"}]}}]},
@@ -325,8 +325,24 @@ def test_a_refused_file_is_left_as_it_is_with_the_reason(tmp_path):
     path.write_text(text)
     result = run_chatconv("migrate", path, "--in-place")
     assert result.returncode == 1
-    assert f"{path}:1: error: $.execution.cache: has no current eval-YAML home" in result.stderr_text
+    assert f"{path}:2: error: $.execution.cache: has no current eval-YAML home" in result.stderr_text
     assert path.read_text() == text
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("e.json", '{\n  "execution": {\n    "cache": true\n  },\n  "tests": [{"id": "a", "criteria": "c", "input": "hi"}]\n}\n',
+     ":3: error: $.execution.cache: has no current"),
+    ("v2.yaml", "evalcases:\n  - id: a\n    outcome: ok\n    input_messages:\n      - role: user\n"
+     "        content: Echo ${{ X }}\n", ":6: error: $.evalcases[0].input_messages[0].content: the tests era reads"),
+    # Refused by a later migration: the path is of the era the file was moved to, not in the text.
+    ("v1.yaml", "testcases:\n  - id: a\n    outcome: ${{ X }}\n    messages:\n      - role: user\n        content: hi\n",
+     ":1: error: $.evalcases[0].outcome (as moved to the evalcases era): the tests era reads"),
+])
+def test_a_refusal_is_reported_at_its_line_or_says_which_era_its_path_is_of(tmp_path, name, text, expected):
+    path = tmp_path / name
+    path.write_text(text)
+    result = run_chatconv("migrate", path, "--check")
+    assert result.returncode == 1 and f"{path}{expected}" in result.stderr_text, result.stderr_text
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator
 
 from ..eras import declared_era, era_named, era_of
-from ..problems import json_path
 from .registry import Refused
 
 _MISSING = object()
@@ -110,8 +109,8 @@ def cases_in(record: dict, key: str | None) -> Iterator[tuple[tuple, dict]]:
 
 
 def refusal(path: tuple, message: str) -> Refused:
-    """Refused, worded with the file's own JSON path: `$.tests[2].execution.cache: ...`."""
-    return Refused(f"{json_path(path)}: {message}")
+    """Refused at a JSON path of the record: `$.tests[2].execution.cache: ...`."""
+    return Refused(message, path)
 
 
 def insert_before(mapping: dict, anchor: str, key: str, value: Any) -> None:

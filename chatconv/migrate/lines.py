@@ -204,12 +204,16 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")  # the json module would take NaN and Infinity
 
 
-def try_upgrade(record: Any, kind_of: Callable[[Any], str | None], until_era: str | None = None) -> tuple[Any, list]:
-    """upgrade_record as a run makes it: an eval file to `until_era`, None: the newest."""
+def try_upgrade(record: Any, kind_of: Callable[[Any], str | None], until_era: str | None = None,
+                locate: Callable[[tuple], tuple[int, int]] | None = None) -> tuple[Any, list]:
+    """upgrade_record as a run makes it: an eval file to `until_era`, None: the newest. locate
+    gives the line (and column) of a JSON path in a document, for a refusal's line."""
     try:
         return upgrade_record(record, kind_of(record), until_era or NEWEST.NAME)
     except Refused as exc:  # what has no home in a newer era: the record is left as it is
-        raise BadRecord(str(exc), "no-newer-home") from None
+        # A path of the record as read is in the text; one of a later era's shape is not.
+        line = locate(exc.path)[0] if locate and exc.path is not None and exc.moved_to is None else 1
+        raise BadRecord(str(exc), "no-newer-home", line - 1) from None
     except Exception as exc:  # a migration tripped on a shape it did not expect: that record's fault
         raise BadRecord(f"cannot be migrated: {type(exc).__name__}: {exc}", "legacy-shape") from None
 

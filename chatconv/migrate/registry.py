@@ -20,13 +20,28 @@ from typing import Any, Callable
 
 from ..eras import ERAS, NEWEST, Era, era_index, era_named
 from ..kinds import detect_kind
+from ..problems import json_path
 from ..schemas import resource_dir
 
 _MODULE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.py$")
 
 
 class Refused(Exception):
-    """A record a migration will not rewrite: the message names the key and what to do."""
+    """A record a migration will not rewrite: the message says what to do, about `path` (the
+    JSON path of the record as the migration met it, when it names one). `moved_to` is the era
+    an earlier migration of the run had moved the record to (its path is then that era's, not
+    the file's), None while the record is as read."""
+
+    def __init__(self, message: str, path: tuple | None = None):
+        super().__init__(message)
+        self.path = path
+        self.moved_to: str | None = None
+
+    def __str__(self) -> str:
+        if self.path is None:
+            return self.args[0]
+        moved = f" (as moved to the {self.moved_to} era)" if self.moved_to else ""
+        return f"{json_path(self.path)}{moved}: {self.args[0]}"
 
 
 @dataclass(frozen=True)
@@ -110,7 +125,12 @@ def upgrade_record(record: Any, kind: str | None,
     for migration in migrations_for(kind, until_era):
         spot = migration.detect(record)
         if spot is not None:
-            record = migration.upgrade(record)
+            try:
+                record = migration.upgrade(record)
+            except Refused as exc:
+                exc.moved_to = next((m.eras[1] for m, _ in reversed(applied) if m.eras and m.eras[0] != m.eras[1]),
+                                    None)
+                raise
             applied.append((migration, spot))
     return record, applied
 
