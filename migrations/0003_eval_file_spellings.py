@@ -9,7 +9,7 @@ alone, so nothing is overwritten. Works on plain data and on ruamel.yaml's round
 whose comments stay with the text.
 """
 
-from chatconv.migrate import in_era, move_comment, new_like, new_list_like, rename_key
+from chatconv.migrate import cases_in, in_era, move_comment, new_like, new_list_like, rename_key
 
 KINDS = ("eval-file",)
 ERAS = ("evalcases", "evalcases")
@@ -29,11 +29,7 @@ def _case_list_key(record):
 
 
 def _cases(record):
-    key = _case_list_key(record) or "evalcases"
-    cases = record.get(key)
-    for index, case in enumerate(cases if isinstance(cases, list) else []):
-        if isinstance(case, dict):
-            yield (key, index), case
+    return cases_in(record, _case_list_key(record) or "evalcases")
 
 
 def _case_renames(case):

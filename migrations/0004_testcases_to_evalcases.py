@@ -6,18 +6,11 @@ them already, or it is the only message). A `$schema` that names v1 names v2 aft
 keys stay where they stand; 0003 then moves older v2 spellings among them.
 """
 
-from chatconv.migrate import declare_era, in_era, insert_after, new_like, rename_key
+from chatconv.migrate import cases_in, declare_era, in_era, insert_after, new_like, rename_key
 
 KINDS = ("eval-file",)
 ERAS = ("testcases", "evalcases")
 SUMMARY = "testcases (v1) -> evalcases (v2): messages split into input_messages and expected_messages"
-
-
-def _cases(record):
-    cases = record.get("evalcases", record.get("testcases"))
-    for case in cases if isinstance(cases, list) else []:
-        if isinstance(case, dict):
-            yield case
 
 
 def detect(record):
@@ -42,6 +35,6 @@ def _split(case):
 def upgrade(record):
     declare_era(record, "testcases", "evalcases")
     rename_key(record, "testcases", "evalcases")
-    for case in _cases(record):
+    for _, case in cases_in(record, "evalcases"):
         _split(case)
     return record

@@ -7,10 +7,15 @@ is a string becomes that string), `expected_messages` -> `expected_output`, `out
 (`llm_judge`, `code_judge` and the other types of AgentV's v3.8 schema are kept by name). A `$schema` that names v2 names the tests era afterwards.
 What has no home in the tests era is refused with the reason, never dropped: a file-level
 `metadata` or `guideline_patterns`, a case's `metadata.systemPrompt` (the tests era does not
-read it into the prompt), an evaluator type the tests era does not know.
+read it into the prompt), an evaluator type the tests era does not know, and text holding `${{`
+(the tests era reads `${{ NAME }}` as an environment variable).
 """
 
-from chatconv.migrate import declare_era, in_era, insert_after, move_comment, refusal, rename_key
+import json
+
+from chatconv.migrate import cases_in, declare_era, in_era, insert_after, move_comment, refusal, rename_key
+from chatconv.migrate.graders import RENAMED_TYPES
+from chatconv.migrate.literal import strings
 
 KINDS = ("eval-file",)
 ERAS = ("evalcases", "tests")
@@ -22,20 +27,15 @@ _KEPT_TYPES = ("code-grader", "code-judge", "code_grader", "code_judge", "compos
                "execution-metrics", "execution_metrics", "field-accuracy", "field_accuracy", "is-json", "is_json",
                "latency", "llm-grader", "llm-judge", "llm_grader", "llm_judge", "regex", "rubrics", "token-usage",
                "token_usage", "tool-trajectory", "tool_trajectory")
-# Script graders: v2 gives the command as `script`, the tests era as `command`.
-_SCRIPT_TYPES = ("code", "code-grader", "code-judge", "code_grader", "code_judge")
+# Script graders (v2's `code`, and those the current era calls `script`): v2 gives the command as
+# `script`, the tests era as `command`.
+_SCRIPT_TYPES = ("code", *(old for old, new in RENAMED_TYPES.items() if new == "script"))
 
 
 def detect(record):
     if in_era(record, "evalcases") and isinstance(record.get("evalcases"), list):
         return ("evalcases",)
     return None
-
-
-def _cases(record, key):
-    for index, case in enumerate(record.get(key) or []):
-        if isinstance(case, dict):
-            yield (key, index), case
 
 
 def _refuse_homeless(record):
@@ -49,7 +49,7 @@ def _refuse_homeless(record):
                       ".agentv/config.yaml: move them there, then migrate")
     if "assertions" in record:
         raise refusal(("assertions",), "is not an evalcases-era key; remove it or rename it, then migrate")
-    for path, case in _cases(record, "evalcases"):
+    for path, case in cases_in(record, "evalcases"):
         taken = [new for old, new in _CASE_KEYS.items() if old in case and new in case]
         if taken or "assertions" in case:
             key = (taken or ["assertions"])[0]
@@ -60,15 +60,31 @@ def _refuse_homeless(record):
                           "prompt: write it as a system message at the start of input_messages, then migrate")
     for path, evaluators in _evaluator_lists(record):
         for index, evaluator in enumerate(evaluators):
-            kind = evaluator.get("type") if isinstance(evaluator, dict) else None
+            if not isinstance(evaluator, dict):
+                raise refusal(path + (index,), f"an evaluator is an object with a type, not {_json_kind(evaluator)}: "
+                              "fix it, then migrate")
+            kind = evaluator.get("type")
+            if "type" not in evaluator:
+                raise refusal(path + (index,), "an evaluator with no type: give it one, then migrate")
             if kind != "code" and kind not in _KEPT_TYPES:
                 raise refusal(path + (index, "type"), f"evaluator type {kind!r} has no tests-era equivalent that "
                               "chatconv knows: write it as a tests-era assertion by hand, then migrate")
+    for path, text in strings(record, ()):
+        if "${{" in text:  # literal text in v2; in the tests era, in any string, an environment variable
+            raise refusal(path, "the tests era reads `${{ NAME }}` in any text as an environment variable, so "
+                          "this text would change: rewrite it without `${{`, then migrate")
+
+
+def _json_kind(value):
+    """What a JSON value is, in words."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return "text" if isinstance(value, str) else "a list" if isinstance(value, list) else "a number"
 
 
 def _evaluator_lists(record):
     """(JSON path, list) of each `execution.evaluators`: the suite's, then each case's."""
-    owners = [((), record)] + list(_cases(record, "evalcases"))
+    owners = [((), record)] + list(cases_in(record, "evalcases"))
     for path, owner in owners:
         execution = owner.get("execution")
         if isinstance(execution, dict) and isinstance(execution.get("evaluators"), list):
@@ -116,7 +132,7 @@ def upgrade(record):
     _refuse_homeless(record)
     declare_era(record, "evalcases", "tests")
     _evaluators_to_assertions(record)
-    for _, case in _cases(record, "evalcases"):
+    for _, case in cases_in(record, "evalcases"):
         _upgrade_case(case)
     rename_key(record, "evalcases", "tests")
     return record

@@ -27,10 +27,10 @@ Refused, with the key and AgentV's advice, never dropped: `execution.fail_on_err
 for, and inputs the new prompts cannot carry exactly.
 """
 
-from chatconv.migrate import (declare_era, in_era, insert_after, insert_before, move_comment, new_like, new_list_like,
-                              quoted_like, refusal, rename_key)
+from chatconv.migrate import (cases_in, declare_era, in_era, insert_after, insert_before, move_comment, new_like,
+                              new_list_like, quoted_like, refusal, rename_key)
 from chatconv.migrate.graders import RUBRIC_LISTS, current_type, graders, rename_grader
-from chatconv.migrate.literal import TEMPLATE_SYNTAX, escaped, escaped_texts, strings
+from chatconv.migrate.literal import TEMPLATE_SYNTAX, escaped_texts, strings
 
 KINDS = ("eval-file",)
 ERAS = ("tests", "current")
@@ -112,11 +112,7 @@ def _graders(record):
 
 
 def _inline_cases(record):
-    key = _case_list_key(record)
-    cases = record.get(key) if key else None
-    for index, case in enumerate(cases if isinstance(cases, list) else []):
-        if isinstance(case, dict):
-            yield (key, index), case
+    return cases_in(record, _case_list_key(record))
 
 
 # --- refusals: all checked before anything changes -------------------------------------------
@@ -180,7 +176,7 @@ def _refuse_targets(value, path):
 
 def _refuse_inputs(record):
     """What the prompts of the current era cannot carry exactly."""
-    suite_input = record.get("input")
+    suite = "input" in record  # an input written with no value too: it is refused below
     key = _case_list_key(record)
     cases = record.get(key) if key else None
     inline = list(_inline_cases(record))
@@ -194,9 +190,9 @@ def _refuse_inputs(record):
         raise refusal((key,), "mixes included case files with inline cases: the inline cases need prompts, and "
                       "current AgentV would then render the included rows through them (dropping their "
                       "input_files); put all cases in one place, then migrate")
-    if suite_input is not None:
-        _suite_messages(suite_input)  # refuses what is neither text nor messages
-        for where, text in strings(suite_input, ("input",)):
+    if suite:
+        _suite_messages(record["input"])  # refuses what is neither text nor messages
+        for where, text in strings(record["input"], ("input",)):
             _refuse_unkept(where, text)
     for path, case in inline:
         for key in case:
@@ -225,10 +221,10 @@ def _refuse_inputs(record):
         if "input_files" in case and not isinstance(value, str):
             raise refusal(path + ("input_files",), "input_files with a message-list input: AgentV v3-v4.42 gives "
                           "this case no input; write the files as file parts of a message, then migrate")
-        if suite_input is not None and _applies_suite(case) is False:
+        if suite and _applies_suite(case) is False:
             raise refusal(path + ("execution", "skip_defaults"), "this case skips the suite-level input, which "
                           "moves into the file's one prompt: give it a file of its own, then migrate")
-        if suite_input is not None and not isinstance(value, str):
+        if suite and not isinstance(value, str):
             raise refusal(path + ("input",), "a message-list input after a suite-level input: one prompt cannot "
                           "splice a list of messages after the suite's; write the suite messages into this "
                           "input, then migrate")
@@ -268,7 +264,6 @@ def _refuse_unkept(path, text):
     """Refused for text that cannot stay literal through current AgentV's rendering."""
     if "${{" in text:
         raise refusal(path, _ENV)
-    escaped(text, path)
 
 
 # --- the rewrite -------------------------------------------------------------------------------
@@ -296,30 +291,33 @@ def upgrade(record):
 def _move_inputs(record):
     """The file's prompts, in place of the suite's input (and input_files, which the cases take
     up). Whether the prompt is a chat whose last message's content is a case's input."""
+    suite = "input" in record
     if not any(True for _ in _inline_cases(record)):
-        return False
+        if "input_files" in record:  # no case to take them up (included cases with them are refused)
+            del record["input_files"]
+        if not suite:  # included case files are rendered as they are
+            return False
     key = _case_list_key(record)
-    suite = record.get("input")
-    if suite is None:
+    if not suite:
         prompt = new_list_like(record, [quoted_like(record, PROMPT)])
     else:
         # As AgentV's guide moves a suite input: into default_test.vars, each message's content
         # rendered whole by the prompt. A var, unlike a prompt's own text, is rendered once.
-        messages = _suite_messages(suite)
+        messages = _suite_messages(record["input"])
         names = ["suite_input"] if len(messages) == 1 else [f"suite_input_{n}" for n in range(1, len(messages) + 1)]
         variables = new_like(record, ((name, escaped_texts(m["content"])) for name, m in zip(names, messages)))
         chat = [new_like(record, {**m, "content": quoted_like(record, f"{{{{ {name} }}}}")}.items())
                 for name, m in zip(names, messages)]
         chat.append(new_like(record, {"role": "user", "content": quoted_like(record, PROMPT)}.items()))
         prompt = new_list_like(record, [new_list_like(record, chat)])
-    if "input" in record:
+    if suite:
         rename_key(record, "input", "prompts", prompt)
         insert_after(record, "prompts", "default_test", new_like(record, {"vars": variables}.items()))
     else:
         insert_before(record, key, "prompts", prompt)
     if "input_files" in record:
         del record["input_files"]
-    return suite is not None
+    return suite
 
 
 def _upgrade_case(case, files, chat):

@@ -6,6 +6,7 @@ prompts built from a file are the same before and after, and a second run change
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from pathlib import Path
@@ -17,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chatconv.eras import era_of
-from chatconv.migrate import LineRejected, Refused, migrate_document, migrate_paths, migrate_record
+from chatconv.migrate import (LineRejected, Refused, migrate_document, migrate_lines, migrate_paths, migrate_record,
+                              migrations)
 from chatconv.sources import discover
 
 # ---------------------------------------------------------------------------------------------
@@ -241,6 +243,10 @@ def test_a_suite_message_list_becomes_one_var_per_message():
     ({"tests": [{"id": "{{ x }}", "criteria": "c", "input": "x"}]}, r"\$\.tests\[0\]\.id: an id with template syntax"),
     ({"tests": [{"id": "a", "criteria": "c", "input": "Hi ${{ USER }}"}]},
      r"\$\.tests\[0\]\.input: tests-era env interpolation `\$\{\{ NAME \}\}` is written `\{\{ env\.NAME \}\}`"),
+    # The first offending text in file order is named.
+    ({"tests": [{"id": "a", "criteria": "c", "input": [{"role": "user", "content": "${{ A }}"},
+                                                      {"role": "user", "content": "${{ B }}"}]}]},
+     r"^\$\.tests\[0\]\.input\[0\]\.content: tests-era env"),
 ])
 def test_text_that_cannot_be_kept_literal_is_refused(record, message):
     with pytest.raises(Refused, match=message):
@@ -289,6 +295,8 @@ def test_suite_execution_and_graders_move_as_agentv_guide_says():
     ({"tests": [{"id": "a", "criteria": "c", "input": "x", "assertions": [{"type": "tool-trajectory"}]}]},
      r"\$\.tests\[0\]\.assertions\[0\]\.type: tool-trajectory is replaced by .*trajectory:"),
     ({"tests": [{"id": "a", "criteria": "c"}]}, r"\$\.tests\[0\]: the case has no input"),
+    ({"input": None, "tests": [{"id": "a", "criteria": "c", "input": "x"}]},
+     r"\$\.input: a suite-level input that is not text or messages"),
     ({"execution": {"targets": [{"name": "t", "use_target": "u"}]}, "tests": []},
      r"\$\.execution\.targets\[0\]\.use_target: current AgentV rejects use_target"),
     ({"metadata": {"systemPrompt": "Be kind."}, "evalcases": [{"id": "a", "outcome": "o", "input_messages": []}]},
@@ -297,6 +305,14 @@ def test_suite_execution_and_graders_move_as_agentv_guide_says():
      r"\$\.guideline_patterns: the tests era reads guideline_patterns only from \.agentv/config\.yaml"),
     ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [], "execution": {"evaluators": [
         {"name": "x", "type": "semantic"}]}}]}, r"\$\.evalcases\[0\]\.execution\.evaluators\[0\]\.type: evaluator type"),
+    ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [{"role": "user", "content": "Echo ${{ HOME }}"}]}]},
+     r"\$\.evalcases\[0\]\.input_messages\[0\]\.content: the tests era reads `\$\{\{ NAME \}\}`"),
+    ({"testcases": [{"id": "a", "outcome": "${{ X }}", "messages": [{"role": "user", "content": "hi"}]}]},
+     r"\$\.evalcases\[0\]\.outcome \(as moved to the evalcases era\): the tests era reads"),
+    ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [], "execution": {"evaluators": [["x"]]}}]},
+     r"\$\.evalcases\[0\]\.execution\.evaluators\[0\]: an evaluator is an object with a type, not a list"),
+    ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [], "execution": {"evaluators": [{"name": "x"}]}}]},
+     r"\$\.evalcases\[0\]\.execution\.evaluators\[0\]: an evaluator with no type"),
 ])
 def test_what_has_no_home_in_the_next_era_is_refused_never_dropped(record, message):
     with pytest.raises(Refused, match=message):
@@ -309,8 +325,24 @@ def test_a_refused_file_is_left_as_it_is_with_the_reason(tmp_path):
     path.write_text(text)
     result = run_chatconv("migrate", path, "--in-place")
     assert result.returncode == 1
-    assert f"{path}:1: error: $.execution.cache: has no current eval-YAML home" in result.stderr_text
+    assert f"{path}:2: error: $.execution.cache: has no current eval-YAML home" in result.stderr_text
     assert path.read_text() == text
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("e.json", '{\n  "execution": {\n    "cache": true\n  },\n  "tests": [{"id": "a", "criteria": "c", "input": "hi"}]\n}\n',
+     ":3: error: $.execution.cache: has no current"),
+    ("v2.yaml", "evalcases:\n  - id: a\n    outcome: ok\n    input_messages:\n      - role: user\n"
+     "        content: Echo ${{ X }}\n", ":6: error: $.evalcases[0].input_messages[0].content: the tests era reads"),
+    # Refused by a later migration: the path is of the era the file was moved to, not in the text.
+    ("v1.yaml", "testcases:\n  - id: a\n    outcome: ${{ X }}\n    messages:\n      - role: user\n        content: hi\n",
+     ":1: error: $.evalcases[0].outcome (as moved to the evalcases era): the tests era reads"),
+])
+def test_a_refusal_is_reported_at_its_line_or_says_which_era_its_path_is_of(tmp_path, name, text, expected):
+    path = tmp_path / name
+    path.write_text(text)
+    result = run_chatconv("migrate", path, "--check")
+    assert result.returncode == 1 and f"{path}{expected}" in result.stderr_text, result.stderr_text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -331,6 +363,18 @@ def test_cli_moves_to_the_newest_era_or_stops_at_to(tmp_path):
     assert result.returncode == 0, result.stderr_text
     assert tests.read_text() == TESTS_AS_CURRENT and "0006_tests_to_current: 2 records" in result.stderr_text
     assert "already at or past" not in result.stderr_text
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_to_stops_an_eval_file_on_a_jsonl_line_too(tmp_path, jobs):
+    path = tmp_path / "e.jsonl"
+    v1 = {"testcases": [{"id": "a", "outcome": "o", "messages": [{"role": "user", "content": "hi"}]}]}
+    path.write_text(json.dumps(v1) + "\n")
+    [outcome] = migrate_paths([str(path)], in_place=True, to_era="evalcases", jobs=jobs)
+    assert outcome.error is None and outcome.tally.migrated == 1
+    assert json.loads(path.read_text()) == {"evalcases": [{"id": "a", "outcome": "o", "input_messages": [
+        {"role": "user", "content": "hi"}]}]}
+    assert migrate_lines(path.read_bytes(), to_era="evalcases").tally.unchanged == 1
 
 
 def test_cli_to_takes_only_era_names(tmp_path):
@@ -639,6 +683,52 @@ def test_migrating_twice_changes_nothing(era, data):
     assert second.data == first.data and second.tally.unchanged == 1
     as_yaml = yaml.safe_dump(record, allow_unicode=True, sort_keys=False).encode()
     assert yaml.safe_load(migrate_document(as_yaml, "e.yaml", "yaml").data) == json.loads(first.data)
+
+
+# Each eval-file migration, on its own: once it has upgraded a file, it finds nothing more to do
+# there (else every run reports the file as migrated, and --check never passes).
+EDGE_FILES = [
+    {"input": "Be brief.", "tests": []}, {"input_files": ["ctx.md"], "tests": []}, {"input": "hi", "tests": [{}]},
+    {"execution": {"threshold": 0.5}, "tests": []}, {"tests": "cases.jsonl"}, {"testcases": []},
+    {"evalcases": []}, {"cases": []}, {"evalcases": [{"id": "a", "criteria": "c", "expected_outcome": "o"}]},
+    *(yaml.safe_load(text) for text in (V1, V2, TESTS))]
+
+
+def _upgrade_leaves_nothing_to_detect(record) -> None:
+    for migration in (m for m in migrations() if m.eras is not None):
+        if migration.detect(record) is None:
+            continue
+        try:
+            after = migration.upgrade(copy.deepcopy(record))
+        except Refused:
+            continue
+        assert migration.detect(after) is None, (migration.name, record, after)
+
+
+@pytest.mark.parametrize("record", EDGE_FILES, ids=lambda r: json.dumps(r)[:40])
+def test_after_its_upgrade_a_migration_detects_nothing(record):
+    _upgrade_leaves_nothing_to_detect(record)
+
+
+def test_after_its_upgrade_a_migration_detects_nothing_in_the_example_files():
+    paths = sorted((REPO / "examples" / "evals").rglob("*.yaml")) + _eval_files(TREE)
+    for path in paths:
+        _upgrade_leaves_nothing_to_detect(yaml.safe_load(path.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("era", sorted(FILES_OF_ERA))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_after_its_upgrade_a_migration_detects_nothing_in_any_file(era, data):
+    _upgrade_leaves_nothing_to_detect(data.draw(FILES_OF_ERA[era]))
+
+
+def test_a_suite_input_with_no_cases_migrates_once():
+    record, applied = migrate_record({"input": "Be brief.", "input_files": ["ctx.md"], "tests": []})
+    assert record == {"prompts": [[{"role": "user", "content": "{{ suite_input }}"},
+                                   {"role": "user", "content": "{{ input }}"}]],
+                      "default_test": {"vars": {"suite_input": "Be brief."}}, "tests": []}
+    assert applied == ["0006_tests_to_current"] and migrate_record(record) == (record, [])
 
 
 def test_the_shipped_examples_of_every_era_build_one_prompt_and_migrate_to_the_current_era(tmp_path):

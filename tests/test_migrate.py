@@ -26,10 +26,14 @@ def test_the_migrations_are_found_in_order():
         "0005_evalcases_to_tests", "0006_tests_to_current"]
     assert all(m.summary and m.kinds for m in migrations())
     # Eval files move one era at a time, an era's own spellings fixed before the move out of it.
-    assert [m.name for m in migrations_for("eval-file")] == [
+    assert [m.name for m in migrations_for("eval-file", "current")] == [
         "0004_testcases_to_evalcases", "0003_eval_file_spellings", "0005_evalcases_to_tests", "0006_tests_to_current"]
     assert [m.name for m in migrations_for("eval-file", "evalcases")] == [
         "0004_testcases_to_evalcases", "0003_eval_file_spellings"]
+    # A kind that is an era's schema reads eval files up to that era (eval-file: the evalcases era's).
+    assert migrations_for("eval-file") == migrations_for("eval-file", "evalcases")
+    assert migrations_for("eval-tests") == migrations_for("eval-file", "tests")
+    assert migrations_for("eval-current") == migrations_for("eval-file", "current")
 
 
 @pytest.mark.parametrize("path", recorded_files(), ids=lambda p: p.name)

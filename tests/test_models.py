@@ -663,3 +663,24 @@ def test_schema_is_documented(name):
         )
 
     assert [prop for prop, sub in properties(schema) if not described(sub)] == []
+
+
+def test_an_older_eval_file_parses_as_a_later_eras_model_moved_up_to_it_never_past():
+    v2 = {"evalcases": [{"id": "a", "outcome": "Says hi", "input_messages": [{"role": "user", "content": "hi"}]}]}
+    before = copy.deepcopy(v2)
+    parsed = parse_record("eval-tests", v2)
+    assert parsed.root == {"tests": [{"id": "a", "criteria": "Says hi", "input": "hi"}]} and v2 == before
+    assert parse_record("eval-current", v2).root["tests"] == [{"id": "a", "criteria": "Says hi", "vars": {"input": "hi"}}]
+    # A tests-era file is not moved back into the evalcases era's model.
+    with pytest.raises(ValidationError):
+        parse_record("eval-file", {"tests": [{"id": "a", "criteria": "c", "input": "hi"}]})
+
+
+def test_an_era_file_nested_too_deeply_is_refused_as_invalid_not_a_recursion_error():
+    nested: list = []
+    for _ in range(3000):
+        nested = [nested]
+    with pytest.raises(ValidationError, match="nested too deeply to explain"):
+        parse_record("eval-tests", {"tests": [{"id": "a", "criteria": "c", "input": nested}]})
+    with pytest.raises(ValidationError, match=r"\$\.tests\[0\]\.input: does not match the eval-tests schema"):
+        parse_record("eval-tests", {"tests": [{"id": "a", "criteria": "c", "input": 5}]})

@@ -15,7 +15,7 @@ from ..sources import BATCH_BYTES
 from .atomic import AtomicFile
 from .batches import Workers
 from .documents import migrate_document
-from .edits import (declare_era, in_era, insert_after, insert_before, move_comment, new_like, new_list_like,
+from .edits import (cases_in, declare_era, in_era, insert_after, insert_before, move_comment, new_like, new_list_like,
                     quoted_like, refusal, rename_key)
 from .files import migrate_file
 from .lines import EXAMPLES_KEPT, LineRejected, MigratedLines, Reject, Tally, migrate_lines
@@ -25,7 +25,7 @@ from .run import MigratedFile, migrate_paths
 
 __all__ = [
     "BATCH_BYTES", "EXAMPLES_KEPT", "AtomicFile", "LineRejected", "MigratedFile", "MigratedLines", "Migration",
-    "Refused", "Reject", "Tally", "Workers", "declare_era", "in_era", "insert_after", "insert_before", "is_legacy",
+    "Refused", "Reject", "Tally", "Workers", "cases_in", "declare_era", "in_era", "insert_after", "insert_before", "is_legacy",
     "migrate_document", "migrate_file", "migrate_lines", "migrate_paths", "migrate_record", "migrations",
     "migrations_for", "move_comment", "new_like", "new_list_like", "plan_targets", "quoted_like", "refusal", "refuse_rejects_among",
     "rename_key", "upgrade_record",

@@ -10,7 +10,7 @@ import re
 from ..eras import era_index, era_named, era_of
 from ..kinds import detect_kind
 from ..problems import json_path
-from ..sources import UTF8_BOM, duplicate_keys
+from ..sources import UTF8_BOM, Record, duplicate_keys
 from .lines import (NOT_EXACT, BadRecord, LineRejected, MigratedLines, Reject, Tally, parse_json, try_upgrade,
                     written_back)
 from .yaml_rewrite import migrate_yaml
@@ -52,7 +52,7 @@ def _at_or_past(record, to_era: str) -> bool:
 
 def _migrate_json(data: bytes, to_era: str | None) -> tuple[bytes, list, object]:
     record, exact = parse_json(data)
-    record, applied = try_upgrade(record, detect_kind, to_era)
+    record, applied = try_upgrade(record, detect_kind, to_era, Record("", 1, text=data.removeprefix(UTF8_BOM)).locate)
     if not applied:
         return data, [], record
     if not exact:

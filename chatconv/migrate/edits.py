@@ -7,10 +7,9 @@ moved with it, and a refusal that names the key.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from ..eras import declared_era, era_named, era_of
-from ..problems import json_path
 from .registry import Refused
 
 _MISSING = object()
@@ -101,9 +100,17 @@ def declare_era(record: dict, old: str, new: str) -> None:
         record["$schema"] = era_named(new).SCHEMA_IDS[0]
 
 
+def cases_in(record: dict, key: str | None) -> Iterator[tuple[tuple, dict]]:
+    """(JSON path, case) of each object in the case list under `key` (none when it is not a list)."""
+    cases = record.get(key) if key is not None else None
+    for index, case in enumerate(cases if isinstance(cases, list) else []):
+        if isinstance(case, dict):
+            yield (key, index), case
+
+
 def refusal(path: tuple, message: str) -> Refused:
-    """Refused, worded with the file's own JSON path: `$.tests[2].execution.cache: ...`."""
-    return Refused(f"{json_path(path)}: {message}")
+    """Refused at a JSON path of the record: `$.tests[2].execution.cache: ...`."""
+    return Refused(message, path)
 
 
 def insert_before(mapping: dict, anchor: str, key: str, value: Any) -> None:

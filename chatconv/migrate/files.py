@@ -45,7 +45,7 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
                 # Worker processes write straight into a file (a dry run's into nowhere); what
                 # goes to a stream comes back to be written here.
                 append_to = sink.temporary if sink is not None else os.devnull if output is None else None
-                results = (workers or Workers()).migrate(path, stdin or source, keep_rejects, append_to)
+                results = (workers or Workers()).migrate(path, stdin or source, keep_rejects, append_to, to_era)
             else:
                 fmt, data = stdin.document() if stdin is not None else (fmt, source.read())
                 results = [(len(data), migrate_document(data, path, fmt, keep_rejects, to_era))]

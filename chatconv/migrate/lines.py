@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import orjson
 
+from ..eras import NEWEST
 from ..kinds import detect_kind
 from ..problems import ChatconvError, Problem, json_path
 from ..sources import UTF8_BOM, NotWritten, exact_json, is_blank_line, load_json
@@ -116,13 +117,14 @@ class BadRecord(Exception):
 
 
 def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
-                  keep_rejects: bool = False) -> MigratedLines:
+                  keep_rejects: bool = False, to_era: str | None = None) -> MigratedLines:
     """Migrate whole JSONL lines; returns the bytes to write, the counts and the rejects.
 
     A line that no migration changes (a blank line included) is written as it was read, byte
     for byte; a migrated line becomes compact JSON (orjson: keys in order, UTF-8, no spaces)
     with the line's own ending (`\\n`, `\\r\\n` or none). A line that cannot be parsed or
     migrated raises LineRejected, or, with keep_rejects, is left out and returned in `rejects`.
+    to_era: an eval file on a line moves forward to that era (an era's name), not to the newest.
     """
     kind_of = detect_kind
     written: list[bytes] = []
@@ -131,7 +133,7 @@ def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
     for number, line in enumerate(io.BytesIO(data), first_line):
         tally.read += 1
         try:
-            applied = _migrate_line(line, kind_of, written)
+            applied = _migrate_line(line, kind_of, written, to_era)
         except BadRecord as exc:
             reject = Reject(file, number, str(exc), line.rstrip(b"\r\n"), exc.code)
             if not keep_rejects:
@@ -145,13 +147,13 @@ def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
     return MigratedLines(b"".join(written), tally, rejects)
 
 
-def _migrate_line(line: bytes, kind_of, written: list[bytes]) -> list:
+def _migrate_line(line: bytes, kind_of, written: list[bytes], to_era: str | None) -> list:
     """Append what to write for `line` to `written`; return the migrations applied."""
     if is_blank_line(line):
         written.append(line)
         return []
     record, exact = parse_json(line)  # JSON allows the line ending
-    record, applied = try_upgrade(record, kind_of)
+    record, applied = try_upgrade(record, kind_of, to_era)
     if not applied:
         written.append(line)
         return applied
@@ -202,11 +204,16 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")  # the json module would take NaN and Infinity
 
 
-def try_upgrade(record: Any, kind_of: Callable[[Any], str | None], until_era: str | None = None) -> tuple[Any, list]:
+def try_upgrade(record: Any, kind_of: Callable[[Any], str | None], until_era: str | None = None,
+                locate: Callable[[tuple], tuple[int, int]] | None = None) -> tuple[Any, list]:
+    """upgrade_record as a run makes it: an eval file to `until_era`, None: the newest. locate
+    gives the line (and column) of a JSON path in a document, for a refusal's line."""
     try:
-        return upgrade_record(record, kind_of(record), until_era)
+        return upgrade_record(record, kind_of(record), until_era or NEWEST.NAME)
     except Refused as exc:  # what has no home in a newer era: the record is left as it is
-        raise BadRecord(str(exc), "no-newer-home") from None
+        # A path of the record as read is in the text; one of a later era's shape is not.
+        line = locate(exc.path)[0] if locate and exc.path is not None and exc.moved_to is None else 1
+        raise BadRecord(str(exc), "no-newer-home", line - 1) from None
     except Exception as exc:  # a migration tripped on a shape it did not expect: that record's fault
         raise BadRecord(f"cannot be migrated: {type(exc).__name__}: {exc}", "legacy-shape") from None
 

@@ -1,6 +1,5 @@
 """Text that must stay literal where AgentV's current era renders it as a Nunjucks template (a
-prompt, a var, a case's criteria): escaped with `{% raw %}`, or refused where it cannot be. For
-migration 0006.
+prompt, a var, a case's criteria): escaped so that it renders to itself. For migration 0006.
 """
 
 from __future__ import annotations
@@ -13,19 +12,19 @@ TEMPLATE_SYNTAX = re.compile(r"\{[{%#]")  # what Nunjucks (and Jinja2, which ren
 
 
 def strings(value: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
-    """(JSON path, text) of every string in a value."""
+    """(JSON path, text) of every string in a value, in file order (a refusal names the first)."""
     stack = [(path, value)]
     while stack:
         where, value = stack.pop()
         if isinstance(value, str):
             yield where, value
-        elif isinstance(value, dict):
-            stack.extend((where + (key,), item) for key, item in value.items())
+        elif isinstance(value, dict):  # pushed in reverse, so that the first item is popped first
+            stack.extend(reversed([(where + (key,), item) for key, item in value.items()]))
         elif isinstance(value, list):
-            stack.extend((where + (index,), item) for index, item in enumerate(value))
+            stack.extend(reversed([(where + (index,), item) for index, item in enumerate(value)]))
 
 
-def escaped(text: Any, path: tuple = ()) -> Any:
+def escaped(text: Any) -> Any:
     """Text that renders to itself; other values as they are. Wrapped in `{% raw %}` (readable),
     unless it holds `endraw`, which a raw block cannot: then each `{` that opens template
     syntax is written `{{ "{" }}`, which renders as `{` (in Nunjucks as in Jinja2)."""

@@ -18,15 +18,30 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Callable
 
-from ..eras import Era, era_index, era_named
+from ..eras import ERAS, NEWEST, Era, era_index, era_named
 from ..kinds import detect_kind
+from ..problems import json_path
 from ..schemas import resource_dir
 
 _MODULE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.py$")
 
 
 class Refused(Exception):
-    """A record a migration will not rewrite: the message names the key and what to do."""
+    """A record a migration will not rewrite: the message says what to do, about `path` (the
+    JSON path of the record as the migration met it, when it names one). `moved_to` is the era
+    an earlier migration of the run had moved the record to (its path is then that era's, not
+    the file's), None while the record is as read."""
+
+    def __init__(self, message: str, path: tuple | None = None):
+        super().__init__(message)
+        self.path = path
+        self.moved_to: str | None = None
+
+    def __str__(self) -> str:
+        if self.path is None:
+            return self.args[0]
+        moved = f" (as moved to the {self.moved_to} era)" if self.moved_to else ""
+        return f"{json_path(self.path)}{moved}: {self.args[0]}"
 
 
 @dataclass(frozen=True)
@@ -70,6 +85,9 @@ def _era_name(era: Era | str | None) -> str | None:
 
 @cache
 def _migrations_until(kind: str | None, until_era: str | None) -> tuple[Migration, ...]:
+    schema_of = next((era for era in ERAS if era.SCHEMA == kind), None)
+    if schema_of is not None:  # an era's schema: an eval file read as one, moved up to that era
+        kind, until_era = "eval-file", until_era or schema_of.NAME
     limit = None if until_era is None else era_index(era_named(until_era))
     chosen = [m for m in migrations() if kind in m.kinds
               and (m.eras is None or limit is None or era_index(era_named(m.eras[1])) <= limit)]
@@ -78,15 +96,18 @@ def _migrations_until(kind: str | None, until_era: str | None) -> tuple[Migratio
 
 def migrations_for(kind: str | None, until_era: Era | str | None = None) -> tuple[Migration, ...]:
     """The migrations for `kind`, in the order they run. For eval files, only those whose
-    target era is not past `until_era` (an Era or its name; None: the newest)."""
+    target era is not past `until_era` (an Era or its name). Without one, a `kind` that is an
+    era's schema (`eval-tests`; `eval-file` is the evalcases era's) stands for the eval files
+    read against it, which move up to that era and never past; any other kind runs them all.
+    Reading (validate, models) passes only the kind; `chatconv migrate` passes its --to."""
     return _migrations_until(kind, _era_name(until_era))
 
 
-def is_legacy(record: Any, kind: str | None, until_era: Era | str | None = None) -> bool:
-    """Whether a migration for `kind` (up to `until_era`) finds its shape in the record as it is.
+def is_legacy(record: Any, kind: str | None) -> bool:
+    """Whether a migration for `kind` (see migrations_for) finds its shape in the record as it is.
     False when one trips on a shape it did not expect: such a record is left to the schema."""
     try:
-        return any(migration.detect(record) is not None for migration in migrations_for(kind, until_era))
+        return any(migration.detect(record) is not None for migration in migrations_for(kind))
     except Exception:  # a migration's detect meets any shape a record that failed the schema has
         return False
 
@@ -94,7 +115,7 @@ def is_legacy(record: Any, kind: str | None, until_era: Era | str | None = None)
 def upgrade_record(record: Any, kind: str | None,
                    until_era: Era | str | None = None) -> tuple[Any, list[tuple[Migration, tuple]]]:
     """Run every migration for `kind` whose shape the record has, in order; an eval file is
-    moved forward era by era, but not past `until_era` (None: to the newest era).
+    moved forward era by era, but not past `until_era` (None: see migrations_for).
 
     Returns the upgraded record (the input may have been changed in place) and the migrations
     applied, each with the path of the first spot it found. Refused when a migration will not
@@ -104,7 +125,12 @@ def upgrade_record(record: Any, kind: str | None,
     for migration in migrations_for(kind, until_era):
         spot = migration.detect(record)
         if spot is not None:
-            record = migration.upgrade(record)
+            try:
+                record = migration.upgrade(record)
+            except Refused as exc:
+                exc.moved_to = next((m.eras[1] for m, _ in reversed(applied) if m.eras and m.eras[0] != m.eras[1]),
+                                    None)
+                raise
             applied.append((migration, spot))
     return record, applied
 
@@ -117,5 +143,5 @@ def migrate_record(record: Any, kind: str | None = None, to_era: Era | str | Non
     Refused when a migration will not rewrite it.
     """
     kind = kind or detect_kind(record)
-    record, applied = upgrade_record(record, kind, to_era)
+    record, applied = upgrade_record(record, kind, to_era or NEWEST.NAME)
     return record, [migration.name for migration, _ in applied]

@@ -10,6 +10,7 @@ import re
 import sys
 from typing import Any
 
+from ..eras import NEWEST
 from ..kinds import detect_kind
 from ..problems import ChatconvError
 from ..sources import Record, decode_utf8, load_yaml
@@ -29,7 +30,8 @@ def migrate_yaml(data: bytes, file: str, to_era: str | None = None) -> tuple[byt
         problem = exc.problems[0]
         raise BadRecord(problem.message, problem.code or "invalid-utf8", (problem.line or 1) - 1) from None
     kind_of = lambda data: detect_kind(data, file)  # noqa: E731
-    expected, applied = try_upgrade(_read_yaml(text, file), kind_of, to_era)
+    read = _read_yaml(text, file)
+    expected, applied = try_upgrade(read.data, kind_of, to_era, read.locate)
     if not applied:
         return data, [], expected
     yaml = _round_trip_yaml(text)
@@ -39,7 +41,7 @@ def migrate_yaml(data: bytes, file: str, to_era: str | None = None) -> tuple[byt
         raise BadRecord(f"invalid YAML: {' '.join(str(exc).split())}", "invalid-yaml") from None
     shares = _has_merge_keys(document) or _has_aliases(document)  # told before a migration unshares them
     try:
-        document, _ = upgrade_record(document, kind_of(document), to_era)
+        document, _ = upgrade_record(document, kind_of(document), to_era or NEWEST.NAME)
     except Refused as exc:  # the plain reading was not refused, so the two readings differ
         raise BadRecord(str(exc), "no-newer-home") from None
     except Exception as exc:  # ruamel.yaml fails to delete a key that a merge shares, say
@@ -47,14 +49,15 @@ def migrate_yaml(data: bytes, file: str, to_era: str | None = None) -> tuple[byt
     out = io.StringIO()
     yaml.dump(document, out)
     written = _keep_document_markers(out.getvalue(), text)
-    if _read_yaml(written, file) != expected:
+    if _read_yaml(written, file).data != expected:
         raise _refusal(shares, "the rewritten YAML would not mean what the file means as read (a date or "
                        "tagged value read otherwise): migrate it by hand", "not-written")
     return written.encode(), applied, expected
 
 
-def _read_yaml(text: str, file: str) -> Any:
-    """The document as validate and prompt read it; BadRecord when it cannot be."""
+def _read_yaml(text: str, file: str) -> Record:
+    """The document as validate and prompt read it (its data, and where each path stands);
+    BadRecord when it cannot be."""
     try:
         record = load_yaml(text, file)
     except ChatconvError as exc:  # aliases that expand without bound
@@ -63,7 +66,7 @@ def _read_yaml(text: str, file: str) -> Any:
     if problem is not None:  # e.g. a duplicate key: which of its values is meant is not known
         raise BadRecord(f"{problem.path}: {problem.message}" if problem.path != "$" else problem.message,
                         problem.code or "invalid-yaml", (problem.line or 1) - 1)
-    return record.data
+    return record
 
 
 def _refusal(shares: bool, message: str, code: str) -> BadRecord:

@@ -19,7 +19,6 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel, ValidationError
 
-from ..eras import ERAS
 from ..kinds import KIND_ALIASES, canonical_kind, detect_kind, kind_names
 from ..migrate import is_legacy, upgrade_record
 from ..problems import ChatconvError, Problem
@@ -70,12 +69,12 @@ def parse_record(kind: str, data: Any) -> BaseModel:
 def _upgraded(data: Any, kind: str) -> Any:
     # Most records are current: a copy is made only when a migration finds its shape (as
     # upgrade_record would find it first), and only that copy is upgraded.
-    # An eval-file model is of one era (its schema's): older files are moved up to it, never past.
-    until_era = next((era for era in ERAS if era.SCHEMA == kind), None)
-    if not is_legacy(data, kind, until_era):
+    # An eval-file model is of one era (its schema's): older files are moved up to it, never past
+    # (the registry's rule for a kind that is an era's schema, as validate reads them).
+    if not is_legacy(data, kind):
         return data
     try:
-        return upgrade_record(copy.deepcopy(data), kind, until_era)[0]
+        return upgrade_record(copy.deepcopy(data), kind)[0]
     except Exception:  # a migration tripped on a shape it did not expect: the model says what is wrong
         return data
 

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from pydantic import RootModel, model_validator
 
+from ..problems import json_path
 from ..schemas import explaining_validator, fast_validator
 
 
@@ -24,9 +25,12 @@ class EraFile(RootModel[Any]):
         if not fast_validator(self.SCHEMA).is_valid(self.root):
             from jsonschema.exceptions import best_match
 
-            error = best_match(explaining_validator(self.SCHEMA).iter_errors(self.root))
-            where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-            raise ValueError(f"{where}: does not match the {self.SCHEMA} schema ({error.validator})")
+            try:
+                error = best_match(explaining_validator(self.SCHEMA).iter_errors(self.root))
+            except RecursionError:  # the explaining validator recurses once per level of nesting
+                raise ValueError(f"does not match the {self.SCHEMA} schema, nested too deeply to explain") from None
+            raise ValueError(f"{json_path(error.absolute_path)}: does not match the {self.SCHEMA} schema "
+                             f"({error.validator})")
         return self
 
 

@@ -20,17 +20,17 @@ def check_schema(record: Record, kind: str) -> list[Problem]:
     changes, and record.positions gains the upgraded paths: see _locate_upgraded_paths)."""
     if fast_validator(kind).is_valid(record.data):
         return []
-    from ..eras import era_of
     from ..migrate import is_legacy, upgrade_record  # here: most runs never need them loaded
 
     # The places of the original containers are noted only when a migration will apply.
-    legacy = is_legacy(record.data, kind, until_era=era_of(record.data))  # an eval file stays in its own era
+    # An eval file's kind is its era's schema: it is read up to that era, never past (migrations_for).
+    legacy = is_legacy(record.data, kind)
     places = _container_places(record.data) if legacy else None
     applied = []
     if legacy:
         original = _copy(record.data)
         try:
-            record.data, applied = upgrade_record(record.data, kind, until_era=era_of(record.data))
+            record.data, applied = upgrade_record(record.data, kind)
         except Exception:  # as above; the upgrade may have changed part of it
             record.data, applied = original, []
     if applied and places is not None:
