@@ -333,6 +333,16 @@ tests: [{id: a, vars: {q: x}}]
     assert problems(repo, "prompts: [file://p.md]\ntests: [{id: a, vars: {}}]\n") == [("p.md", 2, "$", "template")]
 
 
+@pytest.mark.parametrize("template, error", [("{{ q | load }}", "JSONDecodeError"), ("{{ 1 / 0 }}", "ZeroDivisionError"),
+                                             ("{% for i in range(1000000) %}x{% endfor %}", "OverflowError")])
+def test_a_template_that_fails_while_running_is_a_problem(repo, template, error):
+    text = f"prompts: ['{template}']\ntests: [{{id: a, vars: {{q: not json}}}}]\n"
+    assert problems(repo, text) == [("e.yaml", 1, "$.prompts[0]", "template")]
+    result = run_chatconv("prompt", repo / "e.yaml")
+    assert result.returncode == 1 and f"template cannot be rendered: {error}" in result.stderr_text
+    assert "Traceback" not in result.stderr_text
+
+
 def test_eval_ts_is_refused_and_era_can_be_forced(repo):
     (repo / "x.eval.ts").write_text("export default {}\n")
     result = run_chatconv("prompt", repo / "x.eval.ts")
