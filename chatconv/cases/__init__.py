@@ -43,18 +43,18 @@ class Case:
     # from several places (a string `input` with `input_files`), where each segment is written.
     content_paths: list[tuple | list[tuple]]
     expected: list[dict] = field(default_factory=list)  # the reference answer, as messages
+    expected_paths: list[tuple | list[tuple]] = field(default_factory=list)  # as content_paths, for `expected`
     criteria: str | None = None  # what a good answer achieves, in words
     graders: list = field(default_factory=list)  # the era's graders (evaluators, assertions, assert), as written
     metadata: dict = field(default_factory=dict)  # `systemPrompt` shapes the prompt
 
     def file_segments(self):
-        """(JSON path in `source`, value) of each file segment of the input messages."""
-        for message, where in zip(self.messages, self.content_paths):
-            content = message.get("content")
-            if not isinstance(content, list):
-                continue
-            for index, segment in enumerate(content):
-                value = segment.get("value") if isinstance(segment, dict) else None
+        """(JSON path in `source`, value) of each file segment of the input and expected messages
+        (validate checks both; a prompt reads the input's only)."""
+        placed = [*zip(self.messages, self.content_paths), *zip(self.expected, self.expected_paths)]
+        for message, where in placed:
+            for index, segment in items(message.get("content")):
+                value = segment.get("value")
                 if segment.get("type") == "file" and isinstance(value, str) and value:
                     yield segment_path(where, index), value
 

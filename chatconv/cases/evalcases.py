@@ -21,6 +21,8 @@ def read(record: Record) -> Iterator[Case]:
         evaluators = (case.get("execution") or {}).get("evaluators") if isinstance(case.get("execution"), dict) else None
         yield Case(case["id"], path, source, messages, content_paths,
                    expected=[m for _, m in items(case.get("expected_messages"))],
+                   expected_paths=[path + ("expected_messages", i, "content")
+                                   for i, _ in items(case.get("expected_messages"))],
                    criteria=case.get("outcome") if isinstance(case.get("outcome"), str) else None,
                    graders=list(evaluators) if isinstance(evaluators, list) else [],
                    metadata=case.get("metadata") if isinstance(case.get("metadata"), dict) else {})

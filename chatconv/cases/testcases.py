@@ -20,8 +20,9 @@ def read(record: Record) -> Iterator[Case]:
         numbered = list(items(messages))
         expected = []
         if len(numbered) > 1 and numbered[-1][1].get("role") == "assistant":
-            expected = [numbered.pop()[1]]
+            expected = [numbered.pop()]
         yield Case(case["id"], path, source, [m for _, m in numbered],
-                   [path + ("messages", i, "content") for i, _ in numbered], expected=expected,
+                   [path + ("messages", i, "content") for i, _ in numbered], expected=[m for _, m in expected],
+                   expected_paths=[path + ("messages", i, "content") for i, _ in expected],
                    criteria=case.get("outcome") if isinstance(case.get("outcome"), str) else None,
                    metadata=case.get("metadata") if isinstance(case.get("metadata"), dict) else {})

@@ -88,8 +88,9 @@ def tests_case(raw: RawCase, suite: Suite) -> Case | Problem:
     if not messages:
         return _no_input(raw)
     criteria = case.get("criteria", case.get("expected_outcome"))
+    expected = expected_messages(case.get("expected_output"), path + ("expected_output",))
     return Case(case["id"], path, source, [m for m, _ in messages], [place for _, place in messages],
-                expected=expected_messages(case.get("expected_output")),
+                expected=[m for m, _ in expected], expected_paths=[place for _, place in expected],
                 criteria=criteria if isinstance(criteria, str) else None,
                 graders=graders_of(case) + suite.graders,
                 metadata=case.get("metadata") if isinstance(case.get("metadata"), dict) else {})
