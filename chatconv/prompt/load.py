@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ..cases import Case
+from ..cases import Case, Source
 from ..problems import ChatconvError, Problem
 from ..validate import read_eval_file
 from .context import EvalFileContext
@@ -18,9 +18,10 @@ class CasePrompt:
     """The prompt inputs of one case of an eval file, and what a provider request adds."""
 
     id: str
-    path: tuple  # the case's JSON path in the file, for problems
+    path: tuple  # the case's JSON path in `source`, for problems
     inputs: PromptInputs
     system_prompt: str | None  # the case's (or file's) metadata prompt, else the one given
+    source: Source | None = None  # the file the case is written in (the eval file or a case file)
 
     def as_request(self) -> dict:
         return self.inputs.as_request(self.system_prompt)
@@ -56,7 +57,7 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
             if case_ids and case.id not in case_ids:
                 continue
             yield CasePrompt(case.id, case.path, build_prompt_inputs(case, context, options),
-                             context.case_system_prompt(case, options))
+                             context.case_system_prompt(case, options), case.source)
 
     return EvalFilePrompts(context, warnings, prompts())
 
