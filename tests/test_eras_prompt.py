@@ -388,3 +388,30 @@ def test_array_vars_expand_on_the_command_line(repo):
     (repo / "e.yaml").write_text("prompts: ['{{ a }}!']\ntests: [{id: x, vars: {a: [p, q]}}]\n")
     result = run_chatconv("prompt", repo / "e.yaml")
     assert [(r["id"], r["question"]) for r in map(orjson.loads, result.stdout.splitlines())] == [("x", "p!"), ("x", "q!")]
+
+
+def test_case_files_prompt_files_and_default_tests_outside_the_root_need_the_flag(repo):
+    project = repo / "project"
+    project.mkdir()
+    (project / ".git").mkdir()  # the repository root: repo/ is outside it
+    (repo / "cases.yaml").write_text("- {id: a, input: hi}\n")
+    (repo / "p.md").write_text("Say {{ q }}\n")
+    (repo / "defaults.yaml").write_text("vars: {q: hello}\n")
+    (repo / "more").mkdir()
+    (repo / "more" / "b.yaml").write_text("- {id: b, input: there}\n")
+    files = {"tests.yaml": "tests: file://../cases.yaml\n", "glob.yaml": "tests: ['../more/*.yaml']\n",
+             "prompt.yaml": "prompts: [file://../p.md]\ndefault_test: file://../defaults.yaml\ntests: [{id: a}]\n"}
+    for name, text in files.items():
+        (project / name).write_text(text)
+        [record] = iter_records(project / name)
+        refused = read_cases(record).problems
+        assert refused and all("outside the repository root" in p.message for p in refused), name
+        assert all(p.path in ("$.tests", "$.tests[0]", "$.prompts[0]", "$.default_test") for p in refused)
+        allowed = read_cases(record, allow_outside_root=True)
+        assert allowed.problems == [] and len(allowed.cases) == 1, name
+    result = run_chatconv("prompt", project / "prompt.yaml")
+    assert result.returncode == 1 and "--allow-outside-root" in result.stderr_text
+    result = run_chatconv("prompt", "--allow-outside-root", project / "prompt.yaml")
+    assert result.returncode == 0 and '"question":"Say hello"' in result.stdout_text
+    assert run_chatconv("validate", "--allow-outside-root", project / "tests.yaml").returncode == 0
+    assert run_chatconv("validate", project / "tests.yaml").returncode == 1

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from importlib import import_module
+from pathlib import Path
 from typing import Any, Callable
 
 from ..eras import Era, era_of
 from ..problems import Problem, json_path
+from ..references import FileReferenceError, find_repo_root, resolve_reference
 from ..sources import Position, Record
 
 
@@ -29,6 +31,32 @@ class Source:
     def problem(self, path: tuple, message: str, hint: str | None, code: str, severity: str = "error") -> Problem:
         line, column = self.locate(path) if self.locate else (None, None)
         return Problem(self.file, line, column, json_path(path), message, severity, hint, code)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """Where an eval file's references are looked up (SPEC §2): its folder, then each parent up
+    to the repository root (found once); files outside the root only when allowed."""
+
+    folder: Path
+    root: Path
+    allow_outside_root: bool = False
+
+    @classmethod
+    def of(cls, record: Record, allow_outside_root: bool = False) -> Lookup:
+        folder = Path(record.file).parent if record.file != "-" else Path.cwd()
+        return cls(folder, find_repo_root(folder), allow_outside_root)
+
+    def resolve(self, written: str) -> Path:
+        """The file `written` names; FileReferenceError when there is none, or it is outside."""
+        return resolve_reference(written, self.folder, self.root, self.allow_outside_root)
+
+    def refuse_outside(self, path: Path, written: str) -> None:
+        """FileReferenceError when `path` (a glob's match, a case folder) is outside the root."""
+        real = path.resolve()
+        if not self.allow_outside_root and not real.is_relative_to(self.root):
+            raise FileReferenceError(f"{written!r} resolves outside the repository root {self.root} (to {real})",
+                                     "keep referenced files inside the repository, or pass --allow-outside-root")
 
 
 @dataclass
@@ -72,18 +100,21 @@ class EvalCases:
     era: Era
     cases: list[Case]
     problems: list[Problem]
+    lookup: Lookup  # where the cases' file references are looked up
 
 
-def read_cases(record: Record, era: Era | None = None) -> EvalCases:
+def read_cases(record: Record, era: Era | None = None, allow_outside_root: bool = False) -> EvalCases:
     """The cases of an eval file read as `record` (valid against its era's schema, or read
-    defensively: a case the schema would refuse is left to it), in the era given or its own."""
+    defensively: a case the schema would refuse is left to it), in the era given or its own.
+    Case files, prompt files and default tests are found as file references are (`Lookup`)."""
     era = era or era_of(record.data)
     reader = import_module(f"{__name__}.{era.NAME}")
+    lookup = Lookup.of(record, allow_outside_root)
     cases: list[Case] = []
     problems: list[Problem] = []
-    for item in reader.read(record):
+    for item in reader.read(record, lookup):
         (cases if isinstance(item, Case) else problems).append(item)
-    return EvalCases(era, cases, problems)
+    return EvalCases(era, cases, problems, lookup)
 
 
 def items(value: Any):
@@ -101,4 +132,4 @@ def as_messages(value: Any, role: str) -> list[dict]:
     return [message for _, message in items(value)]
 
 
-__all__ = ["Case", "EvalCases", "Source", "as_messages", "items", "read_cases", "segment_path"]
+__all__ = ["Case", "EvalCases", "Lookup", "Source", "as_messages", "items", "read_cases", "segment_path"]

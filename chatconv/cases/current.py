@@ -13,32 +13,32 @@ import itertools
 from typing import Any, Iterator
 
 from ..problems import ChatconvError, Problem
-from ..references import FileReferenceError, find_repo_root, resolve_reference
+from ..references import FileReferenceError
 from ..sources import Record, load_document, problem_at, read_bytes
-from . import Case, Source
-from .external import RawCase, eval_folder, raw_cases, referenced_files
+from . import Case, Lookup, Source
+from .external import RawCase, raw_cases, referenced_files
 from .prompts import Prompt, read_prompts, safe_id
 from .shorthand import as_json_text, content_and_place, expand_input
 from .templates import TemplateProblem, render, render_string, whole_value_name
 from .tests import Suite, tests_case
 
 
-def read(record: Record) -> Iterator[Case | Problem]:
+def read(record: Record, lookup: Lookup) -> Iterator[Case | Problem]:
     data = record.data if isinstance(record.data, dict) else {}
     if "nunjucks_filters" in data:
         yield problem_at(record, ("nunjucks_filters",), "custom Nunjucks filters (`nunjucks_filters`, JavaScript "
                          "modules) are not supported; a template that uses one is refused", "warning",
                          "use built-in filters, or render the value into the vars", code="unsupported")
     prompts: list[Prompt] = []
-    for item in read_prompts(record):
+    for item in read_prompts(record, lookup):
         if isinstance(item, Problem):
             yield item
         else:
             prompts.append(item)
     if "prompts" in data and not prompts:
         return  # every prompt was refused: the problems say why
-    defaults = yield from _default_vars(record)
-    for raw in _all_cases(record):
+    defaults = yield from _default_vars(record, lookup)
+    for raw in _all_cases(record, lookup):
         if isinstance(raw, Problem):
             yield raw
         elif not prompts:
@@ -47,9 +47,9 @@ def read(record: Record) -> Iterator[Case | Problem]:
             yield from _matrix(raw, prompts, defaults, _graders(data))
 
 
-def _all_cases(record: Record) -> Iterator[RawCase | Problem]:
-    yield from raw_cases(record, "tests")
-    yield from _scenario_cases(record)
+def _all_cases(record: Record, lookup: Lookup) -> Iterator[RawCase | Problem]:
+    yield from raw_cases(record, lookup, "tests")
+    yield from _scenario_cases(record, lookup)
 
 
 def _raw_case(raw: RawCase) -> Case | Problem:
@@ -67,7 +67,7 @@ class _Defaults:
         self.vars, self.source, self.path = variables or {}, source, path
 
 
-def _default_vars(record: Record):
+def _default_vars(record: Record, lookup: Lookup):
     """The vars of `default_test` (an object, or a `file://` YAML file); problems yielded."""
     value = record.data.get("default_test") if isinstance(record.data, dict) else None
     where = ("default_test",)
@@ -80,9 +80,8 @@ def _default_vars(record: Record):
         yield problem_at(record, where, "`ref://` default tests (named in the config's `refs`) are not supported",
                          "error", "write default_test inline or as file://defaults.yaml", code="unsupported")
         return _Defaults()
-    folder = eval_folder(record)
     try:
-        path = resolve_reference(value.strip().removeprefix("file://"), folder, find_repo_root(folder))
+        path = lookup.resolve(value.strip().removeprefix("file://"))
         document = load_document(read_bytes(path), str(path), "yaml")
     except FileReferenceError as exc:
         yield problem_at(record, where, exc.message, "error", exc.hint, code="case-file")
@@ -101,7 +100,7 @@ def _default_vars(record: Record):
     return _Defaults(found if isinstance(found, dict) else {}, Source(document.file, document.locate), ("vars",))
 
 
-def _scenario_cases(record: Record) -> Iterator[RawCase | Problem]:
+def _scenario_cases(record: Record, lookup: Lookup) -> Iterator[RawCase | Problem]:
     """`scenarios`: each `{config: [rows], tests: [rows]}` makes a test of each config row x test
     row, vars merged (the test's over the config's) and `assert` lists joined."""
     scenarios = record.data.get("scenarios") if isinstance(record.data, dict) else None
@@ -112,7 +111,7 @@ def _scenario_cases(record: Record) -> Iterator[RawCase | Problem]:
         if isinstance(entry, dict):
             found.append((entry, Source(record.file, record.locate), ("scenarios", index)))
         elif isinstance(entry, str):
-            files, problem = referenced_files(record, entry, ("scenarios", index))
+            files, problem = referenced_files(record, lookup, entry, ("scenarios", index))
             if problem:
                 yield problem
             for path in files:

@@ -1,6 +1,6 @@
 """Cases written outside the eval file: `tests: ./cases.yaml`, `tests: file://x.jsonl`, and
-`file://` (or plain path) entries of a `tests` list, globs included, relative to the eval file's
-folder (AgentV's case-file-loader). Each case comes with the file and JSON path it is written at,
+`file://` (or plain path) entries of a `tests` list, globs included, found as file references are
+(the eval file's folder, then its parents; inside the repository unless allowed). Each case comes with the file and JSON path it is written at,
 so a problem in it names the case file, its line and its path.
 
 Case files: `.yaml`/`.yml` (a list of cases), `.jsonl` (one case a line), `.json` (a list, or
@@ -18,8 +18,9 @@ from typing import Iterator
 from wcmatch import glob
 
 from ..problems import ChatconvError, Problem
+from ..references import FileReferenceError
 from ..sources import Record, iter_jsonl, load_document, open_binary, problem_at, read_bytes
-from . import Source
+from . import Lookup, Source
 from .csvcases import read_csv_cases
 
 _GLOB_MAGIC = set("*?[]{}()!+@")
@@ -37,48 +38,55 @@ class RawCase:
     external: bool = False
 
 
-def raw_cases(record: Record, key: str = "tests") -> Iterator[RawCase | Problem]:
+def raw_cases(record: Record, lookup: Lookup, key: str = "tests") -> Iterator[RawCase | Problem]:
     """The cases of an eval file's `key` (a list of objects and references, or one reference),
     in order, references expanded in place."""
     value = record.data.get(key) if isinstance(record.data, dict) else None
     if isinstance(value, str):
-        yield from referenced_cases(record, value, (key,))
+        yield from referenced_cases(record, lookup, value, (key,))
     elif isinstance(value, list):
         source = Source(record.file, record.locate)
         for index, item in enumerate(value):
             if isinstance(item, dict):
                 yield RawCase(item, source, (key, index))
             elif isinstance(item, str):
-                yield from referenced_cases(record, item, (key, index))
+                yield from referenced_cases(record, lookup, item, (key, index))
             # anything else is the schema's to report
 
 
-def eval_folder(record: Record) -> Path:
-    return Path(record.file).parent if record.file != "-" else Path.cwd()
-
-
-def referenced_files(record: Record, reference: str, where: tuple) -> tuple[list[Path], Problem | None]:
-    """The files (or folders) a reference names, from the eval file's folder; a problem at the
-    reference (in the eval file) when it names none."""
+def referenced_files(record: Record, lookup: Lookup, reference: str,
+                     where: tuple) -> tuple[list[Path], Problem | None]:
+    """The files (or folders) a reference names; a problem at the reference (in the eval file)
+    when it names none, or one outside the repository root that is not allowed."""
     written = reference.strip()
     relative = written.removeprefix("file://")
-    base = eval_folder(record)
-    if _GLOB_MAGIC & set(relative):
-        found = sorted(Path(p) for p in glob.glob(relative, flags=_GLOB_FLAGS, root_dir=str(base)))
-        files = [Path(os.path.normpath(base / p)) for p in found]
-        if not files:
-            return [], problem_at(record, where, f"no case file matches {written!r} (from {base})",
-                                  hint="check the glob; it is relative to the eval file's folder", code="case-file")
-        return files, None
-    path = Path(os.path.normpath(base / relative))
-    if not path.exists():
-        return [], problem_at(record, where, f"case file {written!r} not found (looked for {path})",
-                              hint="case file paths are relative to the eval file's folder", code="case-file")
-    return [path], None
+    base = lookup.folder
+    try:
+        if _GLOB_MAGIC & set(relative):
+            found = sorted(Path(p) for p in glob.glob(relative, flags=_GLOB_FLAGS, root_dir=str(base)))
+            files = [Path(os.path.normpath(base / p)) for p in found]
+            if not files:
+                return [], problem_at(record, where, f"no case file matches {written!r} (from {base})",
+                                      hint="check the glob; it is relative to the eval file's folder",
+                                      code="case-file")
+            for path in files:
+                lookup.refuse_outside(path, str(path))
+            return files, None
+        folder = Path(os.path.normpath(base / relative))
+        if folder.is_dir():  # a folder of cases (<case>/case.yaml)
+            lookup.refuse_outside(folder, written)
+            return [folder], None
+        return [lookup.resolve(relative)], None
+    except FileReferenceError as exc:
+        return [], problem_at(record, where, f"case {exc.message}" if exc.message.startswith("file ")
+                              else f"case file {exc.message}", hint=exc.hint, code="case-file")
+    except (OSError, ValueError) as exc:  # a name the file system refuses (too long, a NUL)
+        return [], problem_at(record, where, f"case file {written!r} cannot be looked up: {exc}",
+                              hint="check the path", code="case-file")
 
 
-def referenced_cases(record: Record, reference: str, where: tuple) -> Iterator[RawCase | Problem]:
-    files, problem = referenced_files(record, reference, where)
+def referenced_cases(record: Record, lookup: Lookup, reference: str, where: tuple) -> Iterator[RawCase | Problem]:
+    files, problem = referenced_files(record, lookup, reference, where)
     if problem:
         yield problem
     for path in files:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..sources import Record
-from . import Case, Source, items
+from . import Case, Lookup, Source, items
 
 
-def read(record: Record) -> Iterator[Case]:
+def read(record: Record, lookup: Lookup) -> Iterator[Case]:
     source = Source(record.file, record.locate)
     data = record.data if isinstance(record.data, dict) else {}
     for index, case in items(data.get("testcases")):

@@ -11,7 +11,7 @@ from typing import Iterator
 
 from ..problems import Problem
 from ..sources import Record
-from . import Case
+from . import Case, Lookup
 from .external import RawCase, raw_cases
 from .shorthand import expand_input, expected_messages, with_input_files
 
@@ -46,11 +46,11 @@ def graders_of(owner: dict) -> list:
     return found
 
 
-def read(record: Record) -> Iterator[Case | Problem]:
+def read(record: Record, lookup: Lookup) -> Iterator[Case | Problem]:
     data = record.data if isinstance(record.data, dict) else {}
     suite = Suite.of(data)
     key = "tests" if "tests" in data or "eval_cases" not in data else "eval_cases"
-    for item in raw_cases(record, key):
+    for item in raw_cases(record, lookup, key):
         yield item if isinstance(item, Problem) else tests_case(item, suite)
 
 

@@ -13,7 +13,7 @@ from ..eras import Era, era_of
 from ..eras import evalcases as evalcases_era
 from ..kinds import config_era
 from ..problems import ChatconvError, Problem
-from ..references import FileReferenceError, find_repo_root, pattern_problem, read_segment_text, resolve_reference
+from ..references import FileReferenceError, pattern_problem, read_segment_text
 from ..sources import Record, iter_records, problem_at
 from .explain import short_json
 from .schema import check_schema
@@ -70,7 +70,7 @@ def check_eval_document(record: Record, kind: str, allow_outside_root: bool = Fa
     schema_problems = check_schema(record, file_era_.SCHEMA)
     yield from schema_problems
     yield from check_guideline_patterns(record)
-    cases = read_cases(record, file_era_)
+    cases = read_cases(record, file_era_, allow_outside_root)
     if found is not None:
         found.append(cases)
     # A case the schema refused is read defensively (AgentV's loader skips a bad message, say):
@@ -114,7 +114,7 @@ def _items(value: Any) -> Iterator[tuple[int, dict]]:
 def check_eval_file(record: Record, allow_outside_root: bool = False,
                     cases: EvalCases | None = None) -> Iterator[Problem]:
     """Unique case ids, known evaluator types and usable file references."""
-    cases = cases or read_cases(record, file_era(record))
+    cases = cases or read_cases(record, file_era(record), allow_outside_root)
     first: dict[str, tuple] = {}
     for case in cases.cases:
         where = case.path + ("id",)
@@ -130,7 +130,7 @@ def check_eval_file(record: Record, allow_outside_root: bool = False,
             first[case.id] = (case.source, where)
     if cases.era is evalcases_era:
         yield from _check_evaluators(record)
-    yield from _check_file_references(record, cases, allow_outside_root)
+    yield from _check_file_references(cases)
 
 
 def _check_evaluators(record: Record) -> Iterator[Problem]:
@@ -156,15 +156,13 @@ def iter_file_segments(data: Any) -> Iterator[tuple[tuple, str]]:
         yield from case.file_segments()
 
 
-def _check_file_references(record: Record, cases: EvalCases, allow_outside_root: bool) -> Iterator[Problem]:
+def _check_file_references(cases: EvalCases) -> Iterator[Problem]:
     # Relative references are looked up from the eval file's folder, even in a case file it
     # includes (as AgentV does).
-    eval_dir = Path(record.file).parent if record.file != "-" else Path.cwd()
-    root = find_repo_root(eval_dir)
     for case in cases.cases:
         for path, value in case.file_segments():
             try:
-                read_segment_text(resolve_reference(value, eval_dir, root, allow_outside_root))
+                read_segment_text(cases.lookup.resolve(value))
             except FileReferenceError as exc:
                 yield case.source.problem(path, exc.message, exc.hint, "file-reference")
 
