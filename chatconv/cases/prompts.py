@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 from ..problems import ChatconvError, Problem
 from ..references import FileReferenceError, read_segment_text
-from ..sources import Record, load_document, problem_at, read_bytes
+from ..sources import Record, iter_records, problem_at
 from . import Lookup, Source
 from .shorthand import is_message
 from .templates import TemplateProblem, check_syntax
@@ -138,7 +138,7 @@ def _file_prompt(record: Record, lookup: Lookup, written: str, where: tuple, giv
     try:
         path = lookup.resolve(written)
         if path.suffix.lower() in (".json", ".yaml", ".yml"):
-            document = load_document(read_bytes(path), str(path), "json" if path.suffix.lower() == ".json" else "yaml")
+            document = next(iter_records(path))
             if document.error:
                 raise _Refused(document.error)
             if isinstance(document.data, list) and document.data and all(is_message(m) for m in document.data):
