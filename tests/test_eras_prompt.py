@@ -415,3 +415,25 @@ def test_case_files_prompt_files_and_default_tests_outside_the_root_need_the_fla
     assert result.returncode == 0 and '"question":"Say hello"' in result.stdout_text
     assert run_chatconv("validate", "--allow-outside-root", project / "tests.yaml").returncode == 0
     assert run_chatconv("validate", project / "tests.yaml").returncode == 1
+
+
+def test_case_files_of_every_format_are_read_as_sources_reads_them(repo):
+    (repo / "empty.jsonl").write_text("")
+    (repo / "dup.json").write_text('[{"id": "a", "id": "b", "input": "x"}]')
+    (repo / "folder.yaml").mkdir()
+    assert problems(repo, "tests: ./empty.jsonl\n") == [("empty.jsonl", 1, "$", "case-file")]
+    assert problems(repo, "tests: ./dup.json\n") == [("dup.json", 1, "$[0].id", "duplicate-key")]
+    assert problems(repo, "prompts: ['{{ q }}']\ntests: [{id: a}]\nscenarios: [file://folder.yaml]\n") == [
+        ("e.yaml", 3, "$.scenarios[0]", "case-file")]
+
+
+@pytest.mark.parametrize("scenario, place", [
+    ("{tests: 5}", "$.scenarios[0].tests"), ("{config: {vars: {q: b}}, tests: [{vars: {q: a}}]}", "$.scenarios[0].config"),
+    ("{config: [{vars: [1]}], tests: [{vars: {q: a}}]}", "$.scenarios[0].config[0].vars"),
+    ("{config: [{assert: 3}], tests: [{vars: {q: a}}]}", "$.scenarios[0].config[0].assert"),
+    ("{tests: [{vars: {q: a}}, 3]}", "$.scenarios[0].tests[1]"), ("7", "$.scenarios[0]")])
+def test_a_scenario_of_the_wrong_shape_is_a_problem(repo, scenario, place):
+    text = f"prompts: ['{{{{ q }}}}']\ntests: [{{id: a, vars: {{q: x}}}}]\nscenarios:\n  - {scenario}\n"
+    assert problems(repo, text) == [("e.yaml", 4, place, "wrong-type")]
+    result = run_chatconv("prompt", repo / "e.yaml")
+    assert result.returncode == 1 and "Traceback" not in result.stderr_text

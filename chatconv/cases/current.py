@@ -10,13 +10,13 @@ Without `prompts`, cases from case files that carry `input` keep the tests era's
 from __future__ import annotations
 
 import itertools
-from typing import Any, Iterator
+from typing import Iterator
 
-from ..problems import ChatconvError, Problem
+from ..problems import Problem
 from ..references import FileReferenceError
-from ..sources import Record, load_document, problem_at, read_bytes
-from . import Case, Lookup, Source
-from .external import RawCase, raw_cases, referenced_files
+from ..sources import Record, problem_at
+from . import Case, Lookup, Source, items
+from .external import RawCase, case_file_records, raw_cases, referenced_files
 from .prompts import Prompt, read_prompts, safe_id
 from .shorthand import as_json_text, content_and_place, expand_input
 from .templates import TemplateProblem, render, render_string, whole_value_name
@@ -82,17 +82,15 @@ def _default_vars(record: Record, lookup: Lookup):
         return _Defaults()
     try:
         path = lookup.resolve(value.strip().removeprefix("file://"))
-        document = load_document(read_bytes(path), str(path), "yaml")
     except FileReferenceError as exc:
         yield problem_at(record, where, exc.message, "error", exc.hint, code="case-file")
         return _Defaults()
-    except ChatconvError as exc:
-        yield problem_at(record, where, f"default test file: {exc.problems[0].message}", code="case-file")
+    documents = list(case_file_records(record, path, where))
+    document = documents[0]
+    if isinstance(document, Problem) or document.error:
+        yield document if isinstance(document, Problem) else document.error
         return _Defaults()
-    if document.error:
-        yield document.error
-        return _Defaults()
-    if not isinstance(document.data, dict):
+    if len(documents) > 1 or not isinstance(document.data, dict):
         yield Source(document.file, document.locate).problem((), "a default test file holds one object",
                                                              None, "case-file")
         return _Defaults()
@@ -106,35 +104,59 @@ def _scenario_cases(record: Record, lookup: Lookup) -> Iterator[RawCase | Proble
     scenarios = record.data.get("scenarios") if isinstance(record.data, dict) else None
     if not isinstance(scenarios, list):
         return
-    found: list[tuple[Any, Source, tuple]] = []
+    found: list[tuple[dict, Source, tuple]] = []
+    own = Source(record.file, record.locate)
     for index, entry in enumerate(scenarios):
+        where = ("scenarios", index)
         if isinstance(entry, dict):
-            found.append((entry, Source(record.file, record.locate), ("scenarios", index)))
-        elif isinstance(entry, str):
-            files, problem = referenced_files(record, lookup, entry, ("scenarios", index))
-            if problem:
-                yield problem
-            for path in files:
-                document = load_document(read_bytes(path), str(path), "yaml")
-                if document.error:
-                    yield document.error
+            found.append((entry, own, where))
+            continue
+        if not isinstance(entry, str):
+            yield own.problem(where, "a scenario is an object or a file:// reference", None, "wrong-type")
+            continue
+        files, problem = referenced_files(record, lookup, entry, where)
+        if problem:
+            yield problem
+        for path in files:
+            for document in case_file_records(record, path, where):
+                if isinstance(document, Problem) or document.error:
+                    yield document if isinstance(document, Problem) else document.error
                     continue
-                items = document.data if isinstance(document.data, list) else [document.data]
-                prefix = (lambda i: (i,)) if isinstance(document.data, list) else (lambda i: ())
+                yield from document.problems
                 source = Source(document.file, document.locate)
-                found += [(item, source, prefix(i)) for i, item in enumerate(items) if isinstance(item, dict)]
+                if isinstance(document.data, dict):
+                    found.append((document.data, source, ()))
+                elif isinstance(document.data, list):
+                    found += [(item, source, (i,)) for i, item in items(document.data)]
+                else:
+                    yield source.problem((), "a scenario file holds a scenario or a list of them", None, "case-file")
     for i, (scenario, source, path) in enumerate(found):
-        configs = [c for c in scenario.get("config") or [{}] if isinstance(c, dict)]
-        tests = scenario.get("tests") or []
-        for j, config in enumerate(configs):
-            for k, test in enumerate(tests):
-                if not isinstance(test, dict):
-                    continue
+        configs, tests = scenario.get("config") or [{}], scenario.get("tests") or []
+        wrong = list(_misshapen(configs, path + ("config",))) + list(_misshapen(tests, path + ("tests",)))
+        if wrong:  # the schema leaves scenarios unchecked: say what is wrong, and skip the scenario
+            yield from (source.problem(place, f"a scenario's {what}", None, "wrong-type") for place, what in wrong)
+            continue
+        for j, config in items(configs):
+            for k, test in items(tests):
                 case = {**config, **test, "vars": {**(config.get("vars") or {}), **(test.get("vars") or {})},
                         "assert": list(config.get("assert") or []) + list(test.get("assert") or [])}
                 case["id"] = (test.get("id") or (f"{config['id']}__scenario_test_{k + 1}" if config.get("id")
                                                  else f"scenario-{i}-{j}-{k}"))
                 yield RawCase(case, source, path + ("tests", k), True)
+
+
+def _misshapen(rows, where: tuple) -> Iterator[tuple[tuple, str]]:
+    """(place, what it should be) of each part of a scenario's `config` or `tests` of the wrong type."""
+    if not isinstance(rows, list):
+        yield where, f"{where[-1]} is a list of objects"
+        return
+    for index, row in enumerate(rows):
+        if not isinstance(row, dict):
+            yield where + (index,), f"{where[-1]} row is an object"
+            continue
+        for key, kind, name in (("vars", dict, "an object"), ("assert", list, "a list")):
+            if row.get(key) is not None and not isinstance(row[key], kind):
+                yield where + (index, key), f"`{key}` is {name}"
 
 
 def array_expansions(variables: dict) -> list[dict]:
