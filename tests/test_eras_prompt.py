@@ -437,3 +437,16 @@ def test_a_scenario_of_the_wrong_shape_is_a_problem(repo, scenario, place):
     assert problems(repo, text) == [("e.yaml", 4, place, "wrong-type")]
     result = run_chatconv("prompt", repo / "e.yaml")
     assert result.returncode == 1 and "Traceback" not in result.stderr_text
+
+
+@pytest.mark.parametrize("header", ["id,vars.a,vars.a.b", "id,vars.a.b,vars.a", "id,a,vars.a", "id,a,a"])
+def test_csv_columns_that_set_the_same_var_are_a_problem(repo, header):
+    (repo / "c.csv").write_text(f"{header}\nx,1,2\n")
+    assert problems(repo, "tests: file://c.csv\n") == [("c.csv", 1, "$", "case-file")]
+
+
+def test_csv_unclosed_quote_is_a_problem(repo):
+    (repo / "c.csv").write_text('id,input\nx,"unclosed\n')
+    assert problems(repo, "tests: file://c.csv\n") == [("c.csv", 2, "$", "case-file")]
+    (repo / "d.csv").write_text('id,a.b,vars.x\nx,1,2\n')  # a plain column is a var as named, not nested
+    assert messages(repo, "prompts: ['{{ x }}']\ntests: file://d.csv\n", "f.yaml") == {"x": [user("2")]}
