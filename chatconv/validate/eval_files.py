@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..cases import EvalCases, read_cases
+from ..cases import EvalCases, items, read_cases
 from ..eras import Era, era_of
 from ..eras import evalcases as evalcases_era
 from ..kinds import config_era
@@ -85,7 +85,7 @@ def _unplayed_turns(record: Record) -> Iterator[Problem]:
     """A test's conversation `turns` (tests and current eras) are AgentV's to play at run time:
     chatconv builds the prompt of the test's input only, and says so."""
     tests = record.data.get("tests") if isinstance(record.data, dict) else None
-    for index, test in _items(tests):
+    for index, test in items(tests):
         if "turns" in test:
             yield problem_at(record, ("tests", index, "turns"),
                              "conversation turns (AgentV's multi-turn conversation evaluation) are not played by "
@@ -101,14 +101,6 @@ def _same_spot(problem: Problem, place: tuple[str, str]) -> bool:
         return False
     shorter, longer = sorted((problem.path, path), key=len)
     return longer == shorter or (longer.startswith(shorter) and longer[len(shorter)] in ".[")
-
-
-def _items(value: Any) -> Iterator[tuple[int, dict]]:
-    """(index, item) for the objects of a list; anything else holds none (checked elsewhere)."""
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            if isinstance(item, dict):
-                yield index, item
 
 
 def check_eval_file(record: Record, allow_outside_root: bool = False,
@@ -137,10 +129,10 @@ def _check_evaluators(record: Record) -> Iterator[Problem]:
     data = record.data
     places = [(("execution",), data.get("execution") if isinstance(data, dict) else None)]
     places += [(("evalcases", index, "execution"), case.get("execution"))
-               for index, case in _items(data.get("evalcases") if isinstance(data, dict) else None)]
+               for index, case in items(data.get("evalcases") if isinstance(data, dict) else None)]
     for path, execution in places:
         evaluators = execution.get("evaluators") if isinstance(execution, dict) else None
-        for index, evaluator in _items(evaluators):
+        for index, evaluator in items(evaluators):
             kind = evaluator.get("type")
             if isinstance(kind, str) and kind not in KNOWN_EVALUATOR_TYPES:
                 yield problem_at(record, path + ("evaluators", index, "type"),
