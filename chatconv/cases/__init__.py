@@ -125,11 +125,4 @@ def items(value: Any):
                 yield index, item
 
 
-def as_messages(value: Any, role: str) -> list[dict]:
-    """A string as one message of `role`; a list of messages as it is (its objects only)."""
-    if isinstance(value, str):
-        return [{"role": role, "content": value}]
-    return [message for _, message in items(value)]
-
-
-__all__ = ["Case", "EvalCases", "Lookup", "Source", "as_messages", "items", "read_cases", "segment_path"]
+__all__ = ["Case", "EvalCases", "Lookup", "Source", "items", "read_cases", "segment_path"]

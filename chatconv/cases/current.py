@@ -60,42 +60,35 @@ def _raw_case(raw: RawCase) -> Case | Problem:
                               "no-input")
 
 
-class _Defaults:
-    """`default_test.vars`, and where they are written."""
-
-    def __init__(self, variables: dict | None = None, source: Source | None = None, path: tuple = ()):
-        self.vars, self.source, self.path = variables or {}, source, path
-
-
 def _default_vars(record: Record, lookup: Lookup):
-    """The vars of `default_test` (an object, or a `file://` YAML file); problems yielded."""
+    """The vars of `default_test` (an object, or a `file://` YAML file), returned; problems yielded."""
     value = record.data.get("default_test") if isinstance(record.data, dict) else None
     where = ("default_test",)
     if isinstance(value, dict):
         found = value.get("vars")
-        return _Defaults(found if isinstance(found, dict) else {}, Source(record.file, record.locate), where + ("vars",))
+        return found if isinstance(found, dict) else {}
     if not isinstance(value, str):
-        return _Defaults()
+        return {}
     if value.strip().startswith("ref://"):
         yield problem_at(record, where, "`ref://` default tests (named in the config's `refs`) are not supported",
                          "error", "write default_test inline or as file://defaults.yaml", code="unsupported")
-        return _Defaults()
+        return {}
     try:
         path = lookup.resolve(value.strip().removeprefix("file://"))
     except FileReferenceError as exc:
         yield problem_at(record, where, exc.message, "error", exc.hint, code="case-file")
-        return _Defaults()
+        return {}
     documents = list(case_file_records(record, path, where))
     document = documents[0]
     if isinstance(document, Problem) or document.error:
         yield document if isinstance(document, Problem) else document.error
-        return _Defaults()
+        return {}
     if len(documents) > 1 or not isinstance(document.data, dict):
         yield Source(document.file, document.locate).problem((), "a default test file holds one object",
                                                              None, "case-file")
-        return _Defaults()
+        return {}
     found = document.data.get("vars")
-    return _Defaults(found if isinstance(found, dict) else {}, Source(document.file, document.locate), ("vars",))
+    return found if isinstance(found, dict) else {}
 
 
 def _scenario_cases(record: Record, lookup: Lookup) -> Iterator[RawCase | Problem]:
@@ -168,13 +161,13 @@ def array_expansions(variables: dict) -> list[dict]:
     return [{**variables, **dict(zip(keys, combo))} for combo in itertools.product(*(variables[k] for k in keys))]
 
 
-def _matrix(raw: RawCase, prompts: list[Prompt], defaults: _Defaults, suite_graders: list) -> Iterator[Case | Problem]:
+def _matrix(raw: RawCase, prompts: list[Prompt], defaults: dict, suite_graders: list) -> Iterator[Case | Problem]:
     case, path, source = raw.data, raw.path, raw.source
     if not isinstance(case.get("id"), str) or not case["id"]:
         yield source.problem(path, "a test needs an id (a non-empty string)", "add `id: <name>`", "missing-key")
         return
     own = case.get("vars") if isinstance(case.get("vars"), dict) else {}
-    variables = {**defaults.vars, **own}
+    variables = {**defaults, **own}
     if raw.external and "input" in case and "input" not in own:
         variables["input"] = case["input"]  # a raw case's input becomes vars.input (AgentV drops input_files)
     for prompt in prompts:  # several prompts: each gives its own case id

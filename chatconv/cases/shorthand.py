@@ -91,11 +91,3 @@ def expected_messages(value: Any, where: tuple) -> list[tuple[dict, tuple | list
         return [message_at(item, where + (index,)) for index, item in enumerate(value) if is_message(item)]
     content = value if isinstance(value, str) else as_json_text(value)
     return [({"role": "assistant", "content": content}, where)]
-
-
-def message_text(message: dict) -> str:
-    """The text of a message's content (text segments joined with newlines; files as written)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    return "\n".join(s["value"] for s in content or () if isinstance(s, dict) and isinstance(s.get("value"), str))

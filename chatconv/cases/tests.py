@@ -23,15 +23,14 @@ class Suite:
     """What an eval file gives every case: messages first, input files, graders."""
 
     messages: list[tuple[dict, tuple | list]] = field(default_factory=list)
-    files: list | None = None
-    files_path: tuple = ("input_files",)
+    files: list | None = None  # written at `input_files`
     graders: list = field(default_factory=list)
 
     @classmethod
     def of(cls, data: dict) -> Suite:
         files = data.get("input_files")
         return cls(expand_input(data.get("input"), ("input",)), files if isinstance(files, list) else None,
-                   ("input_files",), graders_of(data))
+                   graders_of(data))
 
 
 def graders_of(owner: dict) -> list:
@@ -67,7 +66,7 @@ def input_messages(raw: RawCase, suite: Suite) -> list[tuple[dict, tuple | list]
     if isinstance(case.get("input_files"), list):
         files, files_path = case["input_files"], path + ("input_files",)
     elif defaults and suite.files:
-        files, files_path = suite.files, suite.files_path
+        files, files_path = suite.files, ("input_files",)
     own = case.get("input")
     if files and isinstance(own, str):
         mine = [with_input_files(own, path + ("input",), files, files_path)]

@@ -6,7 +6,7 @@ is checked against its own era's schema (eras/), and its cases are read as cases
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 from ..cases import EvalCases, items, read_cases
 from ..eras import Era, era_of
@@ -139,13 +139,6 @@ def _check_evaluators(record: Record) -> Iterator[Problem]:
                                  f"unknown evaluator type {kind!r}; its keys are kept unchecked",
                                  "warning", f"known types: {', '.join(KNOWN_EVALUATOR_TYPES)}",
                                  code="unknown-evaluator")
-
-
-def iter_file_segments(data: Any) -> Iterator[tuple[tuple, str]]:
-    """(path, value) of every file segment in the input messages of an eval file's cases."""
-    record = data if isinstance(data, Record) else Record("<eval file>", 1, data)
-    for case in read_cases(record, file_era(record)).cases:
-        yield from case.file_segments()
 
 
 def _check_file_references(cases: EvalCases) -> Iterator[Problem]:
