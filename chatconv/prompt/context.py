@@ -56,10 +56,9 @@ class EvalFileContext:
 def config_patterns(config: Path) -> list[str]:
     """The guideline patterns of a config file, which must be valid against its schema."""
     [record] = iter_records(config)
-    # Unknown keys of a config file are warnings (SPEC §1a): a later era's config keys must not
-    # stop the prompts of the eval files below it.
-    problems = [record.error] if record.error else [p for p in check_record(record, "config")
-                                                    if p.is_error and p.code != "unknown-key"]
+    # Unknown keys of a config file are warnings (SPEC §1a, `unknown-config-key`): a later era's
+    # config keys do not stop the prompts of the eval files below it.
+    problems = [record.error] if record.error else [p for p in check_record(record, "config") if p.is_error]
     if problems:
         raise ChatconvError(problems)
     return check_patterns(record.data.get("guideline_patterns", []), str(config))
