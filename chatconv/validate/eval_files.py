@@ -42,13 +42,12 @@ def read_eval_file(path: str | Path, allow_outside_root: bool = False,
             "give a single eval file; JSONL lines are recordings, not eval files", "usage"))
     if record.error:
         raise ChatconvError(record.error)
-    found: list[EvalCases] = []
-    problems = sorted([*record.problems, *check_eval_document(record, "eval-file", allow_outside_root, era, found)],
-                      key=Problem.place.fget)
+    found, cases = _eval_file_problems(record, file_era(record, era), allow_outside_root)
+    problems = sorted([*record.problems, *found], key=Problem.place.fget)
     errors = [p for p in problems if p.is_error]
     if errors:
         raise ChatconvError(errors)
-    return record, problems, found[0]
+    return record, problems, cases
 
 
 def file_era(record: Record, forced: str | None = None) -> Era:
@@ -57,28 +56,28 @@ def file_era(record: Record, forced: str | None = None) -> Era:
     return era_of(record.data, forced) or evalcases_era
 
 
-def check_eval_document(record: Record, kind: str, allow_outside_root: bool = False, era: str | None = None,
-                        found: list[EvalCases] | None = None) -> Iterator[Problem]:
+def check_eval_document(record: Record, kind: str, allow_outside_root: bool = False,
+                        era: str | None = None) -> Iterator[Problem]:
     """Every problem of an eval file or a config file (`kind`): its schema (an eval file's era's),
     then the checks a schema cannot state. They read defensively, so they run whatever the
-    schema found: every problem at once. `found`, when given, receives the eval file's cases."""
-    if kind != "eval-file":
-        yield from check_schema(record, config_era(record.data).CONFIG_SCHEMA if kind == "config" else kind)
+    schema found: every problem at once."""
+    if kind == "config":
+        yield from check_schema(record, config_era(record.data).CONFIG_SCHEMA)
         yield from check_guideline_patterns(record)
         return
-    file_era_ = file_era(record, era)
-    schema_problems = check_schema(record, file_era_.SCHEMA)
-    yield from schema_problems
-    yield from check_guideline_patterns(record)
-    cases = read_cases(record, file_era_, allow_outside_root)
-    if found is not None:
-        found.append(cases)
+    yield from _eval_file_problems(record, file_era(record, era), allow_outside_root)[0]
+
+
+def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool) -> tuple[list[Problem], EvalCases]:
+    """An eval file's problems (its era's schema, then the checks of its cases), and its cases."""
+    schema_problems = check_schema(record, era.SCHEMA)  # first: it upgrades older spellings in memory
+    cases = read_cases(record, era, allow_outside_root)
     # A case the schema refused is read defensively (AgentV's loader skips a bad message, say):
     # what the reader then says about the same spot only repeats the schema's problem.
     refused = [(p.file, p.path) for p in schema_problems if p.is_error]
-    yield from (p for p in cases.problems if not any(_same_spot(p, place) for place in refused))
-    yield from _unplayed_turns(record)
-    yield from check_eval_file(record, allow_outside_root, cases)
+    return [*schema_problems, *check_guideline_patterns(record),
+            *(p for p in cases.problems if not any(_same_spot(p, place) for place in refused)),
+            *_unplayed_turns(record), *check_eval_file(record, cases=cases)], cases
 
 
 def _unplayed_turns(record: Record) -> Iterator[Problem]:
