@@ -347,6 +347,8 @@ def test_eval_ts_is_refused_and_era_can_be_forced(repo):
     (repo / "x.eval.ts").write_text("export default {}\n")
     result = run_chatconv("prompt", repo / "x.eval.ts")
     assert result.returncode == 1 and "SDK eval authoring" in result.stderr_text
+    with pytest.raises(ChatconvError, match="written as code"):  # the suffixes case files refuse too
+        build_prompts(repo / "x.eval.py")
     (repo / "e.yaml").write_text("prompts: ['{{ input }}']\ntests: [{id: a, vars: {input: hi}}]\n")
     assert run_chatconv("prompt", repo / "e.yaml").stdout_text.startswith('{"id":"a","question":"hi"')
     forced = run_chatconv("prompt", "--era", "tests", repo / "e.yaml")

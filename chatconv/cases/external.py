@@ -25,7 +25,8 @@ from .csvcases import read_csv_cases
 
 _GLOB_MAGIC = set("*?[]{}()!+@")
 _GLOB_FLAGS = glob.BRACE | glob.GLOBSTAR | glob.EXTGLOB
-_FUNCTION_SUFFIXES = {".js", ".mjs", ".cjs", ".ts", ".mts", ".py"}
+# Files that are code (dataset functions, SDK-authored eval files): chatconv runs no code.
+CODE_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".py")
 
 
 @dataclass
@@ -98,7 +99,7 @@ def case_file_cases(record: Record, path: Path, where: tuple) -> Iterator[RawCas
     suffix = path.suffix.lower()
     if path.is_dir():
         yield from _folder_cases(record, path, where)
-    elif suffix in _FUNCTION_SUFFIXES:
+    elif suffix in CODE_SUFFIXES:
         yield problem_at(record, where, f"{path.name}: dataset functions (cases made by a JavaScript, "
                          "TypeScript or Python function) are not supported", "error",
                          "write the cases to a YAML, JSON, JSONL or CSV case file", code="unsupported")

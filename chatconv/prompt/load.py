@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..cases import Case, Source
+from ..cases.external import CODE_SUFFIXES
 from ..problems import ChatconvError, Problem
 from ..validate import read_eval_file
 from .context import EvalFileContext
@@ -62,16 +63,13 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
     return EvalFilePrompts(context, warnings, prompts())
 
 
-CODE_SUFFIXES = (".ts", ".mts", ".js", ".mjs", ".cjs")
-
-
 def refuse_code_eval_file(eval_file: str | Path) -> None:
     """An eval file written as code (AgentV's SDK eval authoring, `*.eval.ts`) is refused: its
     cases exist only once the code runs, and chatconv runs no code."""
     if Path(str(eval_file)).suffix.lower() in CODE_SUFFIXES:
         raise ChatconvError(Problem(str(eval_file), None, None, "$",
-                                    "TypeScript and JavaScript eval files (SDK eval authoring, *.eval.ts) "
-                                    "are not supported", "error",
+                                    "eval files written as code (TypeScript, JavaScript or Python; AgentV's "
+                                    "SDK eval authoring, *.eval.ts) are not supported", "error",
                                     "write the cases as a YAML eval file (*.eval.yaml)", "unsupported"))
 
 
