@@ -138,3 +138,9 @@ def test_a_provider_rule_names_the_case_file_a_case_is_written_in(repo):
     result = run_chatconv("prompt", "--target", "anthropic", "--system-policy", "keep", repo / "e.yaml")
     assert result.returncode == 1
     assert result.stderr_text.startswith(f"{repo / 'cases.yaml'}:1:3: error: $[0]: case 'late': anthropic:")
+
+
+def test_an_unknown_case_lists_each_id_once(repo):
+    (repo / "e.yaml").write_text("prompts: ['{{ a }}']\ntests: [{id: x, vars: {a: [p, q, r]}}, {id: y, vars: {a: s}}]\n")
+    result = run_chatconv("prompt", "--case", "z", repo / "e.yaml")
+    assert result.returncode == 2 and "its cases: x, y" in result.stderr_text

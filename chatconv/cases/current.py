@@ -204,7 +204,7 @@ def _rendered_case(raw: RawCase, case_id: str, prompt: Prompt, variables: dict, 
     messages = expand_input(rendered, base)
     try:
         messages = [_second_pass(message, place, variables) for message, place in messages]
-        case_id = render_string(case_id, variables) if "{" in case_id else case_id
+        case_id = render_string(case_id, variables)
     except TemplateProblem as exc:
         return raw.source.problem(raw.path + ("vars",), f"test {raw.data['id']!r}: {exc.message}", exc.hint, exc.code)
     if not messages:

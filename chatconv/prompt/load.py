@@ -47,7 +47,7 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
     refuse_code_eval_file(eval_file)
     record, warnings, found = read_eval_file(eval_file, options.allow_outside_root, era)
     cases: list[Case] = found.cases
-    known = [case.id for case in cases]
+    known = list(dict.fromkeys(case.id for case in cases))  # one written case may make several
     unknown = [c for c in case_ids if c not in known]
     if unknown:
         raise UnknownCase(unknown[0], str(eval_file), known, warnings)
