@@ -129,3 +129,18 @@ def test_older_spellings_work_as_read(repo):
     result = run_chatconv("prompt", path)
     assert lines(result) == [{"id": "c", "question": "Hello", "guidelines": "", "chat_prompt": None}]
     assert "0003_eval_file_spellings" in result.stderr_text  # the warning names the migration
+
+
+def test_a_provider_rule_names_the_case_file_a_case_is_written_in(repo):
+    (repo / "cases.yaml").write_text("- id: late\n  input:\n    - {role: user, content: hi}\n"
+                                     "    - {role: assistant, content: yo}\n    - {role: system, content: late}\n")
+    (repo / "e.yaml").write_text("tests: ./cases.yaml\n")
+    result = run_chatconv("prompt", "--target", "anthropic", "--system-policy", "keep", repo / "e.yaml")
+    assert result.returncode == 1
+    assert result.stderr_text.startswith(f"{repo / 'cases.yaml'}:1:3: error: $[0]: case 'late': anthropic:")
+
+
+def test_an_unknown_case_lists_each_id_once(repo):
+    (repo / "e.yaml").write_text("prompts: ['{{ a }}']\ntests: [{id: x, vars: {a: [p, q, r]}}, {id: y, vars: {a: s}}]\n")
+    result = run_chatconv("prompt", "--case", "z", repo / "e.yaml")
+    assert result.returncode == 2 and "its cases: x, y" in result.stderr_text

@@ -333,10 +333,22 @@ tests: [{id: a, vars: {q: x}}]
     assert problems(repo, "prompts: [file://p.md]\ntests: [{id: a, vars: {}}]\n") == [("p.md", 2, "$", "template")]
 
 
+@pytest.mark.parametrize("template, error", [("{{ q | load }}", "JSONDecodeError"), ("{{ 1 / 0 }}", "ZeroDivisionError"),
+                                             ("{% for i in range(1000000) %}x{% endfor %}", "OverflowError")])
+def test_a_template_that_fails_while_running_is_a_problem(repo, template, error):
+    text = f"prompts: ['{template}']\ntests: [{{id: a, vars: {{q: not json}}}}]\n"
+    assert problems(repo, text) == [("e.yaml", 1, "$.prompts[0]", "template")]
+    result = run_chatconv("prompt", repo / "e.yaml")
+    assert result.returncode == 1 and f"template cannot be rendered: {error}" in result.stderr_text
+    assert "Traceback" not in result.stderr_text
+
+
 def test_eval_ts_is_refused_and_era_can_be_forced(repo):
     (repo / "x.eval.ts").write_text("export default {}\n")
     result = run_chatconv("prompt", repo / "x.eval.ts")
     assert result.returncode == 1 and "SDK eval authoring" in result.stderr_text
+    with pytest.raises(ChatconvError, match="written as code"):  # the suffixes case files refuse too
+        build_prompts(repo / "x.eval.py")
     (repo / "e.yaml").write_text("prompts: ['{{ input }}']\ntests: [{id: a, vars: {input: hi}}]\n")
     assert run_chatconv("prompt", repo / "e.yaml").stdout_text.startswith('{"id":"a","question":"hi"')
     forced = run_chatconv("prompt", "--era", "tests", repo / "e.yaml")
@@ -378,3 +390,65 @@ def test_array_vars_expand_on_the_command_line(repo):
     (repo / "e.yaml").write_text("prompts: ['{{ a }}!']\ntests: [{id: x, vars: {a: [p, q]}}]\n")
     result = run_chatconv("prompt", repo / "e.yaml")
     assert [(r["id"], r["question"]) for r in map(orjson.loads, result.stdout.splitlines())] == [("x", "p!"), ("x", "q!")]
+
+
+def test_case_files_prompt_files_and_default_tests_outside_the_root_need_the_flag(repo):
+    project = repo / "project"
+    project.mkdir()
+    (project / ".git").mkdir()  # the repository root: repo/ is outside it
+    (repo / "cases.yaml").write_text("- {id: a, input: hi}\n")
+    (repo / "p.md").write_text("Say {{ q }}\n")
+    (repo / "defaults.yaml").write_text("vars: {q: hello}\n")
+    (repo / "more").mkdir()
+    (repo / "more" / "b.yaml").write_text("- {id: b, input: there}\n")
+    files = {"tests.yaml": "tests: file://../cases.yaml\n", "glob.yaml": "tests: ['../more/*.yaml']\n",
+             "prompt.yaml": "prompts: [file://../p.md]\ndefault_test: file://../defaults.yaml\ntests: [{id: a}]\n"}
+    for name, text in files.items():
+        (project / name).write_text(text)
+        [record] = iter_records(project / name)
+        refused = read_cases(record).problems
+        assert refused and all("outside the repository root" in p.message for p in refused), name
+        assert all(p.path in ("$.tests", "$.tests[0]", "$.prompts[0]", "$.default_test") for p in refused)
+        allowed = read_cases(record, allow_outside_root=True)
+        assert allowed.problems == [] and len(allowed.cases) == 1, name
+    result = run_chatconv("prompt", project / "prompt.yaml")
+    assert result.returncode == 1 and "--allow-outside-root" in result.stderr_text
+    result = run_chatconv("prompt", "--allow-outside-root", project / "prompt.yaml")
+    assert result.returncode == 0 and '"question":"Say hello"' in result.stdout_text
+    assert run_chatconv("validate", "--allow-outside-root", project / "tests.yaml").returncode == 0
+    assert run_chatconv("validate", project / "tests.yaml").returncode == 1
+
+
+def test_case_files_of_every_format_are_read_as_sources_reads_them(repo):
+    (repo / "empty.jsonl").write_text("")
+    (repo / "dup.json").write_text('[{"id": "a", "id": "b", "input": "x"}]')
+    (repo / "folder.yaml").mkdir()
+    assert problems(repo, "tests: ./empty.jsonl\n") == [("empty.jsonl", 1, "$", "case-file")]
+    assert problems(repo, "tests: ./dup.json\n") == [("dup.json", 1, "$[0].id", "duplicate-key")]
+    assert problems(repo, "prompts: ['{{ q }}']\ntests: [{id: a}]\nscenarios: [file://folder.yaml]\n") == [
+        ("e.yaml", 3, "$.scenarios[0]", "case-file")]
+
+
+@pytest.mark.parametrize("scenario, place", [
+    ("{tests: 5}", "$.scenarios[0].tests"), ("{config: {vars: {q: b}}, tests: [{vars: {q: a}}]}", "$.scenarios[0].config"),
+    ("{config: [{vars: [1]}], tests: [{vars: {q: a}}]}", "$.scenarios[0].config[0].vars"),
+    ("{config: [{assert: 3}], tests: [{vars: {q: a}}]}", "$.scenarios[0].config[0].assert"),
+    ("{tests: [{vars: {q: a}}, 3]}", "$.scenarios[0].tests[1]"), ("7", "$.scenarios[0]")])
+def test_a_scenario_of_the_wrong_shape_is_a_problem(repo, scenario, place):
+    text = f"prompts: ['{{{{ q }}}}']\ntests: [{{id: a, vars: {{q: x}}}}]\nscenarios:\n  - {scenario}\n"
+    assert problems(repo, text) == [("e.yaml", 4, place, "wrong-type")]
+    result = run_chatconv("prompt", repo / "e.yaml")
+    assert result.returncode == 1 and "Traceback" not in result.stderr_text
+
+
+@pytest.mark.parametrize("header", ["id,vars.a,vars.a.b", "id,vars.a.b,vars.a", "id,a,vars.a", "id,a,a"])
+def test_csv_columns_that_set_the_same_var_are_a_problem(repo, header):
+    (repo / "c.csv").write_text(f"{header}\nx,1,2\n")
+    assert problems(repo, "tests: file://c.csv\n") == [("c.csv", 1, "$", "case-file")]
+
+
+def test_csv_unclosed_quote_is_a_problem(repo):
+    (repo / "c.csv").write_text('id,input\nx,"unclosed\n')
+    assert problems(repo, "tests: file://c.csv\n") == [("c.csv", 2, "$", "case-file")]
+    (repo / "d.csv").write_text('id,a.b,vars.x\nx,1,2\n')  # a plain column is a var as named, not nested
+    assert messages(repo, "prompts: ['{{ x }}']\ntests: file://d.csv\n", "f.yaml") == {"x": [user("2")]}

@@ -230,7 +230,9 @@ def test_patterns_come_from_the_eval_file_then_the_config(repo):
     (repo / "evals").mkdir()
     (repo / "evals" / "a.rules.md").write_text("From config.")
     (repo / ".agentv").mkdir()
-    (repo / ".agentv" / "config.yaml").write_text("guideline_patterns: ['**/*.rules.md']\n")
+    # Keys a later AgentV added (top level and nested) are warnings: the patterns still apply.
+    (repo / ".agentv" / "config.yaml").write_text("guideline_patterns: ['**/*.rules.md']\nnew_key: 1\n"
+                                                  "execution: {new_nested: 2}\n")
     path = repo / "evals" / "e.yaml"
     path.write_text("evalcases:\n  - id: c\n    outcome: o\n    input_messages:\n"
                     "      - role: user\n        content: [{type: file, value: a.rules.md}, {type: text, value: go}]\n")
@@ -307,3 +309,30 @@ def test_azure_openai_body_uses_the_chat_prompt():
 def test_agent_provider_keeps_the_question():
     request = {"question": "[User]: Hello\n[Assistant]: Hi\n[User]: Help", "chatPrompt": CHAT}
     assert render_request(request, "agent") == ({"prompt": "[User]: Hello\n[Assistant]: Hi\n[User]: Help"}, [])
+
+
+def test_a_missing_file_in_an_expected_message_is_a_validate_error_prompt_does_not_read(repo):
+    from chatconv.cases import read_cases
+    from chatconv.sources import iter_records
+    from chatconv.validate import check_eval_document
+
+    path = repo / "eval.yaml"
+    path.write_text("evalcases:\n  - id: c\n    outcome: o\n    input_messages: [{role: user, content: hi}]\n"
+                    "    expected_messages:\n      - role: assistant\n        content:\n"
+                    "          - {type: file, value: missing.md}\n")
+    [record] = iter_records(path)
+    found = [(p.path, p.line, p.code) for p in check_eval_document(record, "eval-file") if p.is_error]
+    assert found == [("$.evalcases[0].expected_messages[0].content[0].value", 8, "file-reference")]
+    # The same in the tests era's expected_output, and in the testcases era's trailing answer.
+    (repo / "t.yaml").write_text("tests:\n  - id: c\n    criteria: o\n    input: hi\n    expected_output:\n"
+                                 "      - role: assistant\n        content: [{type: file, value: gone.md}]\n")
+    [case] = read_cases(next(iter_records(repo / "t.yaml"))).cases
+    assert list(case.file_segments()) == [(("tests", 0, "expected_output", 0, "content", 0, "value"), "gone.md")]
+    (repo / "v1.yaml").write_text("testcases:\n  - id: c\n    messages:\n      - {role: user, content: hi}\n"
+                                  "      - {role: assistant, content: [{type: file, value: gone.md}]}\n")
+    [case] = read_cases(next(iter_records(repo / "v1.yaml"))).cases
+    assert list(case.file_segments()) == [(("testcases", 0, "messages", 1, "content", 0, "value"), "gone.md")]
+    # A prompt is built from the input only: the expected message's file is not read.
+    [case] = read_cases(record).cases
+    context = EvalFileContext.for_file(path, record.data, PromptOptions(), record.locate)
+    assert build_prompt_inputs(case, context).question == "hi"

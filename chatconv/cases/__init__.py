@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from importlib import import_module
+from pathlib import Path
 from typing import Any, Callable
 
 from ..eras import Era, era_of
 from ..problems import Problem, json_path
+from ..references import FileReferenceError, find_repo_root, resolve_reference
 from ..sources import Position, Record
 
 
@@ -31,6 +33,32 @@ class Source:
         return Problem(self.file, line, column, json_path(path), message, severity, hint, code)
 
 
+@dataclass(frozen=True)
+class Lookup:
+    """Where an eval file's references are looked up (SPEC §2): its folder, then each parent up
+    to the repository root (found once); files outside the root only when allowed."""
+
+    folder: Path
+    root: Path
+    allow_outside_root: bool = False
+
+    @classmethod
+    def of(cls, record: Record, allow_outside_root: bool = False) -> Lookup:
+        folder = Path(record.file).parent if record.file != "-" else Path.cwd()
+        return cls(folder, find_repo_root(folder), allow_outside_root)
+
+    def resolve(self, written: str) -> Path:
+        """The file `written` names; FileReferenceError when there is none, or it is outside."""
+        return resolve_reference(written, self.folder, self.root, self.allow_outside_root)
+
+    def refuse_outside(self, path: Path, written: str) -> None:
+        """FileReferenceError when `path` (a glob's match, a case folder) is outside the root."""
+        real = path.resolve()
+        if not self.allow_outside_root and not real.is_relative_to(self.root):
+            raise FileReferenceError(f"{written!r} resolves outside the repository root {self.root} (to {real})",
+                                     "keep referenced files inside the repository, or pass --allow-outside-root")
+
+
 @dataclass
 class Case:
     """One case, whatever era it was written in."""
@@ -43,18 +71,18 @@ class Case:
     # from several places (a string `input` with `input_files`), where each segment is written.
     content_paths: list[tuple | list[tuple]]
     expected: list[dict] = field(default_factory=list)  # the reference answer, as messages
+    expected_paths: list[tuple | list[tuple]] = field(default_factory=list)  # as content_paths, for `expected`
     criteria: str | None = None  # what a good answer achieves, in words
     graders: list = field(default_factory=list)  # the era's graders (evaluators, assertions, assert), as written
     metadata: dict = field(default_factory=dict)  # `systemPrompt` shapes the prompt
 
     def file_segments(self):
-        """(JSON path in `source`, value) of each file segment of the input messages."""
-        for message, where in zip(self.messages, self.content_paths):
-            content = message.get("content")
-            if not isinstance(content, list):
-                continue
-            for index, segment in enumerate(content):
-                value = segment.get("value") if isinstance(segment, dict) else None
+        """(JSON path in `source`, value) of each file segment of the input and expected messages
+        (validate checks both; a prompt reads the input's only)."""
+        placed = [*zip(self.messages, self.content_paths), *zip(self.expected, self.expected_paths)]
+        for message, where in placed:
+            for index, segment in items(message.get("content")):
+                value = segment.get("value")
                 if segment.get("type") == "file" and isinstance(value, str) and value:
                     yield segment_path(where, index), value
 
@@ -72,18 +100,21 @@ class EvalCases:
     era: Era
     cases: list[Case]
     problems: list[Problem]
+    lookup: Lookup  # where the cases' file references are looked up
 
 
-def read_cases(record: Record, era: Era | None = None) -> EvalCases:
+def read_cases(record: Record, era: Era | None = None, allow_outside_root: bool = False) -> EvalCases:
     """The cases of an eval file read as `record` (valid against its era's schema, or read
-    defensively: a case the schema would refuse is left to it), in the era given or its own."""
+    defensively: a case the schema would refuse is left to it), in the era given or its own.
+    Case files, prompt files and default tests are found as file references are (`Lookup`)."""
     era = era or era_of(record.data)
     reader = import_module(f"{__name__}.{era.NAME}")
+    lookup = Lookup.of(record, allow_outside_root)
     cases: list[Case] = []
     problems: list[Problem] = []
-    for item in reader.read(record):
+    for item in reader.read(record, lookup):
         (cases if isinstance(item, Case) else problems).append(item)
-    return EvalCases(era, cases, problems)
+    return EvalCases(era, cases, problems, lookup)
 
 
 def items(value: Any):
@@ -94,11 +125,4 @@ def items(value: Any):
                 yield index, item
 
 
-def as_messages(value: Any, role: str) -> list[dict]:
-    """A string as one message of `role`; a list of messages as it is (its objects only)."""
-    if isinstance(value, str):
-        return [{"role": role, "content": value}]
-    return [message for _, message in items(value)]
-
-
-__all__ = ["Case", "EvalCases", "Source", "as_messages", "items", "read_cases", "segment_path"]
+__all__ = ["Case", "EvalCases", "Lookup", "Source", "items", "read_cases", "segment_path"]

@@ -24,10 +24,20 @@ def read_csv_cases(data: bytes, file: str) -> Iterator[tuple[dict, Source] | Pro
     except ChatconvError as exc:
         yield exc.problems[0]
         return
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None)
+    # strict: an unclosed quote is an error, not a cell that runs to the end of the file
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader, None)
+    except csv.Error as exc:
+        yield Problem(file, 1, 1, "$", f"invalid CSV: {exc}", "error", "fix the quoting of the header", "case-file")
+        return
     if not header:
         yield Problem(file, 1, 1, "$", "the case file holds no case", "warning", None, "case-file")
+        return
+    clash = _clashing_vars(header)
+    if clash:
+        yield Problem(file, 1, 1, "$", f"the columns {clash[0]!r} and {clash[1]!r} both set a var (one inside the "
+                      "other, or the same one)", "error", "keep one of the columns, or rename one", "case-file")
         return
     row_number = 0
     while True:
@@ -75,6 +85,20 @@ def _case(cells: dict[str, str], number: int) -> dict:
     if variables:
         case["vars"] = variables
     return case
+
+
+def _clashing_vars(header: list[str]) -> tuple[str, str] | None:
+    """Two columns that set the same var, or a var and a var inside it (`vars.a`, `vars.a.b`)."""
+    seen: list[tuple[tuple, str]] = []
+    for name in header:
+        if name in ("id", "input") or name.startswith("__"):
+            continue
+        keys = tuple(name[len("vars."):].split(".")) if name.startswith("vars.") else (name,)
+        for other, other_name in seen:
+            if keys[:len(other)] == other or other[:len(keys)] == keys:
+                return other_name, name
+        seen.append((keys, name))
+    return None
 
 
 def _put(target: dict, keys: list[str], value: str) -> None:

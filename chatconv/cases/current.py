@@ -10,35 +10,35 @@ Without `prompts`, cases from case files that carry `input` keep the tests era's
 from __future__ import annotations
 
 import itertools
-from typing import Any, Iterator
+from typing import Iterator
 
-from ..problems import ChatconvError, Problem
-from ..references import FileReferenceError, find_repo_root, resolve_reference
-from ..sources import Record, load_document, problem_at, read_bytes
-from . import Case, Source
-from .external import RawCase, eval_folder, raw_cases, referenced_files
+from ..problems import Problem
+from ..references import FileReferenceError
+from ..sources import Record, problem_at
+from . import Case, Lookup, Source, items
+from .external import RawCase, case_file_records, raw_cases, referenced_files
 from .prompts import Prompt, read_prompts, safe_id
 from .shorthand import as_json_text, content_and_place, expand_input
 from .templates import TemplateProblem, render, render_string, whole_value_name
 from .tests import Suite, tests_case
 
 
-def read(record: Record) -> Iterator[Case | Problem]:
+def read(record: Record, lookup: Lookup) -> Iterator[Case | Problem]:
     data = record.data if isinstance(record.data, dict) else {}
     if "nunjucks_filters" in data:
         yield problem_at(record, ("nunjucks_filters",), "custom Nunjucks filters (`nunjucks_filters`, JavaScript "
                          "modules) are not supported; a template that uses one is refused", "warning",
                          "use built-in filters, or render the value into the vars", code="unsupported")
     prompts: list[Prompt] = []
-    for item in read_prompts(record):
+    for item in read_prompts(record, lookup):
         if isinstance(item, Problem):
             yield item
         else:
             prompts.append(item)
     if "prompts" in data and not prompts:
         return  # every prompt was refused: the problems say why
-    defaults = yield from _default_vars(record)
-    for raw in _all_cases(record):
+    defaults = yield from _default_vars(record, lookup)
+    for raw in _all_cases(record, lookup):
         if isinstance(raw, Problem):
             yield raw
         elif not prompts:
@@ -47,9 +47,9 @@ def read(record: Record) -> Iterator[Case | Problem]:
             yield from _matrix(raw, prompts, defaults, _graders(data))
 
 
-def _all_cases(record: Record) -> Iterator[RawCase | Problem]:
-    yield from raw_cases(record, "tests")
-    yield from _scenario_cases(record)
+def _all_cases(record: Record, lookup: Lookup) -> Iterator[RawCase | Problem]:
+    yield from raw_cases(record, lookup, "tests")
+    yield from _scenario_cases(record, lookup)
 
 
 def _raw_case(raw: RawCase) -> Case | Problem:
@@ -60,82 +60,96 @@ def _raw_case(raw: RawCase) -> Case | Problem:
                               "no-input")
 
 
-class _Defaults:
-    """`default_test.vars`, and where they are written."""
-
-    def __init__(self, variables: dict | None = None, source: Source | None = None, path: tuple = ()):
-        self.vars, self.source, self.path = variables or {}, source, path
-
-
-def _default_vars(record: Record):
-    """The vars of `default_test` (an object, or a `file://` YAML file); problems yielded."""
+def _default_vars(record: Record, lookup: Lookup):
+    """The vars of `default_test` (an object, or a `file://` YAML file), returned; problems yielded."""
     value = record.data.get("default_test") if isinstance(record.data, dict) else None
     where = ("default_test",)
     if isinstance(value, dict):
         found = value.get("vars")
-        return _Defaults(found if isinstance(found, dict) else {}, Source(record.file, record.locate), where + ("vars",))
+        return found if isinstance(found, dict) else {}
     if not isinstance(value, str):
-        return _Defaults()
+        return {}
     if value.strip().startswith("ref://"):
         yield problem_at(record, where, "`ref://` default tests (named in the config's `refs`) are not supported",
                          "error", "write default_test inline or as file://defaults.yaml", code="unsupported")
-        return _Defaults()
-    folder = eval_folder(record)
+        return {}
     try:
-        path = resolve_reference(value.strip().removeprefix("file://"), folder, find_repo_root(folder))
-        document = load_document(read_bytes(path), str(path), "yaml")
+        path = lookup.resolve(value.strip().removeprefix("file://"))
     except FileReferenceError as exc:
         yield problem_at(record, where, exc.message, "error", exc.hint, code="case-file")
-        return _Defaults()
-    except ChatconvError as exc:
-        yield problem_at(record, where, f"default test file: {exc.problems[0].message}", code="case-file")
-        return _Defaults()
-    if document.error:
-        yield document.error
-        return _Defaults()
-    if not isinstance(document.data, dict):
+        return {}
+    documents = list(case_file_records(record, path, where))
+    document = documents[0]
+    if isinstance(document, Problem) or document.error:
+        yield document if isinstance(document, Problem) else document.error
+        return {}
+    if len(documents) > 1 or not isinstance(document.data, dict):
         yield Source(document.file, document.locate).problem((), "a default test file holds one object",
                                                              None, "case-file")
-        return _Defaults()
+        return {}
     found = document.data.get("vars")
-    return _Defaults(found if isinstance(found, dict) else {}, Source(document.file, document.locate), ("vars",))
+    return found if isinstance(found, dict) else {}
 
 
-def _scenario_cases(record: Record) -> Iterator[RawCase | Problem]:
+def _scenario_cases(record: Record, lookup: Lookup) -> Iterator[RawCase | Problem]:
     """`scenarios`: each `{config: [rows], tests: [rows]}` makes a test of each config row x test
     row, vars merged (the test's over the config's) and `assert` lists joined."""
     scenarios = record.data.get("scenarios") if isinstance(record.data, dict) else None
     if not isinstance(scenarios, list):
         return
-    found: list[tuple[Any, Source, tuple]] = []
+    found: list[tuple[dict, Source, tuple]] = []
+    own = Source(record.file, record.locate)
     for index, entry in enumerate(scenarios):
+        where = ("scenarios", index)
         if isinstance(entry, dict):
-            found.append((entry, Source(record.file, record.locate), ("scenarios", index)))
-        elif isinstance(entry, str):
-            files, problem = referenced_files(record, entry, ("scenarios", index))
-            if problem:
-                yield problem
-            for path in files:
-                document = load_document(read_bytes(path), str(path), "yaml")
-                if document.error:
-                    yield document.error
+            found.append((entry, own, where))
+            continue
+        if not isinstance(entry, str):
+            yield own.problem(where, "a scenario is an object or a file:// reference", None, "wrong-type")
+            continue
+        files, problem = referenced_files(record, lookup, entry, where)
+        if problem:
+            yield problem
+        for path in files:
+            for document in case_file_records(record, path, where):
+                if isinstance(document, Problem) or document.error:
+                    yield document if isinstance(document, Problem) else document.error
                     continue
-                items = document.data if isinstance(document.data, list) else [document.data]
-                prefix = (lambda i: (i,)) if isinstance(document.data, list) else (lambda i: ())
+                yield from document.problems
                 source = Source(document.file, document.locate)
-                found += [(item, source, prefix(i)) for i, item in enumerate(items) if isinstance(item, dict)]
+                if isinstance(document.data, dict):
+                    found.append((document.data, source, ()))
+                elif isinstance(document.data, list):
+                    found += [(item, source, (i,)) for i, item in items(document.data)]
+                else:
+                    yield source.problem((), "a scenario file holds a scenario or a list of them", None, "case-file")
     for i, (scenario, source, path) in enumerate(found):
-        configs = [c for c in scenario.get("config") or [{}] if isinstance(c, dict)]
-        tests = scenario.get("tests") or []
-        for j, config in enumerate(configs):
-            for k, test in enumerate(tests):
-                if not isinstance(test, dict):
-                    continue
+        configs, tests = scenario.get("config") or [{}], scenario.get("tests") or []
+        wrong = list(_misshapen(configs, path + ("config",))) + list(_misshapen(tests, path + ("tests",)))
+        if wrong:  # the schema leaves scenarios unchecked: say what is wrong, and skip the scenario
+            yield from (source.problem(place, f"a scenario's {what}", None, "wrong-type") for place, what in wrong)
+            continue
+        for j, config in items(configs):
+            for k, test in items(tests):
                 case = {**config, **test, "vars": {**(config.get("vars") or {}), **(test.get("vars") or {})},
                         "assert": list(config.get("assert") or []) + list(test.get("assert") or [])}
                 case["id"] = (test.get("id") or (f"{config['id']}__scenario_test_{k + 1}" if config.get("id")
                                                  else f"scenario-{i}-{j}-{k}"))
                 yield RawCase(case, source, path + ("tests", k), True)
+
+
+def _misshapen(rows, where: tuple) -> Iterator[tuple[tuple, str]]:
+    """(place, what it should be) of each part of a scenario's `config` or `tests` of the wrong type."""
+    if not isinstance(rows, list):
+        yield where, f"{where[-1]} is a list of objects"
+        return
+    for index, row in enumerate(rows):
+        if not isinstance(row, dict):
+            yield where + (index,), f"{where[-1]} row is an object"
+            continue
+        for key, kind, name in (("vars", dict, "an object"), ("assert", list, "a list")):
+            if row.get(key) is not None and not isinstance(row[key], kind):
+                yield where + (index, key), f"`{key}` is {name}"
 
 
 def array_expansions(variables: dict) -> list[dict]:
@@ -147,13 +161,13 @@ def array_expansions(variables: dict) -> list[dict]:
     return [{**variables, **dict(zip(keys, combo))} for combo in itertools.product(*(variables[k] for k in keys))]
 
 
-def _matrix(raw: RawCase, prompts: list[Prompt], defaults: _Defaults, suite_graders: list) -> Iterator[Case | Problem]:
+def _matrix(raw: RawCase, prompts: list[Prompt], defaults: dict, suite_graders: list) -> Iterator[Case | Problem]:
     case, path, source = raw.data, raw.path, raw.source
     if not isinstance(case.get("id"), str) or not case["id"]:
         yield source.problem(path, "a test needs an id (a non-empty string)", "add `id: <name>`", "missing-key")
         return
     own = case.get("vars") if isinstance(case.get("vars"), dict) else {}
-    variables = {**defaults.vars, **own}
+    variables = {**defaults, **own}
     if raw.external and "input" in case and "input" not in own:
         variables["input"] = case["input"]  # a raw case's input becomes vars.input (AgentV drops input_files)
     for prompt in prompts:  # several prompts: each gives its own case id
@@ -190,7 +204,7 @@ def _rendered_case(raw: RawCase, case_id: str, prompt: Prompt, variables: dict, 
     messages = expand_input(rendered, base)
     try:
         messages = [_second_pass(message, place, variables) for message, place in messages]
-        case_id = render_string(case_id, variables) if "{" in case_id else case_id
+        case_id = render_string(case_id, variables)
     except TemplateProblem as exc:
         return raw.source.problem(raw.path + ("vars",), f"test {raw.data['id']!r}: {exc.message}", exc.hint, exc.code)
     if not messages:

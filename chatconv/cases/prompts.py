@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ..problems import ChatconvError, Problem
-from ..references import FileReferenceError, find_repo_root, read_segment_text, resolve_reference
-from ..sources import Record, load_document, problem_at, read_bytes
-from . import Source
-from .external import eval_folder
+from ..references import FileReferenceError, read_segment_text
+from ..sources import Record, iter_records, problem_at
+from . import Lookup, Source
 from .shorthand import is_message
 from .templates import TemplateProblem, check_syntax
 
@@ -44,7 +43,7 @@ def safe_id(text: str) -> str:
     return safe or content_hash(text)
 
 
-def read_prompts(record: Record) -> Iterator[Prompt | Problem]:
+def read_prompts(record: Record, lookup: Lookup) -> Iterator[Prompt | Problem]:
     """The prompts of an eval file in order; a prompt that cannot be used is a Problem."""
     value = record.data.get("prompts") if isinstance(record.data, dict) else None
     if value is None:
@@ -54,7 +53,7 @@ def read_prompts(record: Record) -> Iterator[Prompt | Problem]:
         entries = [(item, ("prompts", index)) for index, item in enumerate(value)]
     for entry, where in entries:
         try:
-            yield _prompt(record, entry, where)
+            yield _prompt(record, lookup, entry, where)
         except _Refused as exc:
             yield exc.problem
 
@@ -64,11 +63,11 @@ class _Refused(Exception):
         self.problem = problem
 
 
-def _prompt(record: Record, entry: Any, where: tuple) -> Prompt:
+def _prompt(record: Record, lookup: Lookup, entry: Any, where: tuple) -> Prompt:
     source = Source(record.file, record.locate)
     if isinstance(entry, str):
         if entry.strip().startswith("file://"):
-            return _file_prompt(record, entry.strip().removeprefix("file://"), where, None)
+            return _file_prompt(record, lookup, entry.strip().removeprefix("file://"), where, None)
         return _checked(Prompt(f"prompt-{content_hash(entry)}", entry, source, where))
     if isinstance(entry, list):
         return _checked(Prompt(f"chat-{content_hash(entry)}", _chat(record, entry, where), source, where))
@@ -86,7 +85,7 @@ def _prompt(record: Record, entry: Any, where: tuple) -> Prompt:
         return _checked(Prompt(given or f"chat-{content_hash([message])}", _chat(record, [message], where),
                                source, where))
     if "file" in entry and isinstance(entry["file"], str):
-        return _file_prompt(record, entry["file"].removeprefix("file://"), where + ("file",), given)
+        return _file_prompt(record, lookup, entry["file"].removeprefix("file://"), where + ("file",), given)
     if "messages" in entry:
         chat = _chat(record, entry["messages"], where + ("messages",))
         return _checked(Prompt(given or f"chat-{content_hash(entry['messages'])}", chat, source, where + ("messages",)))
@@ -134,13 +133,12 @@ def _strings(value: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
             yield from _strings(item, path + (key,))
 
 
-def _file_prompt(record: Record, written: str, where: tuple, given: str | None) -> Prompt:
+def _file_prompt(record: Record, lookup: Lookup, written: str, where: tuple, given: str | None) -> Prompt:
     """A prompt file, found as file segments are (the eval file's folder, then its parents)."""
-    folder = eval_folder(record)
     try:
-        path = resolve_reference(written, folder, find_repo_root(folder))
+        path = lookup.resolve(written)
         if path.suffix.lower() in (".json", ".yaml", ".yml"):
-            document = load_document(read_bytes(path), str(path), "json" if path.suffix.lower() == ".json" else "yaml")
+            document = next(iter_records(path))
             if document.error:
                 raise _Refused(document.error)
             if isinstance(document.data, list) and document.data and all(is_message(m) for m in document.data):

@@ -79,22 +79,15 @@ def with_input_files(text: str, text_where: tuple, files: list, files_where: tup
     return {"role": "user", "content": content}, places
 
 
-def expected_messages(value: Any) -> list[dict]:
-    """`expected_output` as messages: a string or an object is one assistant message (an
-    object's content as JSON text); a list of messages as they are; another list as JSON text."""
+def expected_messages(value: Any, where: tuple) -> list[tuple[dict, tuple | list]]:
+    """`expected_output` (written at `where`) as messages with their places: a string or an
+    object is one assistant message (an object's content as JSON text); a list of messages as
+    they are; another list as JSON text."""
     if value is None:
         return []
     if isinstance(value, dict) and "role" in value:
-        return [message_at(value, ())[0]] if is_message(value) else []
+        return [message_at(value, where)] if is_message(value) else []
     if isinstance(value, list) and value and isinstance(value[0], dict) and "role" in value[0]:
-        return [message_at(item, ())[0] for item in value if is_message(item)]
+        return [message_at(item, where + (index,)) for index, item in enumerate(value) if is_message(item)]
     content = value if isinstance(value, str) else as_json_text(value)
-    return [{"role": "assistant", "content": content}]
-
-
-def message_text(message: dict) -> str:
-    """The text of a message's content (text segments joined with newlines; files as written)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    return "\n".join(s["value"] for s in content or () if isinstance(s, dict) and isinstance(s.get("value"), str))
+    return [({"role": "assistant", "content": content}, where)]

@@ -120,6 +120,9 @@ def render_string(text: str, variables: dict) -> Any:
         raise TemplateProblem(f"template cannot be rendered: {exc}",
                               "Nunjucks JavaScript method calls (.toUpperCase(), ...) are not Jinja2's; "
                               "use filters (| upper)", "unsupported") from None
+    except Exception as exc:  # the template's own running failed: `| load` of non-JSON, 1 / 0, a huge range
+        raise TemplateProblem(f"template cannot be rendered: {type(exc).__name__}: {exc}",
+                              "fix the template, or the vars it is rendered with", "template") from None
 
 
 def render(value: Any, variables: dict) -> Any:

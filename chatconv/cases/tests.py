@@ -11,7 +11,7 @@ from typing import Iterator
 
 from ..problems import Problem
 from ..sources import Record
-from . import Case
+from . import Case, Lookup
 from .external import RawCase, raw_cases
 from .shorthand import expand_input, expected_messages, with_input_files
 
@@ -23,15 +23,14 @@ class Suite:
     """What an eval file gives every case: messages first, input files, graders."""
 
     messages: list[tuple[dict, tuple | list]] = field(default_factory=list)
-    files: list | None = None
-    files_path: tuple = ("input_files",)
+    files: list | None = None  # written at `input_files`
     graders: list = field(default_factory=list)
 
     @classmethod
     def of(cls, data: dict) -> Suite:
         files = data.get("input_files")
         return cls(expand_input(data.get("input"), ("input",)), files if isinstance(files, list) else None,
-                   ("input_files",), graders_of(data))
+                   graders_of(data))
 
 
 def graders_of(owner: dict) -> list:
@@ -46,11 +45,11 @@ def graders_of(owner: dict) -> list:
     return found
 
 
-def read(record: Record) -> Iterator[Case | Problem]:
+def read(record: Record, lookup: Lookup) -> Iterator[Case | Problem]:
     data = record.data if isinstance(record.data, dict) else {}
     suite = Suite.of(data)
     key = "tests" if "tests" in data or "eval_cases" not in data else "eval_cases"
-    for item in raw_cases(record, key):
+    for item in raw_cases(record, lookup, key):
         yield item if isinstance(item, Problem) else tests_case(item, suite)
 
 
@@ -67,7 +66,7 @@ def input_messages(raw: RawCase, suite: Suite) -> list[tuple[dict, tuple | list]
     if isinstance(case.get("input_files"), list):
         files, files_path = case["input_files"], path + ("input_files",)
     elif defaults and suite.files:
-        files, files_path = suite.files, suite.files_path
+        files, files_path = suite.files, ("input_files",)
     own = case.get("input")
     if files and isinstance(own, str):
         mine = [with_input_files(own, path + ("input",), files, files_path)]
@@ -88,8 +87,9 @@ def tests_case(raw: RawCase, suite: Suite) -> Case | Problem:
     if not messages:
         return _no_input(raw)
     criteria = case.get("criteria", case.get("expected_outcome"))
+    expected = expected_messages(case.get("expected_output"), path + ("expected_output",))
     return Case(case["id"], path, source, [m for m, _ in messages], [place for _, place in messages],
-                expected=expected_messages(case.get("expected_output")),
+                expected=[m for m, _ in expected], expected_paths=[place for _, place in expected],
                 criteria=criteria if isinstance(criteria, str) else None,
                 graders=graders_of(case) + suite.graders,
                 metadata=case.get("metadata") if isinstance(case.get("metadata"), dict) else {})

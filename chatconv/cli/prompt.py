@@ -75,8 +75,8 @@ def prompt(eval_file, case_ids, target, system_policy, default_system_prompt, sy
             body, repairs = render_request(case.as_request(), target, repair, default_system_prompt)
         except ProviderRuleError as exc:
             rule = exc.problems[0]
-            fail([prompts.context.problem(case.path, f"case {case.id!r}: {rule.message}", rule.hint,
-                                          "provider-rule")], EXIT_INVALID)
+            fail([case.source.problem(case.path, f"case {case.id!r}: {rule.message}", rule.hint,
+                                      "provider-rule")], EXIT_INVALID)
         for note in repairs:
             click.echo(f"{eval_file}: case {case.id!r}: {note}", err=True)
         write_json_line({"id": case.id, "request": body})

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ..cases import Case
-from ..problems import ChatconvError, Problem, json_path
+from ..cases import Case, Source
+from ..problems import ChatconvError
 from ..references import check_patterns, find_config, find_repo_root
 from ..sources import Position, iter_records
 from ..validate import check_record
@@ -48,18 +48,18 @@ class EvalFileContext:
         return ((metadata or {}).get("systemPrompt") or self.metadata.get("systemPrompt")
                 or options.system_prompt)
 
-    def problem(self, path: tuple, message: str, hint: str | None, code: str) -> Problem:
-        line, column = self.locate(path) if self.locate else (None, None)
-        return Problem(str(self.path), line, column, json_path(path), message, "error", hint, code)
+    @property
+    def source(self) -> Source:
+        """The eval file, for problems at its JSON paths."""
+        return Source(str(self.path), self.locate)
 
 
 def config_patterns(config: Path) -> list[str]:
     """The guideline patterns of a config file, which must be valid against its schema."""
     [record] = iter_records(config)
-    # Unknown keys of a config file are warnings (SPEC §1a): a later era's config keys must not
-    # stop the prompts of the eval files below it.
-    problems = [record.error] if record.error else [p for p in check_record(record, "config")
-                                                    if p.is_error and p.code != "unknown-key"]
+    # Unknown keys of a config file are warnings (SPEC §1a, `unknown-config-key`): a later era's
+    # config keys do not stop the prompts of the eval files below it.
+    problems = [record.error] if record.error else [p for p in check_record(record, "config") if p.is_error]
     if problems:
         raise ChatconvError(problems)
     return check_patterns(record.data.get("guideline_patterns", []), str(config))

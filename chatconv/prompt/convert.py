@@ -197,8 +197,7 @@ def resolve_segments(content: Any, context: EvalFileContext, where: tuple, optio
             file = resolve_reference(raw["value"], context.path.parent, context.root, options.allow_outside_root)
             text = read_segment_text(file)
         except FileReferenceError as exc:
-            problem = (source.problem(place, exc.message, exc.hint, "file-reference") if source
-                       else context.problem(place, exc.message, exc.hint, "file-reference"))
+            problem = (source or context.source).problem(place, exc.message, exc.hint, "file-reference")
             raise ChatconvError(problem) from None
         guideline = is_guideline(raw["value"], file, context.root, context.patterns)
         segments.append(Segment("file", raw["value"], text, guideline, file.resolve()))

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ..cases import Case
+from ..cases import Case, Source
+from ..cases.external import CODE_SUFFIXES
 from ..problems import ChatconvError, Problem
 from ..validate import read_eval_file
 from .context import EvalFileContext
@@ -18,9 +19,10 @@ class CasePrompt:
     """The prompt inputs of one case of an eval file, and what a provider request adds."""
 
     id: str
-    path: tuple  # the case's JSON path in the file, for problems
+    path: tuple  # the case's JSON path in `source`, for problems
     inputs: PromptInputs
     system_prompt: str | None  # the case's (or file's) metadata prompt, else the one given
+    source: Source | None = None  # the file the case is written in (the eval file or a case file)
 
     def as_request(self) -> dict:
         return self.inputs.as_request(self.system_prompt)
@@ -45,7 +47,7 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
     refuse_code_eval_file(eval_file)
     record, warnings, found = read_eval_file(eval_file, options.allow_outside_root, era)
     cases: list[Case] = found.cases
-    known = [case.id for case in cases]
+    known = list(dict.fromkeys(case.id for case in cases))  # one written case may make several
     unknown = [c for c in case_ids if c not in known]
     if unknown:
         raise UnknownCase(unknown[0], str(eval_file), known, warnings)
@@ -56,12 +58,9 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
             if case_ids and case.id not in case_ids:
                 continue
             yield CasePrompt(case.id, case.path, build_prompt_inputs(case, context, options),
-                             context.case_system_prompt(case, options))
+                             context.case_system_prompt(case, options), case.source)
 
     return EvalFilePrompts(context, warnings, prompts())
-
-
-CODE_SUFFIXES = (".ts", ".mts", ".js", ".mjs", ".cjs")
 
 
 def refuse_code_eval_file(eval_file: str | Path) -> None:
@@ -69,8 +68,8 @@ def refuse_code_eval_file(eval_file: str | Path) -> None:
     cases exist only once the code runs, and chatconv runs no code."""
     if Path(str(eval_file)).suffix.lower() in CODE_SUFFIXES:
         raise ChatconvError(Problem(str(eval_file), None, None, "$",
-                                    "TypeScript and JavaScript eval files (SDK eval authoring, *.eval.ts) "
-                                    "are not supported", "error",
+                                    "eval files written as code (TypeScript, JavaScript or Python; AgentV's "
+                                    "SDK eval authoring, *.eval.ts) are not supported", "error",
                                     "write the cases as a YAML eval file (*.eval.yaml)", "unsupported"))
 
 

@@ -12,7 +12,7 @@ from ..sources import BATCH_BYTES, discover
 from .conversations import (RecordingChecks, RecordSource, ToolPart, duplicate_call_problem, light_record,
                             orphan_result_problem, step_facts, tool_parts)
 from .eval_files import (KNOWN_EVALUATOR_TYPES, check_eval_document, check_eval_file, check_guideline_patterns,
-                         iter_file_segments, load_eval_file, read_eval_file)
+                         load_eval_file, read_eval_file)
 from .explain import explain
 from .lines import (NOT_A_RECORD, NOT_OURS, RECORD, Entry, LineBatch, LineOptions, LineSpan, Outcome, StepRun,
                     ToolLine, check_file_lines, check_lines, record_entry)
@@ -26,6 +26,6 @@ __all__ = [
     "LineOptions", "LineSpan", "Outcome", "RecordSource", "RecordingChecks", "StepRun", "Summary", "ToolLine",
     "ToolPart", "Validator", "canonical_kind", "check_eval_document", "check_eval_file", "check_file_lines",
     "check_guideline_patterns", "check_lines", "check_record", "check_schema", "detect_kind", "discover",
-    "duplicate_call_problem", "explain", "iter_file_segments", "kind_names", "light_record", "load_eval_file", "read_eval_file",
+    "duplicate_call_problem", "explain", "kind_names", "light_record", "load_eval_file", "read_eval_file",
     "orphan_result_problem", "record_entry", "step_facts", "tool_parts", "validate_path", "validate_record",
 ]

@@ -6,14 +6,14 @@ is checked against its own era's schema (eras/), and its cases are read as cases
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
-from ..cases import EvalCases, read_cases
+from ..cases import EvalCases, items, read_cases
 from ..eras import Era, era_of
 from ..eras import evalcases as evalcases_era
 from ..kinds import config_era
 from ..problems import ChatconvError, Problem
-from ..references import FileReferenceError, find_repo_root, pattern_problem, read_segment_text, resolve_reference
+from ..references import FileReferenceError, pattern_problem, read_segment_text
 from ..sources import Record, iter_records, problem_at
 from .explain import short_json
 from .schema import check_schema
@@ -42,13 +42,12 @@ def read_eval_file(path: str | Path, allow_outside_root: bool = False,
             "give a single eval file; JSONL lines are recordings, not eval files", "usage"))
     if record.error:
         raise ChatconvError(record.error)
-    found: list[EvalCases] = []
-    problems = sorted([*record.problems, *check_eval_document(record, "eval-file", allow_outside_root, era, found)],
-                      key=Problem.place.fget)
+    found, cases = _eval_file_problems(record, file_era(record, era), allow_outside_root)
+    problems = sorted([*record.problems, *found], key=Problem.place.fget)
     errors = [p for p in problems if p.is_error]
     if errors:
         raise ChatconvError(errors)
-    return record, problems, found[0]
+    return record, problems, cases
 
 
 def file_era(record: Record, forced: str | None = None) -> Era:
@@ -57,35 +56,35 @@ def file_era(record: Record, forced: str | None = None) -> Era:
     return era_of(record.data, forced) or evalcases_era
 
 
-def check_eval_document(record: Record, kind: str, allow_outside_root: bool = False, era: str | None = None,
-                        found: list[EvalCases] | None = None) -> Iterator[Problem]:
+def check_eval_document(record: Record, kind: str, allow_outside_root: bool = False,
+                        era: str | None = None) -> Iterator[Problem]:
     """Every problem of an eval file or a config file (`kind`): its schema (an eval file's era's),
     then the checks a schema cannot state. They read defensively, so they run whatever the
-    schema found: every problem at once. `found`, when given, receives the eval file's cases."""
-    if kind != "eval-file":
-        yield from check_schema(record, config_era(record.data).CONFIG_SCHEMA if kind == "config" else kind)
+    schema found: every problem at once."""
+    if kind == "config":
+        yield from check_schema(record, config_era(record.data).CONFIG_SCHEMA)
         yield from check_guideline_patterns(record)
         return
-    file_era_ = file_era(record, era)
-    schema_problems = check_schema(record, file_era_.SCHEMA)
-    yield from schema_problems
-    yield from check_guideline_patterns(record)
-    cases = read_cases(record, file_era_)
-    if found is not None:
-        found.append(cases)
+    yield from _eval_file_problems(record, file_era(record, era), allow_outside_root)[0]
+
+
+def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool) -> tuple[list[Problem], EvalCases]:
+    """An eval file's problems (its era's schema, then the checks of its cases), and its cases."""
+    schema_problems = check_schema(record, era.SCHEMA)  # first: it upgrades older spellings in memory
+    cases = read_cases(record, era, allow_outside_root)
     # A case the schema refused is read defensively (AgentV's loader skips a bad message, say):
     # what the reader then says about the same spot only repeats the schema's problem.
     refused = [(p.file, p.path) for p in schema_problems if p.is_error]
-    yield from (p for p in cases.problems if not any(_same_spot(p, place) for place in refused))
-    yield from _unplayed_turns(record)
-    yield from check_eval_file(record, allow_outside_root, cases)
+    return [*schema_problems, *check_guideline_patterns(record),
+            *(p for p in cases.problems if not any(_same_spot(p, place) for place in refused)),
+            *_unplayed_turns(record), *check_eval_file(record, cases=cases)], cases
 
 
 def _unplayed_turns(record: Record) -> Iterator[Problem]:
     """A test's conversation `turns` (tests and current eras) are AgentV's to play at run time:
     chatconv builds the prompt of the test's input only, and says so."""
     tests = record.data.get("tests") if isinstance(record.data, dict) else None
-    for index, test in _items(tests):
+    for index, test in items(tests):
         if "turns" in test:
             yield problem_at(record, ("tests", index, "turns"),
                              "conversation turns (AgentV's multi-turn conversation evaluation) are not played by "
@@ -103,18 +102,10 @@ def _same_spot(problem: Problem, place: tuple[str, str]) -> bool:
     return longer == shorter or (longer.startswith(shorter) and longer[len(shorter)] in ".[")
 
 
-def _items(value: Any) -> Iterator[tuple[int, dict]]:
-    """(index, item) for the objects of a list; anything else holds none (checked elsewhere)."""
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            if isinstance(item, dict):
-                yield index, item
-
-
 def check_eval_file(record: Record, allow_outside_root: bool = False,
                     cases: EvalCases | None = None) -> Iterator[Problem]:
     """Unique case ids, known evaluator types and usable file references."""
-    cases = cases or read_cases(record, file_era(record))
+    cases = cases or read_cases(record, file_era(record), allow_outside_root)
     first: dict[str, tuple] = {}
     for case in cases.cases:
         where = case.path + ("id",)
@@ -130,17 +121,17 @@ def check_eval_file(record: Record, allow_outside_root: bool = False,
             first[case.id] = (case.source, where)
     if cases.era is evalcases_era:
         yield from _check_evaluators(record)
-    yield from _check_file_references(record, cases, allow_outside_root)
+    yield from _check_file_references(cases)
 
 
 def _check_evaluators(record: Record) -> Iterator[Problem]:
     data = record.data
     places = [(("execution",), data.get("execution") if isinstance(data, dict) else None)]
     places += [(("evalcases", index, "execution"), case.get("execution"))
-               for index, case in _items(data.get("evalcases") if isinstance(data, dict) else None)]
+               for index, case in items(data.get("evalcases") if isinstance(data, dict) else None)]
     for path, execution in places:
         evaluators = execution.get("evaluators") if isinstance(execution, dict) else None
-        for index, evaluator in _items(evaluators):
+        for index, evaluator in items(evaluators):
             kind = evaluator.get("type")
             if isinstance(kind, str) and kind not in KNOWN_EVALUATOR_TYPES:
                 yield problem_at(record, path + ("evaluators", index, "type"),
@@ -149,22 +140,13 @@ def _check_evaluators(record: Record) -> Iterator[Problem]:
                                  code="unknown-evaluator")
 
 
-def iter_file_segments(data: Any) -> Iterator[tuple[tuple, str]]:
-    """(path, value) of every file segment in the input messages of an eval file's cases."""
-    record = data if isinstance(data, Record) else Record("<eval file>", 1, data)
-    for case in read_cases(record, file_era(record)).cases:
-        yield from case.file_segments()
-
-
-def _check_file_references(record: Record, cases: EvalCases, allow_outside_root: bool) -> Iterator[Problem]:
+def _check_file_references(cases: EvalCases) -> Iterator[Problem]:
     # Relative references are looked up from the eval file's folder, even in a case file it
     # includes (as AgentV does).
-    eval_dir = Path(record.file).parent if record.file != "-" else Path.cwd()
-    root = find_repo_root(eval_dir)
     for case in cases.cases:
         for path, value in case.file_segments():
             try:
-                read_segment_text(resolve_reference(value, eval_dir, root, allow_outside_root))
+                read_segment_text(cases.lookup.resolve(value))
             except FileReferenceError as exc:
                 yield case.source.problem(path, exc.message, exc.hint, "file-reference")
 
