@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,9 @@ def canonical_kind(kind: str) -> str:
 
 
 def detect_kind(data: Any, file: str = "") -> str | None:
-    """The record kind, told from the content (and, for config files, the file name)."""
-    if is_config_file(file):
+    """The record kind, told from the content (and, for config files, the file name when given;
+    validate tells a config once per file, not per record)."""
+    if file and is_config_file(file):
         return "config"  # whatever its keys: a config's unknown keys are warnings (SPEC §1a)
     if isinstance(data, dict):
         if "steps" in data:
@@ -51,6 +53,7 @@ def detect_kind(data: Any, file: str = "") -> str | None:
     return None
 
 
+@lru_cache(maxsize=64)  # a file's records ask in turn: the name is parsed once
 def is_config_file(file: str | Path) -> bool:
     """Whether a file's name (with its folder's, for `.agentv/`) is one of CONFIG_FILE_NAMES."""
     parts = Path(file).parts

@@ -60,12 +60,17 @@ def declared_era(data: Any) -> Era | None:
     return None
 
 
+# Every era's detect asks for one of these keys (its case lists, or the current era's marks), and
+# declared_era for `$schema`: a record with none of them is told apart at the cost of one look.
+_ERA_KEYS = frozenset({"$schema", *current.MARKS, *(key for era in ERAS for key in era.CASE_LISTS)})
+
+
 def era_of(data: Any, forced: str | None = None) -> Era | None:
     """The era a parsed eval file is written in, or None when no era recognises it. `forced`
     (an era's name) wins; then the era its `$schema` names; then its keys, newest era first."""
     if forced is not None:
         return era_named(forced)
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or _ERA_KEYS.isdisjoint(data):
         return None
     return declared_era(data) or next((era for era in reversed(ERAS) if era.detect(data)), None)
 

@@ -33,7 +33,7 @@ class LineOptions:
     """What checking one file's records takes; sent to the worker processes with each batch."""
 
     file: str
-    kind: str | None  # forced with --kind, else told from each record
+    kind: str | None  # forced with --kind, or "config" for a config file's name; else told from each record
     explicit: bool  # named on the command line, rather than found in a folder
     skip_unknown: bool
     allow_outside_root: bool
@@ -100,7 +100,7 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
     """
     if record.error:
         return Entry(where, (record.error,), None, NOT_A_RECORD)
-    kind = options.kind or detect_kind(record.data, record.file)
+    kind = options.kind or detect_kind(record.data)  # a config file has its kind in options
     era = options.era
     if kind is None and options.pattern_era is not None:
         kind, era = "eval-file", era or options.pattern_era
@@ -168,7 +168,7 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
         if forced_kind is None and data.__class__ is dict and "stepIndex" in data and "steps" not in data:
             kind = "step-record"  # what detect_kind says, told without a call: most lines are steps
         else:
-            kind = forced_kind or detect_kind(data, file)
+            kind = forced_kind or detect_kind(data)
         if kind == "step-record" and is_step(data):
             conversation_id, index = data.get("conversationId"), data["stepIndex"]
             parts = tool_parts(data) if b'"tool-' in line else None

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ..kinds import canonical_kind, config_era
+from ..kinds import canonical_kind, config_era, is_config_file
 from ..messages import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput
 from ..sources import (BATCH_BYTES, Batch, discover, empty_file_problem, eval_pattern_config, file_format,
@@ -76,8 +76,10 @@ class Validator:
             self._stop_workers()
 
     def _file(self, path: str, explicit: bool) -> Iterator[Problem]:
-        options = LineOptions(path, self.kind, explicit, self.skip_unknown, self.allow_outside_root, self.era,
-                              self._pattern_era(path))
+        # A config is told by its file's name, once: each record is then checked as one.
+        kind = self.kind or ("config" if path != "-" and is_config_file(path) else None)
+        options = LineOptions(path, kind, explicit, self.skip_unknown, self.allow_outside_root, self.era,
+                              None if kind else self._pattern_era(path))
         try:
             yield from self._merge(path, self._batches(options), RecordingChecks(self.conversation_window))
         except UnreadableInput as exc:
@@ -86,7 +88,7 @@ class Validator:
 
     def _pattern_era(self, path: str) -> str | None:
         """The era of the config whose `eval_patterns` name this YAML or JSON file an eval file."""
-        if self.kind is not None or path == "-" or file_format(path) == "jsonl":
+        if path == "-" or file_format(path) == "jsonl":
             return None
         config = eval_pattern_config(path, self._configs)
         return None if config is None else config_era(config).NAME
