@@ -144,6 +144,31 @@ def test_a_suite_assert_is_read_in_the_era_its_tests_are_written_in(data, era):
     assert era_of(data).NAME == era
 
 
+def test_current_keys_that_the_tests_era_had_too_keep_a_file_current(repo):
+    # `input_files` and `criteria` are current keys: beside `providers` they do not make a file
+    # one of the tests era; a key the current schema marks removed does.
+    assert era_of({"providers": ["x"], "input_files": ["a.md"], "tests": "file://cases.jsonl"}).NAME == "current"
+    assert era_of({"providers": ["x"], "tests": [{"id": "a", "criteria": "c"}]}).NAME == "current"
+    assert era_of({"providers": ["x"], "workspace": {}, "tests": "file://cases.jsonl"}).NAME == "tests"
+    assert era_of({"providers": ["x"], "tests": [{"id": "a", "expected_output": "4"}]}).NAME == "tests"
+    path = _write(repo, "providers: [x]\ninput_files: [a.md]\ntests: file://cases.jsonl\n")
+    (repo / "a.md").write_text("a\n")
+    (repo / "cases.jsonl").write_text('{"id": "a", "vars": {"input": "hi"}}\n')
+    assert not [p for p in validate_path(path)[0] if p.code == "unknown-key"]
+
+
+def test_the_tests_era_marks_are_the_tests_era_keys_the_current_schema_removed():
+    from chatconv.eras import current
+
+    def removed(properties):
+        return {key for key, value in properties.items() if "removed" in value}
+
+    newest, tests = load_schema("eval-current"), load_schema("eval-tests")
+    assert set(current.TESTS_ERA_SUITE_KEYS) == removed(newest["properties"]) & set(tests["properties"])
+    assert (set(current.TESTS_ERA_CASE_KEYS)
+            == removed(newest["$defs"]["case"]["properties"]) & set(tests["$defs"]["case"]["properties"]))
+
+
 def test_era_forces_the_schema(repo):
     path = _write(repo, """\
         prompts: ["{{ input }}"]
