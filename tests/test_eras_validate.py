@@ -316,6 +316,16 @@ def test_eval_patterns_name_eval_files_in_a_folder(repo):
     assert "'tests'" in problems[0].message and summary.skipped == 1
 
 
+def test_an_eval_pattern_too_big_to_expand_matches_nothing_and_is_reported(repo):
+    config = _write(repo, "eval_patterns: ['**/*.{1..5000}x', '**/suite.yaml']\n", ".agentv/config.yaml")
+    named = _write(repo, "description: no tests yet\n", "evals/suite.yaml")
+    problems, _ = validate_path(repo)
+    assert [(p.file, p.line, p.path, p.code) for p in problems] == [
+        (str(config), 1, "$.eval_patterns[0]", "bad-glob"), (str(named), 1, "$", "missing-key")]
+    result = run_chatconv("validate", str(repo))
+    assert result.returncode == 1 and "Traceback" not in result.stderr_text
+
+
 def test_eval_patterns_are_relative_to_the_folder_holding_agentv(repo):
     _write(repo, "eval_patterns: ['evals/*.yaml']\n", "project/.agentv/config.yaml")
     inside = _write(repo, "description: x\n", "project/evals/a.yaml")
