@@ -94,7 +94,7 @@ def _nearest_agentv_config(folder: Path, seen: dict) -> tuple[Path, dict] | None
                    if name.startswith(".agentv/") and (folder / name).is_file()), None)
     if config is not None:
         try:
-            record = load_document(read_bytes(config), str(config), file_format(config))
+            record = next(iter_records(config))
         except ChatconvError:
             record = None
         if record is not None and not record.error and isinstance(record.data, dict):
