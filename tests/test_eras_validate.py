@@ -292,6 +292,13 @@ def test_unknown_config_keys_are_warnings(repo):
     assert run_chatconv("validate", str(path)).returncode == 0
 
 
+def test_guideline_patterns_beside_current_keys_is_no_unknown_key(repo):
+    # chatconv reads guideline_patterns whatever the config's era (prompt's guidelines).
+    path = _write(repo, "guideline_patterns: ['**/*.md']\nproviders: file://p.yaml\n", ".agentv/config.yaml")
+    assert config_era({"guideline_patterns": [], "providers": ""}).NAME == "current"
+    assert validate_path(path)[0] == []
+
+
 def test_a_config_with_only_eval_patterns_is_a_config(repo):
     path = _write(repo, "eval_patterns: ['**/evals/**/suite.yaml']\n", ".agentv/config.yaml")
     assert detect_kind({"eval_patterns": []}, str(path)) == "config"
@@ -299,7 +306,8 @@ def test_a_config_with_only_eval_patterns_is_a_config(repo):
 
 
 @pytest.mark.parametrize("data, era", [
-    ({"guideline_patterns": []}, "tests"),  # the newest whose config has the key
+    ({"guideline_patterns": []}, "current"),  # chatconv reads it in every era: the newest
+    ({"guideline_patterns": [], "eval_patterns": [], "trace_file": 1}, "current"),
     ({"eval_patterns": [], "providers": "file://p.yaml"}, "current"),
     ({"something": 1}, "current"),  # no era's config explains it: the newest
 ])
