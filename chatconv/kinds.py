@@ -32,6 +32,19 @@ def canonical_kind(kind: str) -> str:
     return kind
 
 
+def checked_kind(kind: str) -> tuple[str, str | None]:
+    """The kind a record given as `kind` is checked as, and the era that forces (an era's name):
+    an era's eval schema (`eval-tests`) is an eval file of that era, and an era's config schema a
+    config, so that they get every check of their kind, not the schema's alone."""
+    kind = canonical_kind(kind)
+    for era in ERAS:
+        if kind == era.CONFIG_SCHEMA:
+            return "config", None  # a config's era is told from its keys (config_era)
+        if kind == era.SCHEMA:
+            return "eval-file", None if kind == "eval-file" else era.NAME  # eval-file: each file's own era
+    return kind, None
+
+
 def detect_kind(data: Any, file: str = "") -> str | None:
     """The record kind, told from the content (and, for config files, the file name when given;
     validate tells a config once per file, not per record)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Protocol
 
-from ..kinds import canonical_kind, detect_kind
+from ..kinds import checked_kind, detect_kind
 from ..problems import Problem
 from ..sources import Record, problem_at
 from ..sources.files import eval_pattern_problem
@@ -39,12 +39,12 @@ def check_record(record: Record, kind: str, checks: ChecksAcrossRecords | None =
 
 def validate_record(data: Any, kind: str | None = None, file: str = "<record>") -> list[Problem]:
     """The problems of one in-memory record (kind detected when not given)."""
-    kind = canonical_kind(kind) if kind else detect_kind(data, file)
+    kind, era = checked_kind(kind) if kind else (detect_kind(data, file), None)
     record = Record(file, 1, data)
     if kind is None:
         return [problem_at(record, (), "cannot tell what kind of record this is", code="unknown-kind")]
     checks = RecordingChecks()
-    return [*check_record(record, kind, checks), *checks.finish()]
+    return [*check_record(record, kind, checks, era=era), *checks.finish()]
 
 
 def _eval_pattern_problems(record: Record) -> Iterator[Problem]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ..kinds import canonical_kind, config_era, is_config_file
+from ..kinds import checked_kind, config_era, is_config_file
 from ..messages import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput
 from ..sources import (BATCH_BYTES, Batch, discover, empty_file_problem, eval_pattern_config, file_format,
@@ -62,6 +62,11 @@ class Validator:
     summary: Summary = field(default_factory=Summary)
     _pool: OrderedPool | None = field(default=None, init=False, repr=False)
     _configs: dict = field(default_factory=dict, init=False, repr=False)  # eval_pattern_config's
+
+    def __post_init__(self) -> None:
+        if self.kind is not None:  # a kind's name or alias; an era's schema forces that era
+            self.kind, era = checked_kind(self.kind)
+            self.era = self.era or era
 
     def run(self, paths: Iterable[str | Path]) -> Iterator[Problem]:
         try:
@@ -196,5 +201,5 @@ def _worker_tasks(batches: Iterable[Batch], options: LineOptions) -> Iterator[tu
 
 def validate_path(path: str | Path, kind: str | None = None, **options) -> tuple[list[Problem], Summary]:
     """Every problem of a file or folder, and the counts; `options` are Validator's (e.g. jobs)."""
-    validator = Validator(kind=canonical_kind(kind) if kind else None, **options)  # era=... forces one
+    validator = Validator(kind=kind, **options)  # era=... forces one
     return list(validator.run([path])), validator.summary
