@@ -169,6 +169,12 @@ def test_the_tests_era_marks_are_the_tests_era_keys_the_current_schema_removed()
             == removed(newest["$defs"]["case"]["properties"]) & set(tests["$defs"]["case"]["properties"]))
 
 
+def test_a_prompt_object_in_a_prompts_list_is_checked_by_the_schema(repo):
+    path = _write(repo, "prompts:\n  - raw: 5\ntests:\n  - vars: {input: hi}\n")
+    [problem] = validate_path(path)[0]
+    assert (problem.line, problem.path, problem.message) == (2, "$.prompts[0].raw", "expected string, got integer 5")
+
+
 def test_era_forces_the_schema(repo):
     path = _write(repo, """\
         prompts: ["{{ input }}"]
