@@ -28,7 +28,6 @@ class Era(Protocol):
 
 
 ERAS: tuple[Era, ...] = (testcases, evalcases, tests, current)  # oldest first
-NEWEST: Era = ERAS[-1]
 
 
 def era_named(name: str) -> Era:
@@ -55,7 +54,7 @@ def declared_era(data: Any) -> Era | None:
         return None
     name = declared.strip().rsplit("/", 1)[-1].removesuffix(".json")
     for era in ERAS:
-        if declared.strip() in era.SCHEMA_IDS or name in era.SCHEMA_IDS or name == era.SCHEMA:
+        if name in era.SCHEMA_IDS or name == era.SCHEMA:  # an id alone is its own last part
             return era
     return None
 
@@ -75,4 +74,4 @@ def era_of(data: Any, forced: str | None = None) -> Era | None:
     return declared_era(data) or next((era for era in reversed(ERAS) if era.detect(data)), None)
 
 
-__all__ = ["ERAS", "NEWEST", "Era", "declared_era", "era_index", "era_named", "era_names", "era_of"]
+__all__ = ["ERAS", "Era", "declared_era", "era_index", "era_named", "era_names", "era_of"]
