@@ -334,10 +334,14 @@ def test_an_eval_pattern_too_big_to_expand_matches_nothing_and_is_reported(repo)
     config = _write(repo, "eval_patterns: ['**/*.{1..5000}x', '**/suite.yaml']\n", ".agentv/config.yaml")
     named = _write(repo, "description: no tests yet\n", "evals/suite.yaml")
     problems, _ = validate_path(repo)
-    assert [(p.file, p.line, p.path, p.code) for p in problems] == [
-        (str(config), 1, "$.eval_patterns[0]", "bad-glob"), (str(named), 1, "$", "missing-key")]
+    assert [(p.file, p.line, p.path, p.severity, p.code) for p in problems] == [
+        (str(config), 1, "$.eval_patterns[0]", "warning", "bad-glob"), (str(named), 1, "$", "error", "missing-key")]
+    assert "more than 1000 patterns" in problems[0].message
     result = run_chatconv("validate", str(repo))
     assert result.returncode == 1 and "Traceback" not in result.stderr_text
+    # prompt reads the config for its guideline_patterns alone: the pattern does not stop it.
+    from chatconv.prompt.context import config_patterns
+    assert config_patterns(config) == []
 
 
 def test_eval_patterns_are_relative_to_the_folder_holding_agentv(repo):

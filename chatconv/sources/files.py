@@ -81,7 +81,7 @@ def _eval_pattern_matcher(pattern: str):
     try:
         return glob.compile(pattern, flags=glob.GLOBSTAR | glob.DOTGLOB | glob.IGNORECASE | glob.BRACE)
     except PatternLimitException:
-        return "its braces expand to more than 1000 patterns; write fewer alternatives"
+        return "its braces expand to more than 1000 patterns"
 
 
 def _nearest_agentv_config(folder: Path, seen: dict) -> tuple[Path, dict] | None:

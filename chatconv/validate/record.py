@@ -48,10 +48,13 @@ def validate_record(data: Any, kind: str | None = None, file: str = "<record>") 
 
 
 def _eval_pattern_problems(record: Record) -> Iterator[Problem]:
-    """A config's `eval_patterns` that folder discovery cannot use (their schema is checked already)."""
+    """A config's `eval_patterns` that folder discovery cannot use (their schema is checked
+    already): warnings, since AgentV may take them, and prompt, which reads guideline_patterns
+    alone, goes on."""
     patterns = record.data.get("eval_patterns") if isinstance(record.data, dict) else None
     for index, pattern in enumerate(patterns if isinstance(patterns, list) else ()):
         reason = eval_pattern_problem(pattern) if isinstance(pattern, str) else None
         if reason:
-            yield problem_at(record, ("eval_patterns", index), f"bad glob {pattern!r}: {reason}",
-                             hint="until it is fixed, no file is found by this pattern", code="bad-glob")
+            yield problem_at(record, ("eval_patterns", index), f"eval pattern {pattern!r} is not used: {reason}",
+                             "warning", "write fewer alternatives: until then chatconv finds no file by it",
+                             code="bad-glob")
