@@ -97,6 +97,7 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
 
     Only the file's `first` record tells that a file found in a folder (or any file, with
     --skip-unknown) is not ours; a later record of unknown kind is an error, as in a named file.
+    The record's problems are put in order of place here, the one place they are.
     """
     if record.error:
         return Entry(where, (record.error,), None, NOT_A_RECORD)
@@ -109,9 +110,9 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
     if kind is None:
         unknown = problem_at(record, (), "cannot tell what kind of record this is",
                              hint=f"pass --kind (one of: {', '.join(kind_names())})", code="unknown-kind")
-        return Entry(where, (*record.problems, unknown))
+        return Entry(where, _by_place((*record.problems, unknown)))
     step = _StepCollector()
-    problems = (*record.problems, *check_record(record, kind, step, options.allow_outside_root, era))
+    problems = _by_place((*record.problems, *check_record(record, kind, step, options.allow_outside_root, era)))
     if step.facts is None:
         return Entry(where, problems)
     index, parts = step.facts
@@ -121,6 +122,10 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
         where = where._replace(positions=record.positions)
     tool_lines = (ToolLine(0, where, parts),) if parts else ()
     return Entry(where, problems, StepRun(step.conversation_id, index, index, 1, tool_lines))
+
+
+def _by_place(problems) -> tuple[Problem, ...]:
+    return tuple(sorted(problems, key=Problem.place.fget))
 
 
 class _StepCollector:

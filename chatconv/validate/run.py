@@ -112,11 +112,10 @@ class Validator:
                     summary.files += 1
                     counted = True
                 if outcome is NOT_A_RECORD:
-                    yield from sorted(problems, key=Problem.place.fget)
+                    yield from problems
                     continue
                 summary.records += 1
-                if problems:
-                    yield from sorted(problems, key=Problem.place.fget)
+                yield from problems  # in order of place (record_entry)
                 if steps is not None:
                     yield from self._steps(checks, steps, source, where)
         if not counted:  # a JSONL file of blank lines
