@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,23 @@ def canonical_kind(kind: str) -> str:
     return kind
 
 
+def checked_kind(kind: str) -> tuple[str, str | None]:
+    """The kind a record given as `kind` is checked as, and the era that forces (an era's name):
+    an era's eval schema (`eval-tests`) is an eval file of that era, and an era's config schema a
+    config, so that they get every check of their kind, not the schema's alone."""
+    kind = canonical_kind(kind)
+    for era in ERAS:
+        if kind == era.CONFIG_SCHEMA:
+            return "config", None  # a config's era is told from its keys (config_era)
+        if kind == era.SCHEMA:
+            return "eval-file", None if kind == "eval-file" else era.NAME  # eval-file: each file's own era
+    return kind, None
+
+
 def detect_kind(data: Any, file: str = "") -> str | None:
-    """The record kind, told from the content (and, for config files, the file name)."""
-    if is_config_file(file):
+    """The record kind, told from the content (and, for config files, the file name when given;
+    validate tells a config once per file, not per record)."""
+    if file and is_config_file(file):
         return "config"  # whatever its keys: a config's unknown keys are warnings (SPEC §1a)
     if isinstance(data, dict):
         if "steps" in data:
@@ -51,6 +66,7 @@ def detect_kind(data: Any, file: str = "") -> str | None:
     return None
 
 
+@lru_cache(maxsize=64)  # a file's records ask in turn: the name is parsed once
 def is_config_file(file: str | Path) -> bool:
     """Whether a file's name (with its folder's, for `.agentv/`) is one of CONFIG_FILE_NAMES."""
     parts = Path(file).parts

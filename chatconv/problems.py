@@ -51,7 +51,7 @@ CODES = {
     "duplicate-case-id": "an eval case id used twice in one file",
     "unknown-evaluator": "an evaluator type chatconv does not know (its keys are kept unchecked)",
     "file-reference": "a file segment whose file is missing, unreadable, or outside the repository",
-    "bad-glob": "a guideline pattern that can never match as meant",
+    "bad-glob": "a guideline or eval pattern that can never match as meant",
     "case-file": "a case file an eval file names that is missing, unreadable, or holds no list of cases",
     "template": "a prompt template chatconv cannot read or render (its syntax)",
     "no-input": "an eval case that has no input messages to build a prompt from",

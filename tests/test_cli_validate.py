@@ -146,3 +146,25 @@ def test_schema_command_lists_and_prints():
     assert schema["properties"]["output"]["type"] == "array"
     unknown = run_chatconv("schema", "nope")
     assert unknown.returncode == 2 and "no schema 'nope'" in unknown.stderr_text
+
+
+@pytest.mark.parametrize("kind", ["eval-tests", "eval-file"])
+def test_an_eras_schema_as_kind_gets_every_check_of_an_eval_file(repo, kind):
+    # --kind eval-tests forces the tests era, and the checks beyond the schema still run.
+    path = repo / "e.yaml"
+    path.write_text("tests:\n  - id: a\n    input: hi\n  - id: a\n    input: ho\n")
+    result = run_chatconv("validate", "--kind", kind, str(path))
+    assert result.returncode == 1 and "$.tests[1].id: duplicate case id 'a'" in result.stdout_text
+
+
+def test_an_eras_schema_as_kind_forces_that_era(repo):
+    path = repo / "e.yaml"
+    path.write_text("prompts: ['{{ input }}']\ntests:\n  - id: a\n    vars: {input: hi}\n")
+    assert run_chatconv("validate", str(path)).returncode == 0
+    result = run_chatconv("validate", "--kind", "eval-tests", str(path))
+    assert result.returncode == 1 and "$.prompts: unknown key 'prompts'" in result.stdout_text
+    config = repo / ".agentv" / "config.yaml"
+    config.parent.mkdir()
+    config.write_text("eval_patterns: ['**/*.{1..5000}x']\n")
+    result = run_chatconv("validate", "--kind", "config-current", str(config))
+    assert result.returncode == 0 and "warning: $.eval_patterns[0]: eval pattern" in result.stdout_text

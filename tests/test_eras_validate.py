@@ -144,6 +144,37 @@ def test_a_suite_assert_is_read_in_the_era_its_tests_are_written_in(data, era):
     assert era_of(data).NAME == era
 
 
+def test_current_keys_that_the_tests_era_had_too_keep_a_file_current(repo):
+    # `input_files` and `criteria` are current keys: beside `providers` they do not make a file
+    # one of the tests era; a key the current schema marks removed does.
+    assert era_of({"providers": ["x"], "input_files": ["a.md"], "tests": "file://cases.jsonl"}).NAME == "current"
+    assert era_of({"providers": ["x"], "tests": [{"id": "a", "criteria": "c"}]}).NAME == "current"
+    assert era_of({"providers": ["x"], "workspace": {}, "tests": "file://cases.jsonl"}).NAME == "tests"
+    assert era_of({"providers": ["x"], "tests": [{"id": "a", "expected_output": "4"}]}).NAME == "tests"
+    path = _write(repo, "providers: [x]\ninput_files: [a.md]\ntests: file://cases.jsonl\n")
+    (repo / "a.md").write_text("a\n")
+    (repo / "cases.jsonl").write_text('{"id": "a", "vars": {"input": "hi"}}\n')
+    assert not [p for p in validate_path(path)[0] if p.code == "unknown-key"]
+
+
+def test_the_tests_era_marks_are_the_tests_era_keys_the_current_schema_removed():
+    from chatconv.eras import current
+
+    def removed(properties):
+        return {key for key, value in properties.items() if "removed" in value}
+
+    newest, tests = load_schema("eval-current"), load_schema("eval-tests")
+    assert set(current.TESTS_ERA_SUITE_KEYS) == removed(newest["properties"]) & set(tests["properties"])
+    assert (set(current.TESTS_ERA_CASE_KEYS)
+            == removed(newest["$defs"]["case"]["properties"]) & set(tests["$defs"]["case"]["properties"]))
+
+
+def test_a_prompt_object_in_a_prompts_list_is_checked_by_the_schema(repo):
+    path = _write(repo, "prompts:\n  - raw: 5\ntests:\n  - vars: {input: hi}\n")
+    [problem] = validate_path(path)[0]
+    assert (problem.line, problem.path, problem.message) == (2, "$.prompts[0].raw", "expected string, got integer 5")
+
+
 def test_era_forces_the_schema(repo):
     path = _write(repo, """\
         prompts: ["{{ input }}"]
@@ -267,6 +298,13 @@ def test_unknown_config_keys_are_warnings(repo):
     assert run_chatconv("validate", str(path)).returncode == 0
 
 
+def test_guideline_patterns_beside_current_keys_is_no_unknown_key(repo):
+    # chatconv reads guideline_patterns whatever the config's era (prompt's guidelines).
+    path = _write(repo, "guideline_patterns: ['**/*.md']\nproviders: file://p.yaml\n", ".agentv/config.yaml")
+    assert config_era({"guideline_patterns": [], "providers": ""}).NAME == "current"
+    assert validate_path(path)[0] == []
+
+
 def test_a_config_with_only_eval_patterns_is_a_config(repo):
     path = _write(repo, "eval_patterns: ['**/evals/**/suite.yaml']\n", ".agentv/config.yaml")
     assert detect_kind({"eval_patterns": []}, str(path)) == "config"
@@ -274,7 +312,8 @@ def test_a_config_with_only_eval_patterns_is_a_config(repo):
 
 
 @pytest.mark.parametrize("data, era", [
-    ({"guideline_patterns": []}, "tests"),  # the newest whose config has the key
+    ({"guideline_patterns": []}, "current"),  # chatconv reads it in every era: the newest
+    ({"guideline_patterns": [], "eval_patterns": [], "trace_file": 1}, "current"),
     ({"eval_patterns": [], "providers": "file://p.yaml"}, "current"),
     ({"something": 1}, "current"),  # no era's config explains it: the newest
 ])
@@ -289,6 +328,20 @@ def test_eval_patterns_name_eval_files_in_a_folder(repo):
     problems, summary = validate_path(repo)
     assert [(p.file, p.path, p.code) for p in problems] == [(str(named), "$", "missing-key")]
     assert "'tests'" in problems[0].message and summary.skipped == 1
+
+
+def test_an_eval_pattern_too_big_to_expand_matches_nothing_and_is_reported(repo):
+    config = _write(repo, "eval_patterns: ['**/*.{1..5000}x', '**/suite.yaml']\n", ".agentv/config.yaml")
+    named = _write(repo, "description: no tests yet\n", "evals/suite.yaml")
+    problems, _ = validate_path(repo)
+    assert [(p.file, p.line, p.path, p.severity, p.code) for p in problems] == [
+        (str(config), 1, "$.eval_patterns[0]", "warning", "bad-glob"), (str(named), 1, "$", "error", "missing-key")]
+    assert "more than 1000 patterns" in problems[0].message
+    result = run_chatconv("validate", str(repo))
+    assert result.returncode == 1 and "Traceback" not in result.stderr_text
+    # prompt reads the config for its guideline_patterns alone: the pattern does not stop it.
+    from chatconv.prompt.context import config_patterns
+    assert config_patterns(config) == []
 
 
 def test_eval_patterns_are_relative_to_the_folder_holding_agentv(repo):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from chatconv.migrate import migrate_lines
 from chatconv.sources import BATCH_BYTES, UTF8_BOM, iter_jsonl
 from chatconv.validate import LineOptions, check_lines, validate_path
+from chatconv.validate.lines import NOT_A_RECORD
 from conftest import legacy_bytes, recorded_files, run_chatconv, to_legacy
 from test_validate_parallel import MODE_IDS, MODES, _faulty_recording
 
@@ -51,33 +52,40 @@ LINES = [NOT_BLANK["a BOM then a step (first line)"], *BLANK.values(), NOT_BLANK
          NOT_BLANK["a BOM then a step"], NOT_BLANK["a step ending in CRLF"], BLANK["CRLF"],
          NOT_BLANK["a step without a line ending (last line)"]]
 RECORD_LINES = {number for number, line in enumerate(LINES, 1) if line not in BLANK.values()}
+# What each reader makes of each line that is not blank: a record (a step, whatever BOM leads it,
+# on any line), or broken JSON.
+READ_AS = {number: "record" if line.rstrip().endswith(b"}") else "broken"
+           for number, line in enumerate(LINES, 1) if number in RECORD_LINES}
 ONLY_BLANK = b"".join(BLANK.values())
 
 
-def _read_by_iter_jsonl(data: bytes) -> set[int]:
-    return {record.line for record in iter_jsonl(io.BytesIO(data), "r.jsonl")}
+def _read_by_iter_jsonl(data: bytes) -> dict[int, str]:
+    return {record.line: "broken" if record.error else "record" for record in iter_jsonl(io.BytesIO(data), "r.jsonl")}
 
 
-def _read_by_check_lines(data: bytes) -> set[int]:
+def _read_by_check_lines(data: bytes) -> dict[int, str]:
     entries = check_lines(data, 1, LineOptions("r.jsonl", None, True, False, False), opens_file=True)
-    return {entry.where.number for entry in entries}
+    return {entry.where.number: "broken" if entry.outcome is NOT_A_RECORD else "record" for entry in entries}
 
 
-def _read_by_validate(data: bytes, path) -> list[set[int]]:
+def _read_by_validate(data: bytes, path) -> list[dict[int, str]]:
     """The lines `chatconv validate` reports on, from a file and from standard input: each line
     read as a record here is a legacy step (a warning) or broken (an error)."""
     path.write_bytes(data)
     found = []
     for result in (run_chatconv("validate", "--format", "json", path),
                    run_chatconv("validate", "--format", "json", "-", stdin=data)):
-        report = orjson.loads(result.stdout)
-        found.append({problem["line"] for problem in report["problems"]})
+        read: dict[int, str] = {}
+        for problem in orjson.loads(result.stdout)["problems"]:
+            broken = problem["severity"] == "error" or read.get(problem["line"]) == "broken"
+            read[problem["line"]] = "broken" if broken else "record"
+        found.append(read)
     return found
 
 
-def _read_by_migrate_lines(data: bytes) -> set[int]:
-    """The lines migrate_lines migrates or rejects; every other line passes byte for byte and
-    counts as unchanged."""
+def _read_by_migrate_lines(data: bytes) -> dict[int, str]:
+    """The lines migrate_lines migrates (records) or rejects (broken); every other line passes
+    byte for byte and counts as unchanged."""
     result = migrate_lines(data, "r.jsonl", 1, keep_rejects=True)
     rejected = {reject.line for reject in result.rejects}
     kept = [(number, line) for number, line in enumerate(io.BytesIO(data), 1) if number not in rejected]
@@ -85,19 +93,20 @@ def _read_by_migrate_lines(data: bytes) -> set[int]:
     assert len(written) == len(kept)
     migrated = {number for (number, line), out in zip(kept, written) if out != line}
     assert result.tally.unchanged == len(kept) - len(migrated)
-    return migrated | rejected
+    return {**{number: "record" for number in migrated}, **{number: "broken" for number in rejected}}
 
 
-def test_every_reader_of_jsonl_lines_agrees_on_which_lines_are_blank(tmp_path):
+def test_every_reader_of_jsonl_lines_agrees_on_which_lines_are_blank_and_what_the_others_are(tmp_path):
     data = b"".join(LINES)
-    assert _read_by_iter_jsonl(data) == RECORD_LINES
-    assert _read_by_check_lines(data) == RECORD_LINES
-    assert _read_by_validate(data, tmp_path / "r.jsonl") == [RECORD_LINES, RECORD_LINES]
-    assert _read_by_migrate_lines(data) == RECORD_LINES
+    assert set(READ_AS) == RECORD_LINES
+    assert _read_by_iter_jsonl(data) == READ_AS
+    assert _read_by_check_lines(data) == READ_AS
+    assert _read_by_validate(data, tmp_path / "r.jsonl") == [READ_AS, READ_AS]
+    assert _read_by_migrate_lines(data) == READ_AS
 
 
 def test_a_file_of_blank_lines_holds_no_record_for_any_reader(tmp_path):
-    assert _read_by_iter_jsonl(ONLY_BLANK) == _read_by_check_lines(ONLY_BLANK) == set()
+    assert _read_by_iter_jsonl(ONLY_BLANK) == _read_by_check_lines(ONLY_BLANK) == {}
     path = tmp_path / "blank.jsonl"
     path.write_bytes(ONLY_BLANK)
     # (Standard input of blank lines alone is not told to be JSONL: it is read as one document.)

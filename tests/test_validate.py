@@ -284,6 +284,19 @@ def test_tool_pairing_across_steps(tmp_path):
     ]
 
 
+def test_tool_pairing_within_a_conversation_record(tmp_path):
+    # The record's text is looked at once for tool parts: those of any step are all found.
+    steps = [{k: v for k, v in _step(i, []).items() if k != "conversationId"} for i in range(50)]
+    steps[3]["output"], steps[40]["output"] = [_call("a"), _call("b")], [_result("b"), _result("zzz")]
+    quiet = [{k: v for k, v in _step(i, []).items() if k != "conversationId"} for i in range(50)]
+    path = write_jsonl(tmp_path / "r.jsonl", [{"id": "x", "steps": steps}, {"id": "y", "steps": quiet}])
+    problems = validate_path(path)[0]
+    assert [(p.line, p.path, p.message) for p in problems] == [
+        (1, "$.steps[3].output[0].content[0].toolCallId", "tool-call 'a' is never answered"),
+        (1, "$.steps[40].output[1].content[0].toolCallId", "tool-result 'zzz' answers no earlier tool-call"),
+    ]
+
+
 def test_step_index_must_increase(tmp_path):
     path = write_jsonl(tmp_path / "r.jsonl", [_step(0, []), _step(2, []), _step(1, [])])
     [problem] = validate_path(path)[0]

@@ -7,7 +7,7 @@ import sys
 import click
 
 from ..eras import ERAS, era_names
-from ..kinds import canonical_kind, kind_names
+from ..kinds import kind_names
 from ..validate import Validator
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS
 
@@ -44,7 +44,7 @@ def validate(paths, kind, era, output_format, max_errors, allow_outside_root, sk
       FILE:LINE:COL: error|warning: JSON.PATH: message (hint)
     Exit status: 0 valid (warnings allowed), 1 invalid, 2 unreadable input or usage error.
     """
-    validator = Validator(kind=canonical_kind(kind) if kind else None, era=era,
+    validator = Validator(kind=kind, era=era,
                           allow_outside_root=allow_outside_root, max_errors=max_errors,
                           skip_unknown=skip_unknown, jobs=jobs)
     reporter = REPORTERS[output_format]()

@@ -28,7 +28,6 @@ class Era(Protocol):
 
 
 ERAS: tuple[Era, ...] = (testcases, evalcases, tests, current)  # oldest first
-NEWEST: Era = ERAS[-1]
 
 
 def era_named(name: str) -> Era:
@@ -55,9 +54,14 @@ def declared_era(data: Any) -> Era | None:
         return None
     name = declared.strip().rsplit("/", 1)[-1].removesuffix(".json")
     for era in ERAS:
-        if declared.strip() in era.SCHEMA_IDS or name in era.SCHEMA_IDS or name == era.SCHEMA:
+        if name in era.SCHEMA_IDS or name == era.SCHEMA:  # an id alone is its own last part
             return era
     return None
+
+
+# Every era's detect asks for one of these keys (its case lists, or the current era's marks), and
+# declared_era for `$schema`: a record with none of them is told apart at the cost of one look.
+_ERA_KEYS = frozenset({"$schema", *current.MARKS, *(key for era in ERAS for key in era.CASE_LISTS)})
 
 
 def era_of(data: Any, forced: str | None = None) -> Era | None:
@@ -65,9 +69,9 @@ def era_of(data: Any, forced: str | None = None) -> Era | None:
     (an era's name) wins; then the era its `$schema` names; then its keys, newest era first."""
     if forced is not None:
         return era_named(forced)
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or _ERA_KEYS.isdisjoint(data):
         return None
     return declared_era(data) or next((era for era in reversed(ERAS) if era.detect(data)), None)
 
 
-__all__ = ["ERAS", "NEWEST", "Era", "declared_era", "era_index", "era_named", "era_names", "era_of"]
+__all__ = ["ERAS", "Era", "declared_era", "era_index", "era_named", "era_names", "era_of"]

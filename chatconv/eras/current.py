@@ -17,9 +17,11 @@ MARKS = ("prompts", "default_test", "evaluate_options", "scenarios")
 SHARED_MARKS = ("providers", "environment", "extensions", "assert")
 
 
-# What only a tests-era file writes: a suite's input or execution, a test's input or criteria.
-TESTS_ERA_SUITE_KEYS = ("input", "input_files", "assertions", "execution", "workspace")
-TESTS_ERA_CASE_KEYS = ("input", "input_files", "criteria", "expected_output", "assertions")
+# What only a tests-era file writes: the keys of the tests era that this era's schema marks
+# removed (`removed` in eval-current.json), at the top and in a test; a key this era accepts
+# (`input_files`, `criteria`) never says so.
+TESTS_ERA_SUITE_KEYS = ("input", "assertions", "execution", "workspace", "target", "eval_cases")
+TESTS_ERA_CASE_KEYS = ("input", "expected_output", "assertions", "evaluators")
 
 
 def detect(data: dict) -> bool:

@@ -10,8 +10,8 @@ CONFIG_SCHEMA = "config-tests"
 SCHEMA_IDS = ("chatconv-eval-tests",)
 CASE_LISTS = ("tests",)
 MARKED_BY = "`tests` (older: `eval_cases` beside `input`, `assertions`, `workspace`)"  # for `chatconv schema`
-# Top-level keys only this era (among those before the current one) has.
-MARKS = ("tests", "input", "input_files", "assertions", "workspace")
+# Top-level keys only this era (among those before the current one) has, beside its case list.
+MARKS = ("input", "input_files", "assertions", "workspace")
 
 
 def detect(data: dict) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -59,14 +60,28 @@ def eval_pattern_config(file: str | Path, seen: dict | None = None) -> dict | No
     project, data = found
     patterns = data.get("eval_patterns") if isinstance(data, dict) else None
     patterns = [p for p in patterns if isinstance(p, str) and p] if isinstance(patterns, list) else []
-    if not patterns:
-        return None
-    from wcmatch import glob  # here: only folders under such a config need it
-
     relative = path.relative_to(project).as_posix()
+    matchers = [matcher for matcher in map(_eval_pattern_matcher, patterns) if not isinstance(matcher, str)]
+    return data if any(matcher.match(relative) for matcher in matchers) else None
+
+
+def eval_pattern_problem(pattern: str) -> str | None:
+    """Why an `eval_patterns` entry cannot be used (it then matches nothing), or None."""
+    matcher = _eval_pattern_matcher(pattern)
+    return matcher if isinstance(matcher, str) else None
+
+
+@lru_cache(maxsize=256)  # each file found under the config asks
+def _eval_pattern_matcher(pattern: str):
+    """The pattern compiled, or why it cannot be."""
+    from wcmatch import glob  # here: only folders under such a config need it
+    from wcmatch._wcparse import PatternLimitException  # wcmatch raises it from its private module
+
     # AgentV matches them with fast-glob, case-insensitively (its example config says so).
-    flags = glob.GLOBSTAR | glob.DOTGLOB | glob.IGNORECASE | glob.BRACE
-    return data if glob.globmatch(relative, patterns, flags=flags) else None
+    try:
+        return glob.compile(pattern, flags=glob.GLOBSTAR | glob.DOTGLOB | glob.IGNORECASE | glob.BRACE)
+    except PatternLimitException:
+        return "its braces expand to more than 1000 patterns"
 
 
 def _nearest_agentv_config(folder: Path, seen: dict) -> tuple[Path, dict] | None:
@@ -79,7 +94,7 @@ def _nearest_agentv_config(folder: Path, seen: dict) -> tuple[Path, dict] | None
                    if name.startswith(".agentv/") and (folder / name).is_file()), None)
     if config is not None:
         try:
-            record = load_document(read_bytes(config), str(config), file_format(config))
+            record = next(iter_records(config))
         except ChatconvError:
             record = None
         if record is not None and not record.error and isinstance(record.data, dict):

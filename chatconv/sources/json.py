@@ -17,8 +17,9 @@ from .text import UTF8_BOM, decode_utf8, empty_file_problem, is_blank_line
 
 
 def load_json(data: bytes, file: str, first_line: int = 1) -> Record:
-    if first_line == 1 and data.startswith(UTF8_BOM):
-        data = data[3:]
+    """A JSON document, or one JSONL line (from line `first_line`), as a Record. A leading UTF-8
+    BOM is dropped on any line, as migrate does: files joined with `cat` carry one mid-file."""
+    data = data.removeprefix(UTF8_BOM)
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:

@@ -51,11 +51,14 @@ def light_record(record: Record) -> Record:
 
 
 def step_facts(step: dict, text: str | bytes | None, path: tuple = ()) -> tuple[int, tuple[ToolPart, ...] | None]:
-    """A valid step's stepIndex and tool parts (see tool_parts)."""
-    # Most steps hold no tool parts; the raw line tells so without walking the messages.
-    if isinstance(text, bytes) and b'"tool-' not in text:
-        return step["stepIndex"], None
-    return step["stepIndex"], tool_parts(step, path)
+    """A valid step's stepIndex and tool parts (see tool_parts); `text` is its record's."""
+    return step["stepIndex"], tool_parts(step, path) if may_hold_tool_parts(text) else None
+
+
+def may_hold_tool_parts(text: str | bytes | None) -> bool:
+    """False when a record's raw JSON text shows it holds no tool part: most steps hold none,
+    and the text tells so without walking the messages."""
+    return not isinstance(text, bytes) or b'"tool-' in text
 
 
 def tool_parts(step: dict, path: tuple = ()) -> tuple[ToolPart, ...]:
@@ -93,8 +96,9 @@ class RecordingChecks:
         data = record.data
         if kind == "conversation":
             conversation = _Conversation(0)
+            walk = may_hold_tool_parts(record.text)  # once: per step, it would cost the record's length each
             for path, step in iter_steps(data):  # the record outlives its conversation: no copy
-                index, parts = step_facts(step, record.text, path)
+                index, parts = step["stepIndex"], tool_parts(step, path) if walk else None
                 yield from _follow(conversation, index, index, AS_IT_IS, record, path)
                 yield from self.add_tool_parts(conversation, parts, AS_IT_IS, record)
             yield from _unanswered(conversation)

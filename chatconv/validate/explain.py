@@ -26,7 +26,9 @@ _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", in
 
 
 def explain(record: Record, kind: str) -> list[Problem]:
-    """Every schema error of a failing record, the most relevant first, as Problems."""
+    """Every schema error of a failing record as Problems: jsonschema's best match first (of two
+    errors that say the same at one path, the more relevant is kept), then by JSON path. validate
+    reports a record's problems in order of place (lines.record_entry)."""
     try:
         return _explain(record, kind)
     except RecursionError:  # jsonschema recurses into (and reprs) the values it reports

@@ -33,7 +33,7 @@ class LineOptions:
     """What checking one file's records takes; sent to the worker processes with each batch."""
 
     file: str
-    kind: str | None  # forced with --kind, else told from each record
+    kind: str | None  # forced with --kind, or "config" for a config file's name; else told from each record
     explicit: bool  # named on the command line, rather than found in a folder
     skip_unknown: bool
     allow_outside_root: bool
@@ -97,10 +97,11 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
 
     Only the file's `first` record tells that a file found in a folder (or any file, with
     --skip-unknown) is not ours; a later record of unknown kind is an error, as in a named file.
+    The record's problems are put in order of place here, the one place they are.
     """
     if record.error:
         return Entry(where, (record.error,), None, NOT_A_RECORD)
-    kind = options.kind or detect_kind(record.data, record.file)
+    kind = options.kind or detect_kind(record.data)  # a config file has its kind in options
     era = options.era
     if kind is None and options.pattern_era is not None:
         kind, era = "eval-file", era or options.pattern_era
@@ -109,9 +110,9 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
     if kind is None:
         unknown = problem_at(record, (), "cannot tell what kind of record this is",
                              hint=f"pass --kind (one of: {', '.join(kind_names())})", code="unknown-kind")
-        return Entry(where, (*record.problems, unknown))
+        return Entry(where, _by_place((*record.problems, unknown)))
     step = _StepCollector()
-    problems = (*record.problems, *check_record(record, kind, step, options.allow_outside_root, era))
+    problems = _by_place((*record.problems, *check_record(record, kind, step, options.allow_outside_root, era)))
     if step.facts is None:
         return Entry(where, problems)
     index, parts = step.facts
@@ -121,6 +122,10 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
         where = where._replace(positions=record.positions)
     tool_lines = (ToolLine(0, where, parts),) if parts else ()
     return Entry(where, problems, StepRun(step.conversation_id, index, index, 1, tool_lines))
+
+
+def _by_place(problems) -> tuple[Problem, ...]:
+    return tuple(sorted(problems, key=Problem.place.fget))
 
 
 class _StepCollector:
@@ -168,7 +173,7 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
         if forced_kind is None and data.__class__ is dict and "stepIndex" in data and "steps" not in data:
             kind = "step-record"  # what detect_kind says, told without a call: most lines are steps
         else:
-            kind = forced_kind or detect_kind(data, file)
+            kind = forced_kind or detect_kind(data)
         if kind == "step-record" and is_step(data):
             conversation_id, index = data.get("conversationId"), data["stepIndex"]
             parts = tool_parts(data) if b'"tool-' in line else None

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ..kinds import canonical_kind, config_era
+from ..kinds import checked_kind, config_era, is_config_file
 from ..messages import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput
 from ..sources import (BATCH_BYTES, Batch, discover, empty_file_problem, eval_pattern_config, file_format,
@@ -63,6 +63,11 @@ class Validator:
     _pool: OrderedPool | None = field(default=None, init=False, repr=False)
     _configs: dict = field(default_factory=dict, init=False, repr=False)  # eval_pattern_config's
 
+    def __post_init__(self) -> None:
+        if self.kind is not None:  # a kind's name or alias; an era's schema forces that era
+            self.kind, era = checked_kind(self.kind)
+            self.era = self.era or era
+
     def run(self, paths: Iterable[str | Path]) -> Iterator[Problem]:
         try:
             for path, explicit in discover(paths):
@@ -76,8 +81,10 @@ class Validator:
             self._stop_workers()
 
     def _file(self, path: str, explicit: bool) -> Iterator[Problem]:
-        options = LineOptions(path, self.kind, explicit, self.skip_unknown, self.allow_outside_root, self.era,
-                              self._pattern_era(path))
+        # A config is told by its file's name, once: each record is then checked as one.
+        kind = self.kind or ("config" if path != "-" and is_config_file(path) else None)
+        options = LineOptions(path, kind, explicit, self.skip_unknown, self.allow_outside_root, self.era,
+                              None if kind else self._pattern_era(path))
         try:
             yield from self._merge(path, self._batches(options), RecordingChecks(self.conversation_window))
         except UnreadableInput as exc:
@@ -86,7 +93,7 @@ class Validator:
 
     def _pattern_era(self, path: str) -> str | None:
         """The era of the config whose `eval_patterns` name this YAML or JSON file an eval file."""
-        if self.kind is not None or path == "-" or file_format(path) == "jsonl":
+        if path == "-" or file_format(path) == "jsonl":
             return None
         config = eval_pattern_config(path, self._configs)
         return None if config is None else config_era(config).NAME
@@ -105,11 +112,10 @@ class Validator:
                     summary.files += 1
                     counted = True
                 if outcome is NOT_A_RECORD:
-                    yield from sorted(problems, key=Problem.place.fget)
+                    yield from problems
                     continue
                 summary.records += 1
-                if problems:
-                    yield from sorted(problems, key=Problem.place.fget)
+                yield from problems  # in order of place (record_entry)
                 if steps is not None:
                     yield from self._steps(checks, steps, source, where)
         if not counted:  # a JSONL file of blank lines
@@ -194,5 +200,5 @@ def _worker_tasks(batches: Iterable[Batch], options: LineOptions) -> Iterator[tu
 
 def validate_path(path: str | Path, kind: str | None = None, **options) -> tuple[list[Problem], Summary]:
     """Every problem of a file or folder, and the counts; `options` are Validator's (e.g. jobs)."""
-    validator = Validator(kind=canonical_kind(kind) if kind else None, **options)  # era=... forces one
+    validator = Validator(kind=kind, **options)  # era=... forces one
     return list(validator.run([path])), validator.summary
