@@ -28,6 +28,7 @@ class Era(Protocol):
 
 
 ERAS: tuple[Era, ...] = (testcases, evalcases, tests, current)  # oldest first
+NEWEST: Era = ERAS[-1]  # where a migration goes unless told to stop earlier
 
 
 def era_named(name: str) -> Era:
@@ -74,4 +75,4 @@ def era_of(data: Any, forced: str | None = None) -> Era | None:
     return declared_era(data) or next((era for era in reversed(ERAS) if era.detect(data)), None)
 
 
-__all__ = ["ERAS", "Era", "declared_era", "era_index", "era_named", "era_names", "era_of"]
+__all__ = ["ERAS", "NEWEST", "Era", "declared_era", "era_index", "era_named", "era_names", "era_of"]
