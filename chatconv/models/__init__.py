@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 from ..kinds import KIND_ALIASES, canonical_kind, detect_kind, kind_names
 from ..migrate import is_legacy, upgrade_record
 from ..problems import ChatconvError, Problem
+from ..schemas import fast_validator
 from ..sources import Record, iter_records, problem_at
 from ..validate import check_schema
 from .base import EvalRecord, NonEmptyStr, Omittable, ProviderOptions, RecordedRecord, Role, SchemaInt
@@ -70,8 +71,10 @@ def _upgraded(data: Any, kind: str) -> Any:
     # Most records are current: a copy is made only when a migration finds its shape (as
     # upgrade_record would find it first), and only that copy is upgraded.
     # An eval-file model is of one era (its schema's): older files are moved up to it, never past
-    # (the registry's rule for a kind that is an era's schema, as validate reads them).
-    if not is_legacy(data, kind):
+    # (the registry's rule for a kind that is an era's schema, as validate reads them). As validate
+    # does, a record its schema takes is read as it is: `{tests: [], input_files: []}` is a valid
+    # current-era file that the tests era's move would otherwise rewrite.
+    if not is_legacy(data, kind) or fast_validator(kind).is_valid(data):
         return data
     try:
         return upgrade_record(copy.deepcopy(data), kind)[0]
