@@ -90,11 +90,14 @@ def detect(record):
 
 def _spots(record):
     """The JSON paths of what this migration changes, in file order."""
+    # Suite input_files with no case to take them up (`tests: []`) mean the same in the current
+    # era, which keeps the key: nothing moves.
+    kept = () if _takes_suite_files(record) else ("input_files",)
     for key in ("$schema", "input", "input_files", "target", "execution", "assertions", "eval_cases"):
-        if key in record and (key != "$schema" or in_era({"$schema": record[key]}, "tests")):
+        if key in record and key not in kept and (key != "$schema" or in_era({"$schema": record[key]}, "tests")):
             yield (key,)
     for key in record:
-        if key not in _CURRENT_KEYS:
+        if key not in _CURRENT_KEYS and key not in kept:
             yield (key,)  # moved, or refused
     for path, _ in _inline_cases(record):
         yield path  # its input moves to vars (a case without one is refused)
@@ -292,10 +295,8 @@ def _move_inputs(record):
     """The file's prompts, in place of the suite's input (and input_files, which the cases take
     up). Whether the prompt is a chat whose last message's content is a case's input."""
     suite = "input" in record
-    if not any(True for _ in _inline_cases(record)):
-        if "input_files" in record:  # no case to take them up (included cases with them are refused)
-            del record["input_files"]
-        if not suite:  # included case files are rendered as they are
+    if not _takes_suite_files(record):
+        if not suite:  # included case files are rendered as they are; input_files stay (see _spots)
             return False
     key = _case_list_key(record)
     if not suite:
@@ -315,9 +316,15 @@ def _move_inputs(record):
         insert_after(record, "prompts", "default_test", new_like(record, {"vars": variables}.items()))
     else:
         insert_before(record, key, "prompts", prompt)
-    if "input_files" in record:
+    if "input_files" in record and _takes_suite_files(record):  # each case took them up
         del record["input_files"]
     return suite
+
+
+def _takes_suite_files(record):
+    """Whether an inline case is there to take up the suite's input_files (included cases with
+    them are refused)."""
+    return any(True for _ in _inline_cases(record))
 
 
 def _upgrade_case(case, files, chat):

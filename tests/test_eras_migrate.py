@@ -727,8 +727,14 @@ def test_a_suite_input_with_no_cases_migrates_once():
     record, applied = migrate_record({"input": "Be brief.", "input_files": ["ctx.md"], "tests": []})
     assert record == {"prompts": [[{"role": "user", "content": "{{ suite_input }}"},
                                    {"role": "user", "content": "{{ input }}"}]],
-                      "default_test": {"vars": {"suite_input": "Be brief."}}, "tests": []}
+                      "default_test": {"vars": {"suite_input": "Be brief."}}, "input_files": ["ctx.md"],
+                      "tests": []}  # no case takes the files up: they stay, as the current era reads them
     assert applied == ["0006_tests_to_current"] and migrate_record(record) == (record, [])
+
+
+def test_suite_input_files_with_no_case_are_kept_not_dropped():
+    record = {"input_files": ["ctx.md"], "tests": []}  # valid in the tests era and the current one
+    assert migrate_record(json.loads(json.dumps(record))) == (record, [])
 
 
 def test_the_shipped_examples_of_every_era_build_one_prompt_and_migrate_to_the_current_era(tmp_path):
