@@ -19,7 +19,7 @@ _EXPORTS = {
     "chatconv.migrate": ["MigratedFile", "migrate_document", "migrate_file", "migrate_lines", "migrate_paths",
                          "migrate_record", "plan_targets"],
     "chatconv.eras": ["era_of"],
-    "chatconv.formats": ["FORMATS"],
+    "chatconv.formats": ["FORMATS", "export_bodies", "from_openai_messages", "import_paths", "read", "write"],
     "chatconv.models": ["parse_record", "read_records"],
     "chatconv.prompt": ["EvalFileContext", "PromptOptions", "Segment", "build_prompt_inputs", "build_prompts",
                         "convert_to_chat_prompt"],
@@ -29,7 +29,7 @@ _EXPORTS = {
                           "extract_tool_calls_from_messages", "extract_tool_results_from_messages",
                           "normalize_output"],
     "chatconv.recordings": ["conversation_messages", "conversation_to_dataset", "dataset_item",
-                            "from_openai_messages", "iter_recording_steps", "step_text", "tool_rows"],
+                            "iter_recording_steps", "step_text", "tool_rows"],
     "chatconv.history": ["to_native_messages", "trim_to_budget"],
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}

@@ -138,6 +138,13 @@ def step_messages(step: dict) -> list:
     return [message for _, message in iter_step_messages(step)]
 
 
+def conversation_messages(steps: list[dict]) -> list[dict]:
+    """A conversation's messages in order (each step's input, then its outputs), for replay; a
+    legacy one-message output is read as [message]."""
+    return [message for step in steps
+            for message in step_messages({**step, "output": normalize_output(step["output"])})]
+
+
 @dataclass
 class ToolCall:
     """A call and what became of it: `status` is ok, error or unanswered."""

@@ -64,6 +64,12 @@ CODES = {
     "field-clash": "a --field mapping onto a key the record already has",
     "provider-rule": "a prompt the target provider's API would refuse",
     "usage": "a command-line or library call that cannot be carried out as given",
+    "unknown-format": "a record whose format (openai-chat, anthropic, ...) cannot be told, or is not as named",
+    "import-refused": "a part of another tool's record that has no faithful place in chatconv's: left out, named",
+    "import-changed": "a value of another tool's record read differently from how it is written (kept)",
+    "import-empty": "a record of another tool's format that holds no message to import",
+    "arguments-not-json": "tool call arguments that are not JSON: kept as a string input",
+    "arguments-double-encoded": "tool call arguments encoded as JSON twice: decoded once more",
 }
 
 

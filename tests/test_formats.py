@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chatconv.formats import FORMATS, ai_sdk, openai_chat
-from chatconv.problems import ChatconvError
-from chatconv.recordings import conversation_messages, from_openai_messages
+from chatconv.formats import FORMATS, ai_sdk, from_openai_messages, openai_chat
+from chatconv.messages import conversation_messages
 from conftest import read_jsonl, recorded_files
 
 OPENAI_LOG = [
@@ -71,28 +70,10 @@ def test_model_messages_with_tool_parts_are_not_an_openai_log():
     assert _detected([]) == [] and _detected({"role": "user"}) == []
 
 
-def test_openai_arguments_that_are_not_json_are_a_problem():
+def test_openai_arguments_that_are_not_json_are_kept_as_a_string_input_and_written_back():
     log = [{"role": "assistant", "content": None, "tool_calls": [
         {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{oops"}}]}]
-    with pytest.raises(ChatconvError) as caught:
-        openai_chat.to_model_messages(log)
-    [problem] = caught.value.problems
-    assert (problem.path, problem.code) == ("$[0].tool_calls", "invalid-json")
-
-
-@pytest.mark.parametrize("log, path, message", [
-    ([{"role": "assistant", "content": None, "tool_calls": [{"id": "c"}]}],
-     "$[0].tool_calls[0].function", "tool_calls[0].function must be an object"),
-    ([{"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "f"}}]}],
-     "$[0].tool_calls[0].id", "tool_calls[0].id must be a string"),
-    ([{"role": "assistant", "content": None, "tool_calls": {"id": "c"}}], "$[0].tool_calls", "tool_calls must be a list"),
-    ([{"role": "user", "content": "hi"}, {"role": "user", "content": [{"type": "image_url", "image_url": {}}]}],
-     "$[1].content[0].image_url.url", "content[0].image_url.url must be a string"),
-    ([{"role": "user", "content": [{"type": "file"}]}], "$[0].content[0].file", "content[0].file must be an object"),
-])
-def test_an_openai_log_of_another_shape_is_not_detected_and_is_a_problem(log, path, message):
-    assert _detected(log) == []
-    with pytest.raises(ChatconvError) as caught:
-        openai_chat.to_model_messages(log)
-    [problem] = caught.value.problems
-    assert (problem.path, problem.message, problem.code) == (path, message, "wrong-type")
+    [message] = openai_chat.to_model_messages(log)
+    [call] = message["content"]
+    assert call["input"] == "{oops" and call["providerOptions"] == {"openai-chat": {"rawArguments": True}}
+    assert openai_chat.write([message], {})["messages"] == log

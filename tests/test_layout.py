@@ -15,8 +15,9 @@ import pytest
 PACKAGE = Path(__file__).parent.parent / "chatconv"
 
 # The data flow, as ranks: a module may import only from parts of a lower rank (or from its
-# own part). sources -> migrate -> formats -> validate -> models -> prompt / recordings ->
-# providers / history -> cli; problems, schemas, messages, workers, eras (which kinds asks to
+# own part). sources -> migrate -> cases -> validate -> models -> prompt / recordings ->
+# providers / history -> formats (other tools' recordings: import checks what it writes, export
+# reads recordings and keeps the providers' rules) -> cli; problems, schemas, messages, workers, eras (which kinds asks to
 # tell an eval file) and kinds sit beneath all.
 RANKS = {
     "problems": 0,
@@ -24,13 +25,14 @@ RANKS = {
     "kinds": 2,
     "sources": 3, "references": 3,
     "migrate": 4,
-    "formats": 5, "cases": 5,
+    "cases": 5,
     "validate": 6,
     "models": 7,
     "prompt": 8, "recordings": 8,
     "providers": 9, "history": 9,
-    "cli": 10,
-    "__main__": 11, "": 11,  # the package's __init__: the public API
+    "formats": 10,
+    "cli": 11,
+    "__main__": 12, "": 12,  # the package's __init__: the public API
 }
 
 

@@ -13,7 +13,7 @@ import chatconv
 
 
 # Names the map gives to a package that re-exports them from a lower one, where they are defined.
-RE_EXPORTED = {"conversation_messages": "chatconv.formats", "from_openai_messages": "chatconv.formats"}
+RE_EXPORTED = {"conversation_messages": "chatconv.messages"}
 
 
 def _within(module: str, package: str) -> bool:

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chatconv.providers import render_anthropic, render_gemini, render_openai
-from chatconv.recordings import (adapt, conversation_messages, conversation_to_dataset, from_openai_messages,
+from chatconv.formats import from_openai_messages
+from chatconv.recordings import (adapt, conversation_messages, conversation_to_dataset,
                                  iter_recording_steps)
 from conftest import RECORDED, read_jsonl, run_chatconv, to_legacy, write_jsonl
 

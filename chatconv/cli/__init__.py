@@ -1,7 +1,7 @@
 """The `chatconv` command: a thin layer that parses options, calls the library and prints.
 
 One module per command group (validate, schema, prompt, recordings: text / tools / dataset,
-migrate); reporters writes every problem. Exit status: 0 valid (warnings allowed), 1 invalid
+migrate, formats: import / export); reporters writes every problem. Exit status: 0 valid (warnings allowed), 1 invalid
 input, 2 usage error or unreadable input.
 """
 
@@ -22,7 +22,7 @@ __all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_UNREADABLE", "cli", "main"]
 
 # Each command, by the module of this package that defines it: a run imports only its own
 # command's module, and so only the parts of chatconv that command uses (start-up time).
-COMMAND_MODULES = {"dataset": "recordings", "migrate": "migrate", "prompt": "prompt", "schema": "schema",
+COMMAND_MODULES = {"dataset": "recordings", "export": "formats", "import": "formats", "migrate": "migrate", "prompt": "prompt", "schema": "schema",
                    "text": "recordings", "tools": "recordings", "validate": "validate"}
 
 
@@ -34,7 +34,8 @@ class _CommandsOnDemand(click.Group):
         module = COMMAND_MODULES.get(name)
         if module is None:
             return None
-        return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        commands = importlib.import_module(f"{__name__}.{module}")
+        return getattr(commands, name, None) or getattr(commands, f"{name}_")  # import_: a Python keyword
 
 
 @click.group(cls=_CommandsOnDemand,

@@ -1,30 +1,72 @@
-"""Recording formats: each way chatconv reads a recorded conversation, behind one small protocol.
+"""Other tools' recordings: each format a module of its own behind one small protocol, read by
+`chatconv import` into chatconv's recordings and written by `chatconv export` from them.
 
-A format says how its data is recognised and how it becomes AI SDK model messages, the shape
-every later stage (providers, replay) reads. Today chatconv reads two: AI SDK steps (its own
-recordings) and the OpenAI chat messages that `from_openai_messages` reads. A new format is a
-new module listed in FORMATS.
+A format module has NAME, `detect(data)` (whether a parsed record is written in it) and
+`read(reading)` (its conversations as AI SDK model messages: reading.py). A format that can be
+exported also has TARGET (the chatconv.providers renderer whose rules its bodies keep) and
+`write(messages, metadata, gather_tools=False)` (one request body). A format whose files are not
+JSON or JSONL (inspect's `.eval` zip) has `claims(file)` and `records(file)`. Detection tries
+the formats in IMPORTED's order, most particular first; `--from` forces one.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from pathlib import Path
 
-from . import ai_sdk, openai_chat
-from .ai_sdk import conversation_messages
+from ..problems import ChatconvError, Problem, UsageError
+from ..providers import RENDERERS
+from .exporting import ExportRun, export_bodies
+from .importing import ImportRun, import_paths, import_records, iter_imported, split_steps
 from .openai_chat import from_openai_messages
+from .reading import Imported, Reading
+from .registry import EXPORTED, FORMATS, IMPORTED, IMPORTED_NAMES, RecordingFormat, format_named
 
 
-class RecordingFormat(Protocol):
-    NAME: str  # e.g. "ai-sdk"
-
-    def detect(self, data: Any) -> bool:
-        """Whether parsed data (a record, or a list of messages) is written in this format."""
-
-    def to_model_messages(self, data: Any) -> list[dict]:
-        """The conversation's AI SDK model messages, in order."""
+def read(self, reading: Reading) -> Iterator[Imported]:
+        """The record's conversations as model messages; problems through reading.warn / error."""
 
 
-FORMATS: tuple[RecordingFormat, ...] = (ai_sdk, openai_chat)
+IMPORTED: tuple[RecordingFormat, ...] = (openai_chat,)  # detection order: most particular first
+FORMATS: tuple[RecordingFormat, ...] = (ai_sdk, *IMPORTED)
+IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)
+EXPORTED = tuple(fmt.NAME for fmt in IMPORTED if hasattr(fmt, "write"))
 
-__all__ = ["FORMATS", "RecordingFormat", "conversation_messages", "from_openai_messages"]
+
+def format_named(name: str) -> RecordingFormat:
+    for fmt in IMPORTED:
+        if fmt.NAME == name:
+            return fmt
+    raise UsageError(f"unknown format {name!r}; chatconv reads {', '.join(IMPORTED_NAMES)}")
+
+
+def read(path: str | Path, format: str | None = None, problems: list[Problem] | None = None) -> list[Imported]:
+    """The conversations of a file in another tool's format (told from its content, or `format`).
+
+    Problems (warnings, and the errors of what was left out) are appended to `problems`; without
+    a list, an error raises ChatconvError."""
+    run = ImportRun()
+    conversations = []
+    for imported, reading in iter_imported([str(path)], format, run):
+        run.problems.extend(reading.problems)
+        reading.problems.clear()
+        conversations.append(imported)
+    if problems is None and any(p.is_error for p in run.problems):
+        raise ChatconvError([p for p in run.problems if p.is_error])
+    if problems is not None:
+        problems.extend(run.problems)
+    return conversations
+
+
+def write(messages: list[dict], format: str, metadata: dict | None = None, gather_tools: bool = False) -> dict:
+    """One request body of `format` (openai-chat, anthropic, gemini) holding `messages` (AI SDK
+    model messages); ProviderRuleError when that API would refuse them."""
+    fmt = format_named(format)
+    if fmt.NAME not in EXPORTED:
+        raise UsageError(f"{format} cannot be written; chatconv writes {', '.join(EXPORTED)}")
+    RENDERERS[fmt.TARGET](messages)
+    return fmt.write(messages, metadata or {}, gather_tools=gather_tools)
+
+
+__all__ = ["EXPORTED", "FORMATS", "IMPORTED", "IMPORTED_NAMES", "ExportRun", "ImportRun", "Imported", "Reading",
+           "RecordingFormat", "export_bodies", "format_named", "from_openai_messages", "import_paths",
+           "import_records", "read", "split_steps", "write"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..kinds import detect_kind
-from ..messages import iter_steps, normalize_output, step_messages
+from ..messages import conversation_messages, iter_steps
 
 NAME = "ai-sdk"
 
@@ -23,8 +23,3 @@ def to_model_messages(data: Any) -> list[dict]:
     """The messages of a step, or of a conversation's steps, in order."""
     return conversation_messages([step for _, step in iter_steps(data)])
 
-
-def conversation_messages(steps: list[dict]) -> list[dict]:
-    """A conversation's messages in order (each step's input, then its outputs), for replay."""
-    return [message for step in steps
-            for message in step_messages({**step, "output": normalize_output(step["output"])})]

@@ -1,33 +1,47 @@
-"""OpenAI chat messages (the Chat Completions API's `messages`): assistant `tool_calls` with JSON
-string arguments, `tool` messages that answer them by `tool_call_id`, and content parts
-(text, image_url, file).
+"""OpenAI Chat Completions: message lists, request bodies (fine-tuning lines are request bodies
+too: `messages` + `tools`) and response objects (`choices`).
+
+Read: roles system, developer (a system message, kept as developer), user, assistant, tool and
+the legacy function; content parts text, image_url, input_audio, file and refusal; tool_calls
+(arguments parsed, see reading.tool_input), the legacy function_call, and refusal. Every other
+field stays under providerOptions["openai-chat"] of the message or part it was on; the body's
+own fields (model, tools, settings) become the conversation's metadata.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
-import orjson
-
-from ..problems import ChatconvError, Problem
+from ..problems import ChatconvError
+from ..providers.rules import is_url, result_text
+from ..sources import Record
+from .reading import Imported, Reading, kept, rest_of, tool_arguments, tool_input
 
 NAME = "openai-chat"
-ROLES = ("system", "user", "assistant", "tool")
-PART_TYPES = ("text", "image_url", "file")  # the content parts to_model_messages reads
+TARGET = "openai"
+ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")
+AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 
 
 def detect(data: Any) -> bool:
-    """A list of messages with OpenAI roles, whose tool calls and content parts are OpenAI's."""
-    return isinstance(data, list) and bool(data) and all(
-        _is_message(message) and _unreadable_field(message) is None for message in data)
+    """A message list, a request body (`messages`) or a response object (`choices`) of OpenAI's."""
+    if isinstance(data, list):
+        return _is_message_list(data)
+    if not isinstance(data, dict):
+        return False
+    if "choices" in data:
+        return isinstance(data["choices"], list) and all(
+            isinstance(c, dict) and isinstance(c.get("message"), dict) for c in data["choices"])
+    return "system" not in data and _is_message_list(data.get("messages"))
+
+
+def _is_message_list(messages: Any) -> bool:
+    return isinstance(messages, list) and bool(messages) and all(_is_message(m) for m in messages)
 
 
 def _is_message(message: Any) -> bool:
     if not isinstance(message, dict) or message.get("role") not in ROLES:
-        return False
-    if message["role"] == "tool":
-        return "tool_call_id" in message
-    if not isinstance(message.get("tool_calls", []), list):
         return False
     content = message.get("content")
     if isinstance(content, list):
@@ -35,103 +49,365 @@ def _is_message(message: Any) -> bool:
     return content is None or isinstance(content, str)
 
 
-# The string fields from_openai_messages reads, by key path: of a tool call, of a content part.
-CALL_FIELDS = (("id",), ("function", "name"))
-PART_FIELDS = {"image_url": (("image_url", "url"),), "file": (("file", "file_data"),)}
-Unreadable = tuple[str, str]  # (JSON path within a message, what the value there must be)
+def read(reading: Reading) -> Iterator[Imported]:
+    data = reading.data
+    if isinstance(data, list):
+        messages, paths = _messages(data, reading, ())
+        yield Imported(None, messages, {}, paths)
+        return
+    if "choices" not in data:
+        messages, paths = _messages(data["messages"], reading, ("messages",))
+        yield Imported(None, messages, rest_of(data, ("messages",)), paths)
+        return
+    response = rest_of(data, ("choices",))
+    for index, choice in enumerate(data["choices"]):
+        where = ("choices", index, "message")
+        [message], _ = _messages([choice["message"]], reading, where)
+        reading.keep(message, {"choice": rest_of(choice, ("message",)) or None, "response": response or None})
+        conversation_id = data.get("id") if isinstance(data.get("id"), str) else None
+        if conversation_id is not None and index:
+            conversation_id = f"{conversation_id}#{index}"
+        yield Imported(conversation_id, [message], {}, [where])
 
 
-def _unreadable_field(message: Any) -> Unreadable | None:
-    """The first field of a message that from_openai_messages reads and cannot; None if none."""
-    if not isinstance(message, dict):
-        return "", "an object"
-    calls = message.get("tool_calls") if message.get("role") == "assistant" else None
-    if calls:
-        if not isinstance(calls, list):
-            return ".tool_calls", "a list"
-        items = [(f".tool_calls[{index}]", call, CALL_FIELDS) for index, call in enumerate(calls)]
-    elif message.get("role") != "tool" and isinstance(message.get("content"), list):
-        items = [(f".content[{index}]", part, PART_FIELDS.get(part.get("type"), ()) if isinstance(part, dict) else ())
-                 for index, part in enumerate(message["content"])]
-    else:
-        return None
-    for where, item, fields in items:
-        unreadable = _not_a_string(item, fields, where)
-        if unreadable is not None:
-            return unreadable
-    return None
-
-
-def _not_a_string(item: Any, fields: tuple[tuple[str, ...], ...], where: str) -> Unreadable | None:
-    """The first of `fields` (key paths) that `item` (at `where`) does not hold as a string."""
-    if not isinstance(item, dict):
-        return where, "an object"
-    for keys in fields:
-        value, path = item, where
-        for key in keys:
-            if not isinstance(value, dict):
-                return path, "an object"
-            value, path = value.get(key), f"{path}.{key}"
-        if not isinstance(value, str):
-            return path, "a string"
-    return None
-
-
-def to_model_messages(data: list[dict]) -> list[dict]:
-    return from_openai_messages(data)
+def to_model_messages(messages: list[dict]) -> list[dict]:
+    return from_openai_messages(messages)
 
 
 def from_openai_messages(messages: list[dict]) -> list[dict]:
-    """An OpenAI-format chat log (tool_calls, tool messages) as AI SDK model messages.
+    """An OpenAI chat log (a list of messages) as AI SDK model messages.
 
-    ChatconvError, naming the field, for a message not in OpenAI's shape (see CALL_FIELDS)."""
-    names: dict[str, str] = {}
-    out = []
+    ChatconvError, naming the message and field, for anything that cannot be read; what has no
+    place in a model message is kept under providerOptions["openai-chat"]."""
+    if not isinstance(messages, list):
+        messages = [messages]
+    reading = Reading(Record("<openai log>", 1, data=messages), NAME)
+    converted, _ = _messages(messages, reading, ())
+    _name_results(converted, reading)
+    if reading.failed:
+        raise ChatconvError([p for p in reading.problems if p.is_error])
+    return converted
+
+
+def _name_results(messages: list[dict], reading: Reading) -> None:
+    names = {}
     for index, message in enumerate(messages):
-        unreadable = _unreadable_field(message)
-        if unreadable is not None:
-            field, what = unreadable
-            raise ChatconvError(Problem(
-                "<openai log>", None, None, f"$[{index}]{field}",
-                f"{field.lstrip('.') or 'a message'} must be {what}", "error",
-                "tool calls need id and function.name, image_url parts image_url.url and file parts "
-                "file.file_data, as OpenAI's chat messages have them", code="wrong-type"))
-        role, content = message.get("role"), message.get("content")
-        if role == "tool":
-            call_id = message.get("tool_call_id")
-            out.append({"role": "tool", "content": [{"type": "tool-result", "toolCallId": call_id,
-                                                     "toolName": names.get(call_id, ""),
-                                                     "output": {"type": "text", "value": content or ""}}]})
-        elif role == "assistant" and message.get("tool_calls"):
-            parts = [{"type": "text", "text": content}] if content is not None else []
-            for call in message["tool_calls"]:
-                names[call["id"]] = call["function"]["name"]
-                parts.append({"type": "tool-call", "toolCallId": call["id"], "toolName": call["function"]["name"],
-                              "input": _arguments(call["function"].get("arguments", "{}"), index)})
-            out.append({"role": "assistant", "content": parts})
-        elif isinstance(content, list):
-            out.append({"role": role, "content": [_from_openai_part(p) for p in content]})
-        else:
-            out.append({"role": role, "content": content})
-    return out
+        for part in message["content"] if isinstance(message["content"], list) else []:
+            if part["type"] == "tool-call":
+                names[part["toolCallId"]] = part["toolName"]
+            elif part["type"] == "tool-result" and not part["toolName"]:
+                if part["toolCallId"] not in names:
+                    reading.error((index,), f"tool result {part['toolCallId']!r} answers no earlier tool call",
+                                  "a tool message follows the assistant message whose tool_calls it answers",
+                                  code="tool-result-orphan")
+                    continue
+                part["toolName"] = names[part["toolCallId"]]
 
 
-def _arguments(text: str, index: int) -> Any:
+# ---------------------------------------------------------------------------------------------
+# Reading messages
+
+
+def _messages(messages: Any, reading: Reading, where: tuple) -> tuple[list[dict], list[tuple]]:
+    """The model messages of OpenAI's, and each one's path; problems through `reading`."""
+    out, paths = [], []
+    legacy_calls: dict[str, list[str]] = {}  # function name -> ids given to its unanswered function_calls
+    for index, message in enumerate(messages):
+        path = where + (index,)
+        if not isinstance(message, dict) or message.get("role") not in ROLES:
+            reading.error(path, f"not an OpenAI chat message (role must be one of {', '.join(ROLES)})",
+                          code="wrong-type")
+            continue
+        converted = _message(message, reading, path, legacy_calls)
+        if converted is not None:
+            out.append(converted)
+            paths.append(path)
+    return out, paths
+
+
+def _message(message: dict, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:
+    role, content = message["role"], message.get("content")
+    if role in ("system", "developer"):
+        text = content if isinstance(content, str) else _joined_text(content, reading, path)
+        if text is None:
+            return None
+        converted = {"role": "system", "content": text}
+        return reading.keep(converted, {"role": "developer" if role == "developer" else None,
+                                        "content": content if not isinstance(content, str) else None,
+                                        **rest_of(message, ("role", "content"))})
+    if role == "user":
+        parts = content if isinstance(content, str) else _user_parts(content, reading, path)
+        return None if parts is None else reading.keep({"role": "user", "content": parts},
+                                                       rest_of(message, ("role", "content")))
+    if role == "assistant":
+        return _assistant(message, reading, path, legacy_calls)
+    return _tool_message(message, reading, path, legacy_calls)
+
+
+def _joined_text(content: Any, reading: Reading, path: tuple) -> str | None:
+    """System text written as text parts (OpenAI allows it): the parts' text, joined."""
+    if isinstance(content, list) and all(isinstance(p, dict) and p.get("type") == "text"
+                                         and isinstance(p.get("text"), str) for p in content):
+        return "\n".join(p["text"] for p in content)
+    reading.error(path + ("content",), "system content must be a string or text parts", code="wrong-type")
+    return None
+
+
+def _user_parts(content: Any, reading: Reading, path: tuple) -> list[dict] | None:
+    if not isinstance(content, list):
+        reading.error(path + ("content",), "user content must be a string or a list of parts", code="wrong-type")
+        return None
+    parts = []
+    for index, part in enumerate(content):
+        converted = _user_part(part, reading, path + ("content", index))
+        if converted is None:
+            return None
+        parts.append(converted)
+    return parts
+
+
+def _user_part(part: Any, reading: Reading, path: tuple) -> dict | None:
+    kind = part.get("type") if isinstance(part, dict) else None
     try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        raise ChatconvError(Problem("<openai log>", None, None, f"$[{index}].tool_calls",
-                                    "tool call arguments are not valid JSON", "error",
-                                    "arguments must be a JSON string of the call's input",
-                                    code="invalid-json")) from None
+        if kind == "text":
+            return reading.keep({"type": "text", "text": _string(part["text"])}, rest_of(part, ("type", "text")))
+        if kind == "image_url":
+            image = part["image_url"]
+            return reading.keep({"type": "image", "image": _string(image["url"])},
+                                {**rest_of(part, ("type", "image_url")), **rest_of(image, ("url",))})
+        if kind == "input_audio":
+            audio = part["input_audio"]
+            media_type = AUDIO_TYPES.get(audio.get("format"), f"audio/{audio.get('format')}")
+            return reading.keep({"type": "file", "data": _string(audio["data"]), "mediaType": media_type},
+                                {"type": "input_audio", **rest_of(part, ("type", "input_audio")),
+                                 **rest_of(audio, ("data",))})
+        if kind == "file":
+            return _file_part(part, reading)
+    except (KeyError, TypeError):
+        pass
+    reading.error(path, f"a {kind or 'content'} part chatconv cannot read",
+                  "user parts are text, image_url (with url), input_audio (data, format) and file "
+                  "(file_data or file_id), as OpenAI's API has them", code="wrong-type")
+    return None
 
 
-def _from_openai_part(part: dict) -> dict:
-    if part.get("type") == "image_url":
-        return {"type": "image", "image": part["image_url"]["url"]}
-    if part.get("type") == "file":
-        file = {"type": "file", "data": part["file"]["file_data"], "mediaType": "application/octet-stream"}
-        if "filename" in part["file"]:
-            file["filename"] = part["file"]["filename"]
-        return file
-    return {"type": "text", "text": part.get("text", "")}
+def _file_part(part: dict, reading: Reading) -> dict:
+    file = part["file"]
+    data = file.get("file_data", file.get("file_id"))
+    media_type = data[5:].split(";")[0].split(",")[0] if data.startswith("data:") else "application/octet-stream"
+    converted = {"type": "file", "data": _string(data), "mediaType": media_type or "application/octet-stream"}
+    if isinstance(file.get("filename"), str):
+        converted["filename"] = file["filename"]
+    return reading.keep(converted, {"fileId": True if "file_data" not in file else None,
+                                    **rest_of(part, ("type", "file")),
+                                    **rest_of(file, ("file_data", "file_id", "filename"))})
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    return value
+
+
+def _assistant(message: dict, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:
+    content, parts = message.get("content"), []
+    if isinstance(content, list):
+        for index, part in enumerate(content):
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                parts.append(reading.keep({"type": "text", "text": part["text"]}, rest_of(part, ("type", "text"))))
+            elif isinstance(part, dict) and part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
+                parts.append(reading.keep({"type": "text", "text": part["refusal"]}, {"refusal": True}))
+            else:
+                reading.error(path + ("content", index), "assistant content parts are text or refusal",
+                              code="wrong-type")
+                return None
+    elif isinstance(content, str):
+        parts.append({"type": "text", "text": content})
+    elif content is not None:
+        reading.error(path + ("content",), "assistant content must be a string, parts or null", code="wrong-type")
+        return None
+    if isinstance(message.get("refusal"), str):
+        parts.append(reading.keep({"type": "text", "text": message["refusal"]}, {"refusal": True}))
+    calls = message.get("tool_calls")
+    for index, call in enumerate(calls if isinstance(calls, list) else []):
+        converted = _tool_call(call, reading, path + ("tool_calls", index))
+        if converted is None:
+            return None
+        parts.append(converted)
+    if isinstance(message.get("function_call"), dict):
+        converted = _legacy_call(message["function_call"], reading, path, legacy_calls)
+        if converted is None:
+            return None
+        parts.append(converted)
+    plain = isinstance(content, str) and len(parts) == 1
+    known = ("role", "content", "refusal", "tool_calls", "function_call")
+    converted = {"role": "assistant", "content": content if plain else parts}
+    return reading.keep(converted, {"contentParts": True if isinstance(content, list) else None,
+                                    "noContent": True if "content" not in message else None,
+                                    **rest_of(message, known)})
+
+
+def _tool_call(call: Any, reading: Reading, path: tuple) -> dict | None:
+    kind = call.get("type", "function") if isinstance(call, dict) else None
+    body = call.get(kind) if kind in ("function", "custom") else None
+    if not (isinstance(body, dict) and isinstance(call.get("id"), str) and call["id"]
+            and isinstance(body.get("name"), str) and body["name"]):
+        reading.error(path, "a tool call needs an id, a type (function or custom) and its name",
+                      "write tool calls as OpenAI's API does: {id, type: function, function: {name, arguments}}",
+                      code="wrong-type")
+        return None
+    payload = "arguments" if kind == "function" else "input"
+    value, keep = tool_input(body.get(payload, "{}"), reading, path + (kind, payload))
+    if kind == "custom":
+        value, keep = body.get("input", ""), {"type": "custom"}  # a custom tool's input is free text
+    part = {"type": "tool-call", "toolCallId": call["id"], "toolName": body["name"], "input": value}
+    return reading.keep(part, {**keep, "noType": True if "type" not in call else None,
+                               "argumentsObject": True if not isinstance(body.get(payload, ""), str) else None,
+                               **rest_of(call, ("id", "type", kind)), **rest_of(body, ("name", payload))})
+
+
+def _legacy_call(call: dict, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:
+    """A function_call (before tool_calls) has no id: it is given one (`function_call-<path>`),
+    kept as legacy, that the function message answering it (by name) takes."""
+    if not isinstance(call.get("name"), str) or not call["name"]:
+        reading.error(path + ("function_call",), "a function_call needs its name", code="wrong-type")
+        return None
+    call_id = "function_call-" + "-".join(str(p) for p in path)
+    legacy_calls.setdefault(call["name"], []).append(call_id)
+    value, keep = tool_input(call.get("arguments", "{}"), reading, path + ("function_call", "arguments"))
+    part = {"type": "tool-call", "toolCallId": call_id, "toolName": call["name"], "input": value}
+    return reading.keep(part, {**keep, "legacy": "function_call", **rest_of(call, ("name", "arguments"))})
+
+
+def _tool_message(message: dict, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:
+    if message["role"] == "function":
+        pending = legacy_calls.get(message.get("name"), [])
+        if not pending:
+            reading.error(path, f"a function message for {message.get('name')!r} answers no earlier function_call",
+                          code="tool-result-orphan")
+            return None
+        call_id, name, known = pending.pop(0), message["name"], ("role", "name", "content")
+    else:
+        call_id, name, known = message.get("tool_call_id"), "", ("role", "tool_call_id", "content")
+        if not isinstance(call_id, str) or not call_id:
+            reading.error(path, "a tool message needs the tool_call_id of the call it answers", code="missing-key")
+            return None
+    content = message.get("content")
+    if isinstance(content, str):
+        output = {"type": "text", "value": content}
+    elif isinstance(content, list) and all(isinstance(p, dict) and p.get("type") == "text"
+                                           and isinstance(p.get("text"), str) for p in content):
+        output = {"type": "content", "value": [{"type": "text", "text": p["text"]} for p in content]}
+    else:
+        reading.error(path + ("content",), "tool content must be a string or text parts", code="wrong-type")
+        return None
+    part = {"type": "tool-result", "toolCallId": call_id, "toolName": name, "output": output}
+    keep = {"role": "function" if message["role"] == "function" else None, **rest_of(message, known)}
+    return {"role": "tool", "content": [reading.keep(part, keep)]}
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing a body
+
+
+def write(messages: list[dict], metadata: dict, gather_tools: bool = False) -> dict:
+    """A Chat Completions request body (or fine-tuning line): `messages`, then what import kept
+    of the body; with `gather_tools`, `tools` named after the calls when the body had none."""
+    out = [entry for message in messages for entry in _written(message)]
+    body = {"messages": out, **metadata}
+    if gather_tools and "tools" not in body:
+        names = dict.fromkeys(p["toolName"] for m in messages if isinstance(m["content"], list)
+                              for p in m["content"] if p["type"] == "tool-call")
+        if names:
+            body["tools"] = [{"type": "function", "function": {"name": name}} for name in names]
+    return body
+
+
+def _extra(item: dict, *drop: str) -> dict:
+    return {key: value for key, value in kept(item, NAME).items() if key not in drop}
+
+
+_MARKS = ("role", "content", "contentParts", "noContent", "refusal", "rawArguments", "noType", "argumentsObject",
+          "legacy", "type", "fileId", "choice", "response")
+
+
+def _written(message: dict) -> list[dict]:
+    role, content, own = message["role"], message["content"], kept(message, NAME)
+    if role == "system":
+        return [{"role": own.get("role", "system"), "content": own.get("content", content), **_extra(message, *_MARKS)}]
+    if role == "user":
+        return [{"role": "user", "content": content if isinstance(content, str) else [_user_written(p) for p in content],
+                 **_extra(message, *_MARKS)}]
+    if role == "assistant":
+        return [_assistant_written(message, own)]
+    return [_result_written(part) for part in content]
+
+
+def _user_written(part: dict) -> dict:
+    own, extra = kept(part, NAME), _extra(part, *_MARKS)
+    if part["type"] == "text":
+        return {"type": "text", "text": part["text"], **extra}
+    if part["type"] == "image":
+        url = part["image"] if is_url(part["image"]) else f"data:{part.get('mediaType', 'image/png')};base64,{part['image']}"
+        detail = {key: extra.pop(key) for key in list(extra) if key in ("detail",)}
+        return {"type": "image_url", "image_url": {"url": url, **detail}, **extra}
+    if own.get("type") == "input_audio":
+        audio_format = extra.pop("format", part["mediaType"].rpartition("/")[2])
+        return {"type": "input_audio", "input_audio": {"data": part["data"], "format": audio_format}, **extra}
+    file = {"file_id": part["data"]} if own.get("fileId") else {
+        "file_data": part["data"] if is_url(part["data"]) else f"data:{part['mediaType']};base64,{part['data']}"}
+    if part.get("filename"):
+        file["filename"] = part["filename"]
+    return {"type": "file", "file": file, **extra}
+
+
+def _assistant_written(message: dict, own: dict) -> dict:
+    content = message["content"]
+    parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    texts = [p for p in parts if p["type"] == "text" and not kept(p, NAME).get("refusal")]
+    refusals = [p["text"] for p in parts if p["type"] == "text" and kept(p, NAME).get("refusal")]
+    calls = [p for p in parts if p["type"] == "tool-call" and kept(p, NAME).get("legacy") != "function_call"]
+    legacy = [p for p in parts if p["type"] == "tool-call" and kept(p, NAME).get("legacy") == "function_call"]
+    entry: dict[str, Any] = {"role": "assistant"}
+    if own.get("contentParts"):
+        entry["content"] = [{"type": "refusal", "refusal": p["text"]} if kept(p, NAME).get("refusal")
+                            else {"type": "text", "text": p["text"], **_extra(p, *_MARKS)}
+                            for p in parts if p["type"] == "text"]
+        refusals = []
+    elif texts:
+        entry["content"] = "\n".join(p["text"] for p in texts)
+    elif not own.get("noContent"):
+        entry["content"] = None
+    if refusals:
+        entry["refusal"] = "\n".join(refusals)
+    if calls:
+        entry["tool_calls"] = [_call_written(p) for p in calls]
+    for part in legacy:
+        entry["function_call"] = {"name": part["toolName"], "arguments": tool_arguments(part, NAME),
+                                  **_extra(part, *_MARKS)}
+    return {**entry, **_extra(message, *_MARKS)}
+
+
+def _call_written(part: dict) -> dict:
+    own, extra = kept(part, NAME), _extra(part, *_MARKS)
+    kind = own.get("type", "function")
+    if kind == "custom":
+        body = {"name": part["toolName"], "input": part["input"]}
+    else:
+        arguments = part.get("input", {}) if own.get("argumentsObject") else tool_arguments(part, NAME)
+        body = {"name": part["toolName"], "arguments": arguments}
+    call = {"id": part["toolCallId"], "type": kind, kind: body}
+    if own.get("noType"):
+        del call["type"]
+    return {**call, **extra}
+
+
+def _result_written(part: dict) -> dict:
+    own, output = kept(part, NAME), part["output"]
+    if output["type"] == "content" and all(item["type"] == "text" for item in output["value"]):
+        content: Any = [{"type": "text", "text": item["text"]} for item in output["value"]]
+    else:
+        content = result_text(output)
+    if own.get("role") == "function":
+        return {"role": "function", "name": part["toolName"], "content": content, **_extra(part, *_MARKS)}
+    return {"role": "tool", "tool_call_id": part["toolCallId"], "content": content, **_extra(part, *_MARKS)}

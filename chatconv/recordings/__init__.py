@@ -2,11 +2,11 @@
 current ones; and what is made of them (text, dataset items, the `tools` rows).
 
 steps (reading steps, writing a row back exactly), dataset (text and dataset items), tools
-(tool calls paired with their results). The formats a conversation is read from and turned
-into model messages are in chatconv.formats; their functions are re-exported here too.
+(tool calls paired with their results). Other tools' formats are read and written by
+chatconv.formats.
 """
 
-from ..formats import conversation_messages, from_openai_messages
+from ..messages import conversation_messages
 from ..sources import NotWritten, exact_json
 from .dataset import conversation_to_dataset, dataset_item, step_text, step_to_dataset_item
 from .steps import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, Step, adapt, iter_recording_steps,
@@ -16,7 +16,7 @@ from .tools import ConversationPairings, tool_parts, tool_rows, unwritten_tool_c
 __all__ = [
     "CONVERSATION_FIELDS", "FIELD_NAMES", "STEP_FIELDS", "ConversationPairings", "FieldClash", "NotWritten", "Step",
     "adapt", "exact_json",
-    "conversation_messages", "conversation_to_dataset", "dataset_item", "from_openai_messages",
+    "conversation_messages", "conversation_to_dataset", "dataset_item",
     "iter_recording_steps", "parse_field_map", "step_row_json", "step_text", "step_to_dataset_item",
     "tool_parts", "tool_rows", "unwritten_tool_calls",
 ]

@@ -1,0 +1,122 @@
+"""`chatconv import` and `chatconv export`: recordings of other tools read into chatconv's, and
+chatconv's written as other APIs' request bodies. Lines go to standard output or, whole, to -o
+FILE (written beside it and renamed); problems and the summary to standard error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import click
+
+from ..formats import EXPORTED, IMPORTED_NAMES, ExportRun, ImportRun, export_bodies, import_records
+from ..problems import UsageError
+from .recordings import _field_map
+from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, plural
+
+
+def _written(lines: Iterator[bytes], output: str | None) -> None:
+    """Every line to standard output, or to OUTPUT, replaced whole only when all was read."""
+    if output in (None, "-"):
+        for line in lines:
+            sys.stdout.buffer.write(line + b"\n")
+        return
+    from ..migrate.atomic import AtomicFile
+
+    target = Path(output)
+    if target.is_dir():
+        raise click.UsageError(f"-o {output} is a folder; name the file to write")
+    with AtomicFile(target) as out:
+        for line in lines:
+            out.write(line + b"\n")
+        out.commit()
+
+
+def _report(problems, summary: str) -> None:
+    reporter = TextReporter(err=True)
+    for problem in problems:
+        reporter.problem(problem)
+    click.echo(summary, err=True)
+    sys.exit(EXIT_INVALID if any(p.is_error for p in problems) else EXIT_OK)
+
+
+@click.command("import", help=f"""Read recordings of another tool's format into chatconv's recordings.
+
+    PATHS are files, folders (searched for .jsonl, .json, .yaml files, and .eval logs) or - for
+    standard input. Each record's format is told from its content; --from names it. Formats:
+    {', '.join(IMPORTED_NAMES)}.
+
+    \b
+    Each conversation becomes steps (AI SDK 5 step records, one per line; --conversations: one
+    conversation per line): a step starts at each user (or system) message and holds what the
+    model and the tools said after it. A request body and its response make one conversation;
+    the body's own fields (model, tools, settings) go to the first step's metadata[FORMAT], and
+    what a message or part has beyond a model message to its providerOptions[FORMAT]. Tool
+    results take their call's name, by id, across a conversation's records.
+
+    \b
+    Examples:
+      chatconv import finetune.jsonl -o steps.jsonl
+      chatconv import logs/ --from anthropic --conversations
+      chatconv import run.eval | chatconv tools -
+
+    Standard error: each problem (FILE:LINE:COL: severity: PATH: message), then
+    N records read (by format): N conversations, N steps written. A conversation that cannot be
+    read exactly is left out with an error (exit status 1); 2 for unreadable input.
+    """)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.option("--from", "format_name", type=click.Choice(IMPORTED_NAMES), metavar="FORMAT",
+              help=f"The records' format ({', '.join(IMPORTED_NAMES)}), instead of telling it from each record.")
+@click.option("--conversations", is_flag=True, help="Write one conversation per line instead of one step per line.")
+@click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
+              help="Write to FILE (replaced whole at the end) instead of standard output.")
+def import_(paths, format_name, conversations, output):
+    run = ImportRun()
+    try:
+        _written(import_records(paths, format_name, conversations, run), output)
+    except UsageError as exc:
+        raise click.UsageError(exc.message) from None
+    formats = ", ".join(f"{count} {name}" for name, count in run.formats.items())
+    _report(run.problems, f"{plural(run.records, 'record')} read{f' ({formats})' if formats else ''}: "
+                          f"{plural(run.conversations, 'conversation')}, {plural(run.steps, 'step')} written")
+
+
+@click.command(help=f"""Write chatconv's recordings as request bodies of another API, one per line.
+
+    PATHS are recordings (files, folders, -): step or conversation per line, legacy shapes too.
+    Formats: {', '.join(EXPORTED)}.
+
+    \b
+    --per step (the default): for each step that has an output, a body holding its
+    conversation up to and with that step. --per conversation: one body per conversation (an
+    OpenAI fine-tuning line, with --gather-tools for the `tools` its calls use).
+    Import then export gives the imported body back (the README lists what is normalized).
+    A body the API would refuse (its rules, as `chatconv prompt` keeps them) is not written:
+    an error at its step (exit status 1).
+
+    \b
+    Examples:
+      chatconv export steps.jsonl --to openai-chat --per conversation --gather-tools > finetune.jsonl
+      chatconv export run.jsonl --to anthropic -o bodies.jsonl
+    """)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.option("--to", "format_name", type=click.Choice(EXPORTED), required=True, metavar="FORMAT",
+              help=f"The API whose request bodies to write: {', '.join(EXPORTED)}.")
+@click.option("--per", type=click.Choice(["step", "conversation"]), default="step", show_default=True,
+              help="One body per step (the conversation so far) or per conversation.")
+@click.option("--gather-tools", is_flag=True,
+              help="openai-chat: give a body with tool calls and no `tools` the tools its calls name.")
+@click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=_field_map,
+              help="Read the step field NAME from the record's KEY (repeatable), as in `chatconv text`.")
+@click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
+              help="Write to FILE (replaced whole at the end) instead of standard output.")
+def export(paths, format_name, per, gather_tools, field_map, output):
+    run = ExportRun()
+    try:
+        _written(export_bodies(paths, format_name, per, gather_tools, field_map, run), output)
+    except UsageError as exc:
+        raise click.UsageError(exc.message) from None
+    _report(run.problems, f"{plural(run.steps, 'step')} read: {run.bodies} {'body' if run.bodies == 1 else 'bodies'} written")
+

@@ -1,0 +1,109 @@
+"""What every format's reader shares: the record being read (where problems go, where the fields
+with no place in a model message are kept) and the conversions every API needs (a tool call's
+arguments, a tool result's output).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ..problems import Problem
+from ..sources import Record, problem_at
+
+
+@dataclass
+class Imported:
+    """One conversation read from a record, as AI SDK 5 model messages."""
+
+    id: str | None  # from the source when it has one; else the importer names it after the record
+    messages: list[dict]
+    # Fields of the request (or log entry) outside any message: the model, tool definitions,
+    # sampling settings. They go to the first step's metadata[format], whence export reads them.
+    metadata: dict = field(default_factory=dict)
+    paths: list[tuple] = field(default_factory=list)  # each message's JSON path in the data read, for problems
+
+
+@dataclass
+class Reading:
+    """One record being read by a format: problems located in it, kept fields filed by format."""
+
+    record: Record
+    format: str
+    prefix: tuple = ()  # where the data read sits in the record (an element of a JSON array)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def data(self) -> Any:
+        value = self.record.data
+        for key in self.prefix:
+            value = value[key]
+        return value
+
+    def warn(self, path: tuple, message: str, hint: str | None = None, code: str = "import-changed") -> None:
+        """Something read differently from how it is written (the value is kept, changed or not)."""
+        self.problems.append(problem_at(self.record, self.prefix + path, message, "warning", hint, code=code))
+
+    def error(self, path: tuple, message: str, hint: str | None = None, code: str = "import-refused") -> None:
+        """Something that cannot be read: the conversation it is in is not written."""
+        self.problems.append(problem_at(self.record, self.prefix + path, message, "error", hint, code=code))
+
+    @property
+    def failed(self) -> bool:
+        return any(p.is_error for p in self.problems)
+
+    def keep(self, target: dict, fields: dict) -> dict:
+        """`target` (a message or part) with `fields` kept under providerOptions[format]; none: as it is."""
+        fields = {key: value for key, value in fields.items() if value is not None}
+        if fields:
+            options = target.setdefault("providerOptions", {})
+            options.setdefault(self.format, {}).update(fields)
+        return target
+
+
+def kept(part: dict, format_name: str) -> dict:
+    """What a format kept on a message or part (providerOptions[format]), or {}."""
+    return (part.get("providerOptions") or {}).get(format_name) or {}
+
+
+def rest_of(data: dict, known: tuple[str, ...] | set[str]) -> dict:
+    """The keys of `data` that a reader does not turn into message fields, in their order."""
+    return {key: value for key, value in data.items() if key not in known}
+
+
+def tool_input(arguments: Any, reading: Reading, path: tuple) -> tuple[Any, dict]:
+    """A tool call's input from its arguments, and what to keep to write them back as they were.
+
+    A JSON string is parsed; a string holding JSON that is itself a JSON string of an object or
+    array (arguments encoded twice) is decoded once more, with a warning; a string that is not
+    JSON is kept as the input, with a warning and {"rawArguments": True} kept. An object (some
+    logs store arguments parsed) is the input as it is.
+    """
+    if not isinstance(arguments, str):
+        return arguments, {}
+    try:
+        value = orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        reading.warn(path, "tool call arguments are not JSON: kept as a string input",
+                     "arguments are the JSON text of the call's input; this call's input is the text as it is",
+                     code="arguments-not-json")
+        return arguments, {"rawArguments": True}
+    if isinstance(value, str) and value.lstrip().startswith(("{", "[")):
+        try:
+            inner = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value, {}
+        reading.warn(path, "tool call arguments are JSON encoded twice: decoded once more",
+                     "write arguments as the JSON text of the input, not as a JSON string of that text",
+                     code="arguments-double-encoded")
+        return inner, {}
+    return value, {}
+
+
+def tool_arguments(part: dict, format_name: str) -> str:
+    """The arguments string of a tool-call part, as tool_input read it (compact JSON)."""
+    if kept(part, format_name).get("rawArguments") and isinstance(part.get("input"), str):
+        return part["input"]
+    return orjson.dumps(part.get("input", {})).decode()

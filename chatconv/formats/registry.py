@@ -1,0 +1,37 @@
+"""The formats chatconv reads and writes, in the order detection tries them (most particular
+first: a plain `{"messages": [...]}` body is OpenAI's unless another format's marks are there)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Protocol
+
+# The modules themselves, by their full names: `from . import` would be the package, whose
+# __init__ imports this registry.
+import chatconv.formats.ai_sdk as ai_sdk
+import chatconv.formats.openai_chat as openai_chat
+
+from ..problems import UsageError
+from .reading import Imported, Reading
+
+
+class RecordingFormat(Protocol):
+    NAME: str  # e.g. "openai-chat"
+
+    def detect(self, data: Any) -> bool:
+        """Whether a parsed record (an object, or a list of messages) is written in this format."""
+
+    def read(self, reading: Reading) -> Iterator[Imported]:
+        """The record's conversations as model messages; problems through reading.warn / error."""
+
+
+IMPORTED: tuple[RecordingFormat, ...] = (openai_chat,)
+FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported
+IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)
+EXPORTED = tuple(fmt.NAME for fmt in IMPORTED if hasattr(fmt, "write"))
+
+
+def format_named(name: str) -> RecordingFormat:
+    for fmt in IMPORTED:
+        if fmt.NAME == name:
+            return fmt
+    raise UsageError(f"unknown format {name!r}; chatconv reads {', '.join(IMPORTED_NAMES)}")
