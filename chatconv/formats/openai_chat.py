@@ -133,11 +133,11 @@ def _message(message: dict, reading: Reading, path: tuple, legacy_calls: dict) -
             return None
         converted = {"role": "system", "content": text}
         return reading.keep(converted, {"role": "developer" if role == "developer" else None,
-                                        "content": content if not isinstance(content, str) else None,
-                                        **rest_of(message, ("role", "content"))})
+                                        "content": content if not isinstance(content, str) else None},
+                            rest_of(message, ("role", "content")))
     if role == "user":
         parts = content if isinstance(content, str) else _user_parts(content, reading, path)
-        return None if parts is None else reading.keep({"role": "user", "content": parts},
+        return None if parts is None else reading.keep({"role": "user", "content": parts}, {},
                                                        rest_of(message, ("role", "content")))
     if role == "assistant":
         return _assistant(message, reading, path, legacy_calls)
@@ -170,17 +170,17 @@ def _user_part(part: Any, reading: Reading, path: tuple) -> dict | None:
     kind = part.get("type") if isinstance(part, dict) else None
     try:
         if kind == "text":
-            return reading.keep({"type": "text", "text": _string(part["text"])}, rest_of(part, ("type", "text")))
+            return reading.keep({"type": "text", "text": _string(part["text"])}, {}, rest_of(part, ("type", "text")))
         if kind == "image_url":
             image = part["image_url"]
-            return reading.keep({"type": "image", "image": _string(image["url"])},
+            return reading.keep({"type": "image", "image": _string(image["url"])}, {},
                                 {**rest_of(part, ("type", "image_url")), **rest_of(image, ("url",))})
         if kind == "input_audio":
             audio = part["input_audio"]
             media_type = AUDIO_TYPES.get(audio.get("format"), f"audio/{audio.get('format')}")
             return reading.keep({"type": "file", "data": _string(audio["data"]), "mediaType": media_type},
-                                {"type": "input_audio", **rest_of(part, ("type", "input_audio")),
-                                 **rest_of(audio, ("data",))})
+                                {"type": "input_audio"},
+                                {**rest_of(part, ("type", "input_audio")), **rest_of(audio, ("data",))})
         if kind == "file":
             return _file_part(part, reading)
     except (KeyError, TypeError):
@@ -198,9 +198,8 @@ def _file_part(part: dict, reading: Reading) -> dict:
     converted = {"type": "file", "data": _string(data), "mediaType": media_type or "application/octet-stream"}
     if isinstance(file.get("filename"), str):
         converted["filename"] = file["filename"]
-    return reading.keep(converted, {"fileId": True if "file_data" not in file else None,
-                                    **rest_of(part, ("type", "file")),
-                                    **rest_of(file, ("file_data", "file_id", "filename"))})
+    return reading.keep(converted, {"fileId": True if "file_data" not in file else None},
+                        {**rest_of(part, ("type", "file")), **rest_of(file, ("file_data", "file_id", "filename"))})
 
 
 def _string(value: Any) -> str:
@@ -214,7 +213,7 @@ def _assistant(message: dict, reading: Reading, path: tuple, legacy_calls: dict)
     if isinstance(content, list):
         for index, part in enumerate(content):
             if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
-                parts.append(reading.keep({"type": "text", "text": part["text"]}, rest_of(part, ("type", "text"))))
+                parts.append(reading.keep({"type": "text", "text": part["text"]}, {}, rest_of(part, ("type", "text"))))
             elif isinstance(part, dict) and part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
                 parts.append(reading.keep({"type": "text", "text": part["refusal"]}, {"refusal": True}))
             else:
@@ -240,11 +239,12 @@ def _assistant(message: dict, reading: Reading, path: tuple, legacy_calls: dict)
             return None
         parts.append(converted)
     plain = isinstance(content, str) and len(parts) == 1
-    known = ("role", "content", "refusal", "tool_calls", "function_call")
+    # A null refusal (as responses write it) is the source's own field, kept as it is.
+    known = ("role", "content", "tool_calls", "function_call") + (("refusal",) if isinstance(message.get("refusal"), str) else ())
     converted = {"role": "assistant", "content": content if plain else parts}
     return reading.keep(converted, {"contentParts": True if isinstance(content, list) else None,
-                                    "noContent": True if "content" not in message else None,
-                                    **rest_of(message, known)})
+                                    "noContent": True if "content" not in message else None},
+                        rest_of(message, known))
 
 
 def _tool_call(call: Any, reading: Reading, path: tuple) -> dict | None:
@@ -262,8 +262,8 @@ def _tool_call(call: Any, reading: Reading, path: tuple) -> dict | None:
         value, keep = body.get("input", ""), {"type": "custom"}  # a custom tool's input is free text
     part = {"type": "tool-call", "toolCallId": call["id"], "toolName": body["name"], "input": value}
     return reading.keep(part, {**keep, "noType": True if "type" not in call else None,
-                               "argumentsObject": True if not isinstance(body.get(payload, ""), str) else None,
-                               **rest_of(call, ("id", "type", kind)), **rest_of(body, ("name", payload))})
+                               "argumentsObject": True if not isinstance(body.get(payload, ""), str) else None},
+                        {**rest_of(call, ("id", "type", kind)), **rest_of(body, ("name", payload))})
 
 
 def _legacy_call(call: dict, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:
@@ -276,7 +276,7 @@ def _legacy_call(call: dict, reading: Reading, path: tuple, legacy_calls: dict) 
     legacy_calls.setdefault(call["name"], []).append(call_id)
     value, keep = tool_input(call.get("arguments", "{}"), reading, path + ("function_call", "arguments"))
     part = {"type": "tool-call", "toolCallId": call_id, "toolName": call["name"], "input": value}
-    return reading.keep(part, {**keep, "legacy": "function_call", **rest_of(call, ("name", "arguments"))})
+    return reading.keep(part, {**keep, "legacy": "function_call"}, rest_of(call, ("name", "arguments")))
 
 
 def _tool_message(message: dict, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:
@@ -302,8 +302,8 @@ def _tool_message(message: dict, reading: Reading, path: tuple, legacy_calls: di
         reading.error(path + ("content",), "tool content must be a string or text parts", code="wrong-type")
         return None
     part = {"type": "tool-result", "toolCallId": call_id, "toolName": name, "output": output}
-    keep = {"role": "function" if message["role"] == "function" else None, **rest_of(message, known)}
-    return {"role": "tool", "content": [reading.keep(part, keep)]}
+    marks = {"role": "function" if message["role"] == "function" else None}
+    return {"role": "tool", "content": [reading.keep(part, marks, rest_of(message, known))]}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -327,24 +327,26 @@ def _extra(item: dict, *drop: str) -> dict:
     return {key: value for key, value in kept(item, NAME).items() if key not in drop}
 
 
-_MARKS = ("role", "content", "contentParts", "noContent", "refusal", "rawArguments", "noType", "argumentsObject",
-          "legacy", "type", "fileId", "choice", "response")
+# What read() marks (as opposed to the source's own fields, kept beside them), by where it marks.
+_MESSAGE_MARKS = ("role", "content", "contentParts", "noContent", "choice", "response")
+_PART_MARKS = ("role", "refusal", "rawArguments", "arguments", "noType", "argumentsObject", "legacy", "type", "fileId")
 
 
 def _written(message: dict) -> list[dict]:
     role, content, own = message["role"], message["content"], kept(message, NAME)
     if role == "system":
-        return [{"role": own.get("role", "system"), "content": own.get("content", content), **_extra(message, *_MARKS)}]
+        return [{"role": own.get("role", "system"), "content": own.get("content", content),
+                 **_extra(message, *_MESSAGE_MARKS)}]
     if role == "user":
         return [{"role": "user", "content": content if isinstance(content, str) else [_user_written(p) for p in content],
-                 **_extra(message, *_MARKS)}]
+                 **_extra(message, *_MESSAGE_MARKS)}]
     if role == "assistant":
         return [_assistant_written(message, own)]
     return [_result_written(part) for part in content]
 
 
 def _user_written(part: dict) -> dict:
-    own, extra = kept(part, NAME), _extra(part, *_MARKS)
+    own, extra = kept(part, NAME), _extra(part, *_PART_MARKS)
     if part["type"] == "text":
         return {"type": "text", "text": part["text"], **extra}
     if part["type"] == "image":
@@ -371,7 +373,7 @@ def _assistant_written(message: dict, own: dict) -> dict:
     entry: dict[str, Any] = {"role": "assistant"}
     if own.get("contentParts"):
         entry["content"] = [{"type": "refusal", "refusal": p["text"]} if kept(p, NAME).get("refusal")
-                            else {"type": "text", "text": p["text"], **_extra(p, *_MARKS)}
+                            else {"type": "text", "text": p["text"], **_extra(p, *_PART_MARKS)}
                             for p in parts if p["type"] == "text"]
         refusals = []
     elif texts:
@@ -384,12 +386,12 @@ def _assistant_written(message: dict, own: dict) -> dict:
         entry["tool_calls"] = [_call_written(p) for p in calls]
     for part in legacy:
         entry["function_call"] = {"name": part["toolName"], "arguments": tool_arguments(part, NAME),
-                                  **_extra(part, *_MARKS)}
-    return {**entry, **_extra(message, *_MARKS)}
+                                  **_extra(part, *_PART_MARKS)}
+    return {**entry, **_extra(message, *_MESSAGE_MARKS)}
 
 
 def _call_written(part: dict) -> dict:
-    own, extra = kept(part, NAME), _extra(part, *_MARKS)
+    own, extra = kept(part, NAME), _extra(part, *_PART_MARKS)
     kind = own.get("type", "function")
     if kind == "custom":
         body = {"name": part["toolName"], "input": part["input"]}
@@ -409,5 +411,5 @@ def _result_written(part: dict) -> dict:
     else:
         content = result_text(output)
     if own.get("role") == "function":
-        return {"role": "function", "name": part["toolName"], "content": content, **_extra(part, *_MARKS)}
-    return {"role": "tool", "tool_call_id": part["toolCallId"], "content": content, **_extra(part, *_MARKS)}
+        return {"role": "function", "name": part["toolName"], "content": content, **_extra(part, *_PART_MARKS)}
+    return {"role": "tool", "tool_call_id": part["toolCallId"], "content": content, **_extra(part, *_PART_MARKS)}

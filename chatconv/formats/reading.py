@@ -54,9 +54,10 @@ class Reading:
     def failed(self) -> bool:
         return any(p.is_error for p in self.problems)
 
-    def keep(self, target: dict, fields: dict) -> dict:
-        """`target` (a message or part) with `fields` kept under providerOptions[format]; none: as it is."""
-        fields = {key: value for key, value in fields.items() if value is not None}
+    def keep(self, target: dict, fields: dict, rest: dict | None = None) -> dict:
+        """`target` (a message or part) with `fields` (marks: a None is no mark) and `rest` (the
+        source's own fields, nulls too) kept under providerOptions[format]; none: as it is."""
+        fields = {key: value for key, value in fields.items() if value is not None} | (rest or {})
         if fields:
             options = target.setdefault("providerOptions", {})
             options.setdefault(self.format, {}).update(fields)
@@ -99,11 +100,22 @@ def tool_input(arguments: Any, reading: Reading, path: tuple) -> tuple[Any, dict
                      "write arguments as the JSON text of the input, not as a JSON string of that text",
                      code="arguments-double-encoded")
         return inner, {}
-    return value, {}
+    # Arguments written otherwise than compactly (spaces after ':' say) are kept as written, so
+    # that export gives them back to the byte; most logs write them compactly.
+    return value, ({} if orjson.dumps(value) == arguments.encode() else {"arguments": arguments})
 
 
 def tool_arguments(part: dict, format_name: str) -> str:
-    """The arguments string of a tool-call part, as tool_input read it (compact JSON)."""
-    if kept(part, format_name).get("rawArguments") and isinstance(part.get("input"), str):
+    """The arguments string of a tool-call part: as tool_input read it when the input is still
+    what was read from it, else the input as compact JSON."""
+    own = kept(part, format_name)
+    if own.get("rawArguments") and isinstance(part.get("input"), str):
         return part["input"]
+    written = own.get("arguments")
+    if isinstance(written, str):
+        try:
+            if orjson.loads(written) == part.get("input"):
+                return written
+        except orjson.JSONDecodeError:
+            pass
     return orjson.dumps(part.get("input", {})).decode()

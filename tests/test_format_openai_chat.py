@@ -1,0 +1,222 @@
+"""The openai-chat format: Chat Completions message lists, request bodies, fine-tuning lines and
+response objects read into chatconv's recordings, and written back.
+
+Fixtures (tests/data/formats/openai-chat) follow OpenAI's API reference:
+https://platform.openai.com/docs/api-reference/chat/create (messages, content parts, tool_calls,
+refusal, developer), https://platform.openai.com/docs/api-reference/chat/object (the response
+object), https://platform.openai.com/docs/guides/fine-tuning (fine-tuning lines with `tools`,
+`parallel_tool_calls` and `weight`), and the legacy `function_call` / role `function` messages.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chatconv.formats import export_bodies, from_openai_messages, import_paths, openai_chat, read, write
+from chatconv.problems import ChatconvError
+from chatconv.recordings import tool_rows
+from chatconv.validate import validate_path
+
+DATA = Path(__file__).parent / "data" / "formats" / "openai-chat"
+
+
+def _imported(tmp_path, name: str, problems: list | None = None, **options) -> Path:
+    """The fixture imported into a step-per-line file, which must validate with no error."""
+    records = import_paths([str(DATA / name)], problems=problems, **options)
+    out = tmp_path / f"{name}.steps.jsonl"
+    out.write_bytes(b"".join(orjson.dumps(record) + b"\n" for record in records))
+    found, summary = validate_path(out)
+    assert summary.errors == 0, [p.format_text() for p in found]
+    return out
+
+
+def _bodies(path: Path) -> list[dict]:
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in path.read_text().splitlines()]
+    return [json.loads(path.read_text())]
+
+
+@pytest.mark.parametrize("name", ["finetune.jsonl", "parts.json", "response.json", "legacy.jsonl"])
+def test_every_fixture_imports_into_valid_recordings_whose_calls_are_all_answered_where_the_source_answers_them(
+        tmp_path, name):
+    out = _imported(tmp_path, name, problems=[])
+    rows = list(tool_rows(out))
+    statuses = {row["toolCallId"]: row["status"] for row in rows}
+    if name == "response.json":  # a response whose calls the next request would answer
+        assert statuses == {"call_abc123": "unanswered"}
+    else:
+        assert all(status == "ok" for status in statuses.values()) and (statuses or name == "parts.json")
+
+
+@pytest.mark.parametrize("name", ["finetune.jsonl", "parts.json"])
+def test_import_then_export_gives_the_same_bodies(tmp_path, name):
+    out = _imported(tmp_path, name)
+    exported = [orjson.loads(body) for body in export_bodies([str(out)], "openai-chat", per="conversation")]
+    assert exported == _bodies(DATA / name)
+
+
+def test_a_fine_tuning_line_becomes_steps_cut_at_each_user_and_system_message(tmp_path):
+    records = import_paths([str(DATA / "finetune.jsonl")])
+    [system, first] = [r for r in records if r["conversationId"] == "finetune.jsonl:1"]
+    assert system["input"] == {"role": "system", "content": "You are a weather assistant."} and system["output"] == []
+    assert system["metadata"]["openai-chat"]["parallel_tool_calls"] is False  # the body's own fields
+    marv = [r for r in records if r["conversationId"] == "finetune.jsonl:2"]
+    assert [(s["stepIndex"], s["input"]["role"], len(s["output"])) for s in marv] == [
+        (0, "system", 0), (1, "user", 1), (2, "user", 1)]
+    call, result, answer = first["output"]
+    assert call["content"][0]["input"] == {"location": "San Francisco, USA", "format": "celsius"}
+    assert result["content"][0]["toolName"] == "get_current_weather"  # named after the call it answers
+    assert answer["providerOptions"] == {"openai-chat": {"weight": 1}}  # a field with no model-message place
+
+
+def test_every_case_the_old_importer_damaged_is_read_right_or_warned():
+    problems: list = []
+    [legacy, not_json, parsed] = [read_one for read_one in read(DATA / "legacy.jsonl", problems=problems)]
+    # function_call and role function: a call and its result, paired; double-encoded arguments decoded once.
+    call = legacy.messages[1]["content"][0]
+    assert (call["toolName"], call["input"]) == ("calculator", {"expression": "2+2"})
+    assert legacy.messages[2]["content"][0]["toolCallId"] == call["toolCallId"]
+    # Arguments that are not JSON stay a string; arguments already an object are the input.
+    assert not_json.messages[1]["content"][0]["input"] == "query=weather"
+    assert parsed.messages[1]["content"][1]["input"] == {"query": "news"}
+    assert [(p.code, p.line, p.path) for p in problems] == [
+        ("arguments-double-encoded", 1, "$[1].function_call.arguments"),
+        ("arguments-not-json", 2, "$[1].tool_calls[0].function.arguments")]
+    [parts] = read(DATA / "parts.json")
+    developer, system, user, assistant = parts.messages[:4]
+    assert developer == {"role": "system", "content": "Answer in one sentence.",
+                         "providerOptions": {"openai-chat": {"role": "developer"}}}
+    audio = user["content"][3]
+    assert (audio["type"], audio["data"], audio["mediaType"]) == ("file", "UklGRiQAAABXQVZF", "audio/wav")
+    assert [p["type"] for p in user["content"]] == ["text", "image", "image", "file", "file", "file"]
+    refusal = parts.messages[-1]
+    assert refusal["content"] == [{"type": "text", "text": "I can't help with that.",
+                                   "providerOptions": {"openai-chat": {"refusal": True}}}]
+
+
+def test_array_tool_content_is_a_content_output():
+    [_, _, parallel] = read(DATA / "finetune.jsonl")
+    result = parallel.messages[3]["content"][0]
+    assert result["output"] == {"type": "content", "value": [{"type": "text", "text": "unavailable: "},
+                                                             {"type": "text", "text": "station down"}]}
+
+
+def test_a_response_object_is_a_conversation_named_by_its_id_with_the_response_fields_on_its_message():
+    [response] = read(DATA / "response.json")
+    assert response.id == "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG"
+    [message] = response.messages
+    kept = message["providerOptions"]["openai-chat"]
+    assert kept["choice"]["finish_reason"] == "tool_calls" and kept["response"]["usage"]["total_tokens"] == 99
+    assert kept["refusal"] is None and kept["annotations"] == []  # the source's own fields, nulls too
+    call = message["content"][0]
+    assert call["providerOptions"]["openai-chat"]["arguments"] == '{\n"location": "Boston, MA"\n}'  # as written
+
+
+@pytest.mark.parametrize("bad, path", [
+    ("not a list", "$[0]"),
+    ([{"role": "human", "content": "hi"}], "$[0]"),
+    ([{"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function"}]}], "$[0].tool_calls[0]"),
+    ([{"role": "user", "content": [{"type": "video", "video": "x"}]}], "$[0].content[0]"),
+    ([{"role": "tool", "content": "orphan"}], "$[0]"),
+    ([{"role": "tool", "tool_call_id": "nobody", "content": "orphan"}], "$[0]"),
+    ([{"role": "function", "name": "f", "content": "no call"}], "$[0]"),
+    ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": 7}}]}], "$[0].content[0]"),
+])
+def test_from_openai_messages_refuses_what_it_cannot_read_with_a_chatconv_error(bad, path):
+    with pytest.raises(ChatconvError) as caught:
+        from_openai_messages(bad)
+    assert caught.value.problems[0].path == path
+
+
+def test_inspect_style_and_completion_objects_given_to_from_openai_messages_are_errors_not_tracebacks():
+    inspect_messages = [{"role": "user", "content": [{"type": "text", "text": "hi"}], "source": "input"},
+                        {"role": "assistant", "content": "hi", "tool_calls": [
+                            {"id": "t1", "function": "ls", "arguments": {"path": "."}}]}]
+    with pytest.raises(ChatconvError):
+        from_openai_messages(inspect_messages)
+    with pytest.raises(ChatconvError):
+        from_openai_messages(_bodies(DATA / "response.json")[0])
+
+
+def test_write_gathers_the_tools_of_the_calls_only_when_asked():
+    messages = from_openai_messages(_bodies(DATA / "finetune.jsonl")[2]["messages"])
+    assert "tools" not in write(messages, "openai-chat")
+    assert write(messages, "openai-chat", gather_tools=True)["tools"] == [
+        {"type": "function", "function": {"name": "get_current_weather"}}]
+
+
+# ---------------------------------------------------------------------------------------------
+# The round trip, on generated bodies
+
+_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+_arguments = st.dictionaries(st.sampled_from(["q", "n", "unit"]), st.integers(-5, 5) | _text, max_size=3)
+
+
+@st.composite
+def _user(draw):
+    part = st.one_of(
+        st.builds(lambda t: {"type": "text", "text": t}, _text),
+        st.builds(lambda u, d: {"type": "image_url", "image_url": {"url": u, **d}},
+                  st.sampled_from(["https://example.com/a.png", "data:image/png;base64,iVBORw0KGgo="]),
+                  st.sampled_from([{}, {"detail": "low"}])),
+        st.builds(lambda f: {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": f}},
+                  st.sampled_from(["wav", "mp3"])),
+        st.builds(lambda n: {"type": "file", "file": {"filename": n, "file_data": "data:application/pdf;base64,JVBE"}},
+                  st.sampled_from(["a.pdf", "b.pdf"])),
+        st.just({"type": "file", "file": {"file_id": "file-abc"}}))
+    return {"role": "user", "content": draw(_text | st.lists(part, min_size=1, max_size=3))}
+
+
+@st.composite
+def _exchange(draw, number: int):
+    """An assistant turn, with its calls answered at once by tool messages."""
+    ids = [f"call_{number}_{i}" for i in range(draw(st.integers(0, 2)))]
+    message: dict = {"role": "assistant", "content": draw(st.none() | _text) if ids else draw(_text)}
+    if draw(st.booleans()) and message["content"] is None:
+        message["refusal"] = draw(_text)
+    elif draw(st.booleans()):
+        message["refusal"] = None  # as responses echoed into a log write it
+    if message["content"] is None and ids and draw(st.booleans()):
+        del message["content"]  # fine-tuning lines often leave it out beside tool_calls
+    if ids:
+        dump = draw(st.sampled_from([json.dumps, lambda v: orjson.dumps(v).decode()]))
+        message["tool_calls"] = [{"id": i, "type": "function", "function": {
+            "name": draw(st.sampled_from(["search", "lookup"])), "arguments": dump(draw(_arguments))}} for i in ids]
+    return [message, *({"role": "tool", "tool_call_id": i, "content": draw(_text)} for i in ids)]
+
+
+@st.composite
+def _bodies_generated(draw):
+    messages = []
+    if draw(st.booleans()):
+        messages.append({"role": draw(st.sampled_from(["system", "developer"])), "content": draw(_text)})
+    for number in range(draw(st.integers(1, 3))):
+        messages.append(draw(_user()))
+        if draw(st.booleans()) or number == 0:
+            messages.extend(draw(_exchange(number)))
+    body: dict = {"messages": messages}
+    if draw(st.booleans()):
+        body["model"] = "gpt-4o"
+    return body
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=_bodies_generated())
+def test_import_then_export_gives_back_any_body(tmp_path_factory, body):
+    folder = tmp_path_factory.mktemp("roundtrip")
+    source = folder / "bodies.jsonl"
+    source.write_bytes(orjson.dumps(body) + b"\n")
+    records = import_paths([str(source)])
+    steps = folder / "steps.jsonl"
+    steps.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    [exported] = [orjson.loads(b) for b in export_bodies([str(steps)], "openai-chat", per="conversation")]
+    assert exported == body
+    # Import is stable: the exported body imports into the same records.
+    source.write_bytes(orjson.dumps(exported) + b"\n")
+    assert import_paths([str(source)]) == records
