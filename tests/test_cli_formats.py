@@ -1,0 +1,122 @@
+"""`chatconv import` and `chatconv export` as a user runs them: output, summary, exit codes, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import RECORDED, run_chatconv
+
+DATA = Path(__file__).parent / "data" / "formats"
+FINETUNE = DATA / "openai-chat" / "finetune.jsonl"
+
+
+def _lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_import_writes_valid_steps_and_says_what_it_read(tmp_path):
+    result = run_chatconv("import", str(FINETUNE))
+    assert result.returncode == 0, result.stderr_text
+    steps = _lines(result.stdout_text)
+    assert len(steps) == 6 and all("stepIndex" in step for step in steps)
+    assert result.stderr_text.strip() == "3 records read (3 openai-chat): 3 conversations, 6 steps written"
+    out = tmp_path / "steps.jsonl"
+    out.write_text(result.stdout_text)
+    checked = run_chatconv("validate", str(out))
+    assert checked.returncode == 0 and "0 errors, 0 warnings" in checked.stdout_text
+
+
+def test_import_conversations_and_an_output_file(tmp_path):
+    out = tmp_path / "conversations.jsonl"
+    result = run_chatconv("import", str(FINETUNE), "--conversations", "-o", str(out))
+    assert result.returncode == 0 and result.stdout == b""
+    conversations = _lines(out.read_text())
+    assert [c["id"] for c in conversations] == ["finetune.jsonl:1", "finetune.jsonl:2", "finetune.jsonl:3"]
+    assert [len(c["steps"]) for c in conversations] == [2, 3, 1]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # the temporary file is gone
+
+
+def test_import_takes_folders_and_standard_input(tmp_path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes(FINETUNE.read_bytes())
+    (folder / "b.json").write_text(json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ho"}]))
+    result = run_chatconv("import", str(folder))
+    assert result.returncode == 0, result.stderr_text
+    assert {s["conversationId"].split(":")[0] for s in _lines(result.stdout_text)} == {"a.jsonl", "b.json"}
+    piped = run_chatconv("import", "-", stdin=FINETUNE.read_bytes())
+    assert piped.returncode == 0 and len(_lines(piped.stdout_text)) == 6
+
+
+@pytest.mark.parametrize("content, status, expected", [
+    ('{"hello": "world"}\n', 1, "x.jsonl:1:1: error: $: cannot tell which format this record is in (name it with --from"),
+    ('[{"role": "user", "content": "hi"}]\n[{"role": "user", "con', 1, "x.jsonl:2:"),
+    ('[{"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {"name": 3}}]}]\n', 1,
+     "error: $[0].tool_calls[0]: a tool call needs an id, a type (function or custom) and its name"),
+    ('[{"role": "tool", "tool_call_id": "gone", "content": "x"}]\n', 1,
+     "error: $[0]: tool result 'gone' answers no earlier tool call of its conversation"),
+    ("", 1, "the file is empty"),
+])
+def test_bad_records_are_problems_with_their_place_never_tracebacks(tmp_path, content, status, expected):
+    bad = tmp_path / "x.jsonl"
+    bad.write_text(content)
+    result = run_chatconv("import", str(bad), cwd=tmp_path)
+    assert result.returncode == status and expected in result.stderr_text, result.stderr_text
+    assert "Traceback" not in result.stderr_text
+
+
+def test_a_missing_file_and_an_unknown_format_are_usage_problems(tmp_path):
+    missing = run_chatconv("import", str(tmp_path / "gone.jsonl"))
+    assert missing.returncode == 2 and "gone.jsonl" in missing.stderr_text and "Traceback" not in missing.stderr_text
+    unknown = run_chatconv("import", str(FINETUNE), "--from", "palm")
+    assert unknown.returncode == 2 and "Invalid value for '--from': 'palm'" in unknown.stderr_text
+
+
+def test_forcing_a_format_that_does_not_fit_is_an_error_at_the_record(tmp_path):
+    result = run_chatconv("import", str(RECORDED / "weather-steps.jsonl"), "--from", "openai-chat")
+    assert result.returncode == 1 and "weather-steps.jsonl:1:" in result.stderr_text
+
+
+def test_export_gives_back_the_imported_fine_tuning_file(tmp_path):
+    steps = tmp_path / "steps.jsonl"
+    steps.write_text(run_chatconv("import", str(FINETUNE)).stdout_text)
+    result = run_chatconv("export", str(steps), "--to", "openai-chat", "--per", "conversation")
+    assert result.returncode == 0 and result.stderr_text.strip() == "6 steps read: 3 bodies written"
+    assert _lines(result.stdout_text) == _lines(FINETUNE.read_text())
+
+
+def test_export_per_step_writes_the_conversation_so_far_for_each_answered_step(tmp_path):
+    steps = tmp_path / "steps.jsonl"
+    steps.write_text(run_chatconv("import", str(FINETUNE)).stdout_text)
+    bodies = _lines(run_chatconv("export", str(steps), "--to", "openai-chat").stdout_text)
+    marv = _lines(FINETUNE.read_text())[1]["messages"]
+    # Marv's conversation: a system step (no output, no body of its own), then two answered steps.
+    assert [b["messages"] for b in bodies if b["messages"][0] == marv[0]] == [marv[:3], marv]
+
+
+def test_export_of_chatconv_recordings_keeps_the_apis_rules(tmp_path):
+    result = run_chatconv("export", str(RECORDED / "weather-steps.jsonl"), "--to", "openai-chat", "--gather-tools")
+    assert result.returncode in (0, 1) and "Traceback" not in result.stderr_text
+    bodies = _lines(result.stdout_text)
+    assert bodies and all(b["messages"][0]["role"] in ("user", "system") for b in bodies)
+    assert all("tools" in b for b in bodies if any(m.get("tool_calls") for m in b["messages"]))
+
+
+def test_export_refuses_a_body_the_api_would_refuse_at_its_step(tmp_path):
+    orphan = {"conversationId": "c", "stepIndex": 0, "input": {"role": "user", "content": "x"}, "output": [
+        {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "z", "toolName": "t",
+                                      "output": {"type": "text", "value": "v"}}]}]}
+    steps = tmp_path / "steps.jsonl"
+    steps.write_text(json.dumps(orphan) + "\n")
+    result = run_chatconv("export", str(steps), "--to", "openai-chat")
+    assert result.returncode == 1 and result.stdout == b""
+    assert "steps.jsonl:1:" in result.stderr_text and "not exported: openai: tool result 'z' answers no earlier" in result.stderr_text
+
+
+def test_help_teaches_with_examples():
+    for command in ("import", "export"):
+        result = run_chatconv(command, "--help")
+        assert result.returncode == 0 and "Examples:" in result.stdout_text
