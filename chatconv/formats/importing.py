@@ -153,7 +153,7 @@ def _lines(imported: Imported, reading: Reading, conversations: bool) -> tuple[l
     kind = "conversation" if conversations else "step-record"
     lines = []
     for record in records:
-        checked = Record(reading.record.file, reading.record.locate(reading.prefix)[0], data=record)
+        checked = Record(reading.record.file, _line_of(reading), data=record)
         errors = [p for p in check_schema(checked, kind) if p.is_error]
         if errors:
             reading.problems.extend(errors)
@@ -170,10 +170,15 @@ def _without_id(step: dict) -> dict:
     return {key: value for key, value in step.items() if key != "conversationId"}
 
 
+def _line_of(reading: Reading) -> int:
+    """The line the data read starts on: its record's, unless it is an element of a JSON array
+    (locating one reads the record's text again: most records are whole lines)."""
+    return reading.record.line if not reading.prefix else reading.record.locate(reading.prefix)[0]
+
+
 def _name_after(reading: Reading, number: int) -> str:
     """A conversation id for a source that has none: the file's name and the record's line."""
-    line = reading.record.locate(reading.prefix)[0]
-    name = f"{Path(reading.record.file).name}:{line}"
+    name = f"{Path(reading.record.file).name}:{_line_of(reading)}"
     return name if number == 0 else f"{name}#{number}"
 
 
