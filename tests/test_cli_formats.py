@@ -75,6 +75,13 @@ def test_a_missing_file_and_an_unknown_format_are_usage_problems(tmp_path):
     assert unknown.returncode == 2 and "Invalid value for '--from': 'palm'" in unknown.stderr_text
 
 
+def test_a_chatconv_recording_given_to_import_is_named_as_one(tmp_path):
+    result = run_chatconv("import", str(RECORDED / "weather-steps.jsonl"))
+    assert result.returncode == 1 and result.stdout == b""
+    assert "weather-steps.jsonl:1:1: error: $: already a chatconv recording (AI SDK steps): nothing to import" \
+        in result.stderr_text
+
+
 def test_forcing_a_format_that_does_not_fit_is_an_error_at_the_record(tmp_path):
     result = run_chatconv("import", str(RECORDED / "weather-steps.jsonl"), "--from", "openai-chat")
     assert result.returncode == 1 and "weather-steps.jsonl:1:" in result.stderr_text

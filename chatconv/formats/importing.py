@@ -19,7 +19,7 @@ from ..problems import ChatconvError, Problem, UsageError
 from ..sources import NotWritten, Record, discover, exact_json, iter_records, problem_at
 from ..validate import check_schema
 from .reading import Imported, Reading
-from .registry import IMPORTED, IMPORTED_NAMES, format_named
+from .registry import IMPORTED, IMPORTED_NAMES, ai_sdk, format_named
 
 STARTS_A_STEP = ("user", "system")
 
@@ -120,7 +120,12 @@ def _format_of(data: Any, readers, forced):
 
 
 def _unknown(record: Record, path: tuple) -> Problem:
-
+    data = record.data
+    for key in path:
+        data = data[key]
+    if ai_sdk.detect(data):
+        return problem_at(record, path, "already a chatconv recording (AI SDK steps): nothing to import", "error",
+                          "use it as it is (`chatconv migrate` rewrites legacy shapes)", code="unknown-format")
     return problem_at(record, path, "cannot tell which format this record is in", "error",
                       f"name it with --from ({', '.join(IMPORTED_NAMES)})", code="unknown-format")
 
