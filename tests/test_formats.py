@@ -52,7 +52,9 @@ def test_an_openai_log_is_openai_chat_and_becomes_model_messages():
         {"role": "user", "content": [{"type": "text", "text": "A flight to Oslo"},
                                      {"type": "image", "image": "https://example.com/map.png"}]},
         {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "call_1", "toolName": "search",
-                                           "input": {"to": "OSL"}}]},
+                                           "input": {"to": "OSL"},
+                                           # written with a space: kept as written, for export
+                                           "providerOptions": {"openai-chat": {"arguments": '{"to": "OSL"}'}}}]},
         {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "call_1", "toolName": "search",
                                       "output": {"type": "text", "value": "2 flights"}}]},
         {"role": "assistant", "content": "There are 2 flights."},
