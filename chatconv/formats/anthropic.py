@@ -101,7 +101,7 @@ def _system(system: Any, reading: Reading, where: tuple) -> tuple[list[dict], li
     if isinstance(system, list) and all(isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
                                         for b in system):
         return ([reading.keep({"role": "system", "content": block["text"]},
-                              {"system": "blocks", **rest_of(block, ("type", "text"))}) for block in system],
+                              {"system": "blocks"}, rest_of(block, ("type", "text"))) for block in system],
                 [path + (index,) for index in range(len(system))])
     reading.error(path, "system must be a string or a list of text blocks", code="wrong-type")
     return [], []
@@ -143,7 +143,7 @@ def read_message(message: dict, reading: Reading, path: tuple) -> list[dict]:
     else:
         reading.error(path + ("content",), f"{role} content must be a string or a list of blocks", code="wrong-type")
         return []
-    reading.keep(runs[0], rest_of(message, ("role", "content")))
+    reading.keep(runs[0], {}, rest_of(message, ("role", "content")))
     for later in runs[1:]:
         reading.keep(later, {"joined": True})
     return runs

@@ -46,7 +46,7 @@ def _string(value: Any) -> str:
 
 
 def _text(block: dict, reading: Reading, path: tuple) -> dict:
-    return reading.keep({"type": "text", "text": _string(block["text"])}, rest_of(block, ("type", "text")))
+    return reading.keep({"type": "text", "text": _string(block["text"])}, {}, rest_of(block, ("type", "text")))
 
 
 def _image(block: dict, reading: Reading, path: tuple) -> dict:
@@ -58,8 +58,8 @@ def _image(block: dict, reading: Reading, path: tuple) -> dict:
         part["mediaType"] = source["media_type"]
     inferred = "base64" if "mediaType" in part else "url" if value.startswith(("http://", "https://")) else None
     extra = rest_of(source, ("type", "data", "url", "file_id", "media_type" if "mediaType" in part else ""))
-    return reading.keep(part, {"sourceType": kind if kind != inferred else None, "source": extra or None,
-                               **rest_of(block, ("type", "source"))})
+    return reading.keep(part, {"sourceType": kind if kind != inferred else None, "source": extra or None},
+                        rest_of(block, ("type", "source")))
 
 
 def _document(block: dict, reading: Reading, path: tuple) -> dict:
@@ -87,8 +87,8 @@ def _document(block: dict, reading: Reading, path: tuple) -> dict:
     part = {"type": "file", "data": data, "mediaType": media_type}
     if isinstance(block.get("title"), str):
         part["filename"] = block["title"]
-    return reading.keep(part, {"sourceType": kind if kind != "base64" else None, "source": rest_of(source, known) or None,
-                               **rest_of(block, ("type", "source", "title") if "filename" in part else ("type", "source"))})
+    return reading.keep(part, {"sourceType": kind if kind != "base64" else None, "source": rest_of(source, known) or None},
+                        rest_of(block, ("type", "source", "title") if "filename" in part else ("type", "source")))
 
 
 def _tool_use(block: dict, reading: Reading, path: tuple) -> dict:
@@ -97,8 +97,8 @@ def _tool_use(block: dict, reading: Reading, path: tuple) -> dict:
     part = {"type": "tool-call", "toolCallId": block["id"], "toolName": block["name"], "input": block["input"]}
     if block["type"] == "server_tool_use":
         part["providerExecuted"] = True
-    return reading.keep(part, {"type": "server_tool_use" if block["type"] == "server_tool_use" else None,
-                               **rest_of(block, ("type", "id", "name", "input"))})
+    return reading.keep(part, {"type": "server_tool_use" if block["type"] == "server_tool_use" else None},
+                        rest_of(block, ("type", "id", "name", "input")))
 
 
 def _tool_result(block: dict, reading: Reading, path: tuple) -> dict:
@@ -120,7 +120,7 @@ def _tool_result(block: dict, reading: Reading, path: tuple) -> dict:
     else:
         raise TypeError("tool_result content")
     part = {"type": "tool-result", "toolCallId": call_id, "toolName": "", "output": output}
-    return reading.keep(part, {**marks, **rest_of(block, ("type", "tool_use_id", "content", "is_error"))})
+    return reading.keep(part, marks, rest_of(block, ("type", "tool_use_id", "content", "is_error")))
 
 
 def _result_item(item: Any) -> dict | None:
@@ -138,17 +138,17 @@ def _server_tool_result(block: dict, reading: Reading, path: tuple) -> dict:
     """A server tool's result (web_search_tool_result, ...) in the assistant's content: its content as json."""
     call_id = _string(block["tool_use_id"])
     part = {"type": "tool-result", "toolCallId": call_id, "toolName": "", "output": {"type": "json", "value": block["content"]}}
-    return reading.keep(part, {"type": block["type"], **rest_of(block, ("type", "tool_use_id", "content"))})
+    return reading.keep(part, {"type": block["type"]}, rest_of(block, ("type", "tool_use_id", "content")))
 
 
 def _thinking(block: dict, reading: Reading, path: tuple) -> dict:
-    return reading.keep({"type": "reasoning", "text": _string(block["thinking"])}, rest_of(block, ("type", "thinking")))
+    return reading.keep({"type": "reasoning", "text": _string(block["thinking"])}, {}, rest_of(block, ("type", "thinking")))
 
 
 def _redacted(block: dict, reading: Reading, path: tuple) -> dict:
     """Redacted thinking has no text to show: a reasoning part with empty text, its data kept."""
     return reading.keep({"type": "reasoning", "text": ""},
-                        {"redactedData": _string(block["data"]), **rest_of(block, ("type", "data"))})
+                        {"redactedData": _string(block["data"])}, rest_of(block, ("type", "data")))
 
 
 _READERS = {"text": _text, "image": _image, "document": _document, "tool_use": _tool_use, "server_tool_use": _tool_use,
