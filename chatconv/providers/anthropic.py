@@ -36,7 +36,9 @@ def _anthropic_block(part: dict, index: int, state: Rendering) -> dict | None:
                   {"type": "base64", "media_type": media_type, "data": data})
         return {"type": "image" if kind == "image" else "document", "source": source}
     if kind == "tool-call":
-        return {"type": "tool_use", "id": part["toolCallId"], "name": part["toolName"], "input": part.get("input", {})}
+        # A tool the provider ran itself (web search) is answered in the assistant's own turn.
+        kind = "server_tool_use" if part.get("providerExecuted") else "tool_use"
+        return {"type": kind, "id": part["toolCallId"], "name": part["toolName"], "input": part.get("input", {})}
     if kind == "tool-result":
         block = {"type": "tool_result", "tool_use_id": part["toolCallId"], "content": result_text(part["output"])}
         if is_error_output(part["output"]):

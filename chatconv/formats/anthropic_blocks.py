@@ -1,0 +1,223 @@
+"""Anthropic content blocks read as AI SDK parts and written back (the Messages API's blocks, as
+Claude Code's transcripts hold them too).
+
+Each block's fields that a part has no place for stay under providerOptions[format] of the part
+(cache_control, citations, a thinking block's signature, a document's context); so do the marks
+that say how to write it back where the part alone cannot tell (a source that is not base64 or a
+web URL). The format's name is the reading's, so that claude-code keeps what it read under its own.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import orjson
+
+from ..providers.rules import media
+from .reading import Reading, kept, rest_of
+
+USER_BLOCKS = ("text", "image", "document", "tool_result")
+ASSISTANT_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_use", "server_tool_use")
+# Marks this module keeps to write a block back; the rest of what is kept is the block's own fields.
+MARKS = ("sourceType", "source", "redactedData", "rawContent", "noContent", "is_error", "type")
+
+
+def read_block(block: Any, reading: Reading, path: tuple, role: str) -> dict | None:
+    """The part of one block of a `role` message, or None with an error at `path`."""
+    kind = block.get("type") if isinstance(block, dict) else None
+    server_result = role == "assistant" and isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result"
+    allowed = USER_BLOCKS if role == "user" else ASSISTANT_BLOCKS
+    try:
+        if kind in allowed or server_result:
+            return _READERS["server_tool_result" if server_result else kind](block, reading, path)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        pass
+    reading.error(path, f"a {kind or 'content'} block chatconv cannot read in a {role} message",
+                  f"{role} blocks are {', '.join(allowed)}{' and server tool results' if role == 'assistant' else ''}, "
+                  "with the fields the Messages API gives them", code="wrong-type")
+    return None
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    return value
+
+
+def _text(block: dict, reading: Reading, path: tuple) -> dict:
+    return reading.keep({"type": "text", "text": _string(block["text"])}, {}, rest_of(block, ("type", "text")))
+
+
+def _image(block: dict, reading: Reading, path: tuple) -> dict:
+    source = block["source"]
+    kind = source["type"]
+    value = _string(source["data"] if kind == "base64" else source["url"] if kind == "url" else source["file_id"])
+    part = {"type": "image", "image": value}
+    if kind == "base64" and isinstance(source.get("media_type"), str):
+        part["mediaType"] = source["media_type"]
+    inferred = "base64" if "mediaType" in part else "url" if value.startswith(("http://", "https://")) else None
+    extra = rest_of(source, ("type", "data", "url", "file_id", "media_type" if "mediaType" in part else ""))
+    return reading.keep(part, {"sourceType": kind if kind != inferred else None, "source": extra or None},
+                        rest_of(block, ("type", "source")))
+
+
+def _document(block: dict, reading: Reading, path: tuple) -> dict:
+    """A document as a file part. A file part's data is base64 or a URL, so a text (or content)
+    source is the base64 of its text (of the content's JSON when it is a list of blocks); URL
+    documents are PDFs, a file id's type is not known. The source's type is kept but for base64."""
+    source = block["source"]
+    kind = source["type"]
+    if kind in ("base64", "text"):
+        data, media_type, known = _string(source["data"]), _string(source["media_type"]), ("type", "data", "media_type")
+        if kind == "text":
+            data = base64.b64encode(data.encode()).decode()
+    elif kind in ("url", "file"):
+        key = "url" if kind == "url" else "file_id"
+        data, media_type, known = _string(source[key]), ("application/pdf" if kind == "url" else "application/octet-stream"), ("type", key)
+    elif kind == "content":
+        value = source["content"]
+        if not isinstance(value, (str, list)):
+            raise TypeError("document content")
+        text = value if isinstance(value, str) else orjson.dumps(value).decode()
+        data, known = base64.b64encode(text.encode()).decode(), ("type", "content")
+        media_type = "text/plain" if isinstance(value, str) else "application/json"
+    else:
+        raise ValueError(kind)
+    part = {"type": "file", "data": data, "mediaType": media_type}
+    if isinstance(block.get("title"), str):
+        part["filename"] = block["title"]
+    return reading.keep(part, {"sourceType": kind if kind != "base64" else None, "source": rest_of(source, known) or None},
+                        rest_of(block, ("type", "source", "title") if "filename" in part else ("type", "source")))
+
+
+def _tool_use(block: dict, reading: Reading, path: tuple) -> dict:
+    if not (isinstance(block.get("id"), str) and block["id"] and isinstance(block.get("name"), str) and block["name"]):
+        raise KeyError("id")
+    part = {"type": "tool-call", "toolCallId": block["id"], "toolName": block["name"], "input": block["input"]}
+    if block["type"] == "server_tool_use":
+        part["providerExecuted"] = True
+    return reading.keep(part, {"type": "server_tool_use" if block["type"] == "server_tool_use" else None},
+                        rest_of(block, ("type", "id", "name", "input")))
+
+
+def _tool_result(block: dict, reading: Reading, path: tuple) -> dict:
+    """A tool_result's output: text, error-text, content (text and base64 images), or, for any
+    other list (blocks with their own fields, documents), the blocks as they are: json or error-json."""
+    call_id, content, failed = _string(block["tool_use_id"]), block.get("content", ""), block.get("is_error") is True
+    if not call_id:
+        raise KeyError("tool_use_id")
+    marks: dict[str, Any] = {"noContent": True if "content" not in block else None,
+                             "is_error": block["is_error"] if "is_error" in block and not failed else None}
+    if isinstance(content, str):
+        output = {"type": "error-text" if failed else "text", "value": content}
+    elif isinstance(content, list):
+        items = None if failed else [_result_item(item) for item in content]
+        if items is None or None in items:
+            output, marks["rawContent"] = {"type": "error-json" if failed else "json", "value": content}, True
+        else:
+            output = {"type": "content", "value": items}
+    else:
+        raise TypeError("tool_result content")
+    part = {"type": "tool-result", "toolCallId": call_id, "toolName": "", "output": output}
+    return reading.keep(part, marks, rest_of(block, ("type", "tool_use_id", "content", "is_error")))
+
+
+def _result_item(item: Any) -> dict | None:
+    """A content item for a text block or a base64 image with nothing else; else None."""
+    if isinstance(item, dict) and item.get("type") == "text" and set(item) == {"type", "text"} and isinstance(item["text"], str):
+        return {"type": "text", "text": item["text"]}
+    source = item.get("source") if isinstance(item, dict) and item.get("type") == "image" and set(item) == {"type", "source"} else None
+    if (isinstance(source, dict) and set(source) == {"type", "media_type", "data"} and source["type"] == "base64"
+            and isinstance(source["data"], str) and isinstance(source["media_type"], str)):
+        return {"type": "media", "data": source["data"], "mediaType": source["media_type"]}
+    return None
+
+
+def _server_tool_result(block: dict, reading: Reading, path: tuple) -> dict:
+    """A server tool's result (web_search_tool_result, ...) in the assistant's content: its content as json."""
+    call_id = _string(block["tool_use_id"])
+    part = {"type": "tool-result", "toolCallId": call_id, "toolName": "", "output": {"type": "json", "value": block["content"]}}
+    return reading.keep(part, {"type": block["type"]}, rest_of(block, ("type", "tool_use_id", "content")))
+
+
+def _thinking(block: dict, reading: Reading, path: tuple) -> dict:
+    return reading.keep({"type": "reasoning", "text": _string(block["thinking"])}, {}, rest_of(block, ("type", "thinking")))
+
+
+def _redacted(block: dict, reading: Reading, path: tuple) -> dict:
+    """Redacted thinking has no text to show: a reasoning part with empty text, its data kept."""
+    return reading.keep({"type": "reasoning", "text": ""},
+                        {"redactedData": _string(block["data"])}, rest_of(block, ("type", "data")))
+
+
+_READERS = {"text": _text, "image": _image, "document": _document, "tool_use": _tool_use, "server_tool_use": _tool_use,
+            "tool_result": _tool_result, "server_tool_result": _server_tool_result, "thinking": _thinking,
+            "redacted_thinking": _redacted}
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing blocks
+
+
+def write_block(part: dict, name: str) -> dict:
+    """The block of a part, with what import kept of it (`name`: the format it was kept under)."""
+    own = kept(part, name)
+    extra = {key: value for key, value in own.items() if key not in MARKS}
+    kind = part["type"]
+    if kind == "text":
+        return {"type": "text", "text": part["text"], **extra}
+    if kind == "reasoning":
+        if "redactedData" in own:
+            return {"type": "redacted_thinking", "data": own["redactedData"], **extra}
+        return {"type": "thinking", "thinking": part["text"], **extra}
+    if kind in ("image", "file"):
+        return _media_block(part, own, extra)
+    if kind == "tool-call":
+        return {"type": own.get("type", "tool_use"), "id": part["toolCallId"], "name": part["toolName"],
+                "input": part.get("input", {}), **extra}
+    if kind == "tool-result" and own.get("type"):
+        return {"type": own["type"], "tool_use_id": part["toolCallId"], "content": part["output"]["value"], **extra}
+    return _result_block(part, own, extra)
+
+
+def _media_block(part: dict, own: dict, extra: dict) -> dict:
+    kind = own.get("sourceType")
+    value, media_type = part["image"] if part["type"] == "image" else part["data"], part.get("mediaType")
+    if kind is None:  # as import left it: base64 with its type or a web URL; another format's data URL is base64
+        value, media_type, is_url = media(part)
+        kind = "url" if is_url else "base64"
+    if kind == "base64":
+        source = {"type": "base64", **({"media_type": media_type} if media_type else {}), "data": value}
+    elif kind in ("url", "file"):
+        source = {"type": kind, "url" if kind == "url" else "file_id": value}
+    elif kind == "text":
+        source = {"type": "text", "media_type": media_type, "data": base64.b64decode(value).decode()}
+    else:  # content: its text, or its blocks
+        text = base64.b64decode(value).decode()
+        source = {"type": "content", "content": text if media_type == "text/plain" else orjson.loads(text)}
+    source.update(own.get("source") or {})
+    block = {"type": "image" if part["type"] == "image" else "document", "source": source}
+    if part.get("filename") is not None:
+        block["title"] = part["filename"]
+    return {**block, **extra}
+
+
+def _result_block(part: dict, own: dict, extra: dict) -> dict:
+    output = part["output"]
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": part["toolCallId"]}
+    if own.get("rawContent") or output["type"] in ("text", "error-text"):
+        block["content"] = output["value"]
+    elif output["type"] == "content":
+        block["content"] = [{"type": "text", "text": item["text"]} if item["type"] == "text" else
+                            {"type": "image", "source": {"type": "base64", "media_type": item["mediaType"],
+                                                         "data": item["data"]}} for item in output["value"]]
+    else:
+        block["content"] = orjson.dumps(output["value"]).decode()  # a JSON result (another format's) as its text
+    if own.get("noContent") and block["content"] == "":
+        del block["content"]
+    if output["type"].startswith("error-"):
+        block["is_error"] = True
+    elif "is_error" in own:
+        block["is_error"] = own["is_error"]
+    return {**block, **extra}

@@ -1,0 +1,98 @@
+"""Claude Code transcripts (`~/.claude/projects/<project>/<session>.jsonl`): one JSON object per
+line, a whole file one conversation, named by its sessionId.
+
+The file is one record (its data the list of the line objects) whose positions are the lines,
+so that a problem still names the line it is on. A `user` or `assistant` line's `message` is an
+Anthropic message, read by anthropic.py's block reading; the line's other fields (uuid,
+parentUuid, timestamp, cwd, version, toolUseResult, ...) stay under providerOptions["claude-code"]
+of its first model message, and the message's own fields (id, model, stop_reason, usage) under
+`message` there. Lines that are not messages (summary, system, file-history-snapshot,
+queue-operation, ...) go, with their index, to the conversation's metadata (`entries`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import orjson
+
+from ..sources import Record, iter_jsonl, open_binary
+from .anthropic import read_message
+from .reading import Imported, Reading, rest_of
+
+NAME = "claude-code"
+MESSAGE_LINES = ("user", "assistant")
+_LOOK_AHEAD = 20  # lines read to tell a transcript: summaries and snapshots may come before the first message
+
+
+def claims(file: str) -> bool:
+    """A .jsonl file whose lines are typed objects, the first message line with its sessionId."""
+    if file == "-" or Path(file).suffix.lower() != ".jsonl":
+        return False
+    try:
+        with open(file, "rb") as stream:
+            for number, line in enumerate(stream):
+                if number >= _LOOK_AHEAD:
+                    return False
+                try:
+                    data = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    return False
+                if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+                    return False
+                if data["type"] in MESSAGE_LINES:
+                    return isinstance(data.get("sessionId"), str) and isinstance(data.get("message"), dict)
+    except OSError:
+        return False
+    return False
+
+
+def records(file: str) -> Iterator[Record]:
+    """The lines that cannot be parsed (each a record with its error), then the file as one record."""
+    lines, positions = [], {}
+    with open_binary(file) as stream:
+        for record in iter_jsonl(stream, file):
+            if record.error:
+                yield record
+                continue
+            positions[(len(lines),)] = (record.line, 1)
+            lines.append(record.data)
+    if lines:
+        first = positions[(0,)][0]
+        yield Record(file, first, data=lines, positions={(): (first, 1), **positions})
+
+
+def detect(data: Any) -> bool:
+    """A transcript's lines (a list), or one of its message lines."""
+    if isinstance(data, dict):
+        return data.get("type") in MESSAGE_LINES and "sessionId" in data and isinstance(data.get("message"), dict)
+    return (isinstance(data, list) and bool(data) and all(isinstance(line, dict) and "type" in line for line in data)
+            and any(detect(line) for line in data))
+
+
+def read(reading: Reading) -> Iterator[Imported]:
+    data = reading.data
+    lines, where = ([data], lambda index: ()) if isinstance(data, dict) else (data, lambda index: (index,))
+    messages, paths, entries = [], [], []
+    session = None
+    for index, line in enumerate(lines):
+        path = where(index)
+        if session is None and isinstance(line.get("sessionId"), str):
+            session = line["sessionId"]
+        if line.get("type") not in MESSAGE_LINES:
+            entries.append({"index": index, "entry": line})
+            continue
+        message = line.get("message")
+        if not isinstance(message, dict) or message.get("role") not in MESSAGE_LINES:
+            reading.error(path + ("message",), f"a {line['type']} line needs a message with role user or assistant",
+                          code="wrong-type")
+            continue
+        converted = read_message({"role": message["role"], "content": message.get("content")}, reading,
+                                  path + ("message",))
+        if converted:
+            own = rest_of(message, ("role", "content"))
+            reading.keep(converted[0], {"message": own or None}, rest_of(line, ("message",)))
+        messages.extend(converted)
+        paths.extend([path + ("message",)] * len(converted))
+    yield Imported(session, messages, {"entries": entries} if entries else {}, paths)
