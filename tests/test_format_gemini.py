@@ -165,6 +165,13 @@ def test_a_system_instruction_that_is_not_text_is_kept_whole_as_the_bodys_field(
     assert write(conversation.messages, "gemini", conversation.metadata) == body
 
 
+def test_a_thought_flag_on_user_text_is_kept_not_read_as_reasoning():
+    body = {"contents": [{"role": "user", "parts": [{"text": "hm", "thought": True}]}]}
+    [message] = _messages(body)
+    assert message["content"] == [{"type": "text", "text": "hm", "providerOptions": {"gemini": {"thought": True}}}]
+    assert write([message], "gemini") == body
+
+
 @pytest.mark.parametrize("bad, path, words", [
     ({"contents": [{"role": "user", "parts": [{"toolCall": {"name": "x"}}]}]}, "$.contents[0].parts[0]",
      "exactly one of"),

@@ -179,7 +179,7 @@ def _part(part: Any, role: str, reading: Reading, path: tuple, turns: _Turns) ->
         return None
     inner = named[kind]
     if kind == "text":
-        thought = named.get("thought") is True
+        thought = named.get("thought") is True and role == "model"  # reasoning is the model's only
         rest = rest_of(named, ("text", "thought") if thought else ("text",))
         if not isinstance(inner, str):
             reading.error(path + ("text",), "text must be a string", code="wrong-type")
