@@ -10,6 +10,7 @@ from typing import Any, Iterator, Protocol
 import chatconv.formats.ai_sdk as ai_sdk
 import chatconv.formats.anthropic as anthropic
 import chatconv.formats.claude_code as claude_code
+import chatconv.formats.gemini as gemini
 import chatconv.formats.openai_chat as openai_chat
 
 from ..problems import UsageError
@@ -26,7 +27,7 @@ class RecordingFormat(Protocol):
         """The record's conversations as model messages; problems through reading.warn / error."""
 
 
-IMPORTED: tuple[RecordingFormat, ...] = (claude_code, anthropic, openai_chat)
+IMPORTED: tuple[RecordingFormat, ...] = (claude_code, gemini, anthropic, openai_chat)
 FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported
 IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)
 EXPORTED = tuple(fmt.NAME for fmt in IMPORTED if hasattr(fmt, "write"))

@@ -29,6 +29,8 @@ def _gemini_part(part: dict, index: int, state: Rendering) -> dict | None:
         if is_url:
             return {"type": "wire", "part": {"file_data": {"mime_type": media_type, "file_uri": data}}}
         return {"type": "wire", "part": {"inline_data": {"mime_type": media_type, "data": data}}}
+    if kind == "tool-call" and part.get("providerExecuted"):  # code the model ran itself: no response awaited
+        return {"type": "wire", "part": {"executableCode": part.get("input", {})}}
     if kind == "tool-call":
         return {"type": "functionCall", "id": part["toolCallId"], "name": part["toolName"], "args": part.get("input", {})}
     if kind == "tool-result":
