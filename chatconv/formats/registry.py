@@ -8,6 +8,7 @@ from typing import Any, Iterator, Protocol
 # The modules themselves, by their full names: `from . import` would be the package, whose
 # __init__ imports this registry.
 import chatconv.formats.ai_sdk as ai_sdk
+import chatconv.formats.inspect_log as inspect_log
 import chatconv.formats.openai_chat as openai_chat
 
 from ..problems import UsageError
@@ -24,10 +25,12 @@ class RecordingFormat(Protocol):
         """The record's conversations as model messages; problems through reading.warn / error."""
 
 
-IMPORTED: tuple[RecordingFormat, ...] = (openai_chat,)
+IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, openai_chat)
 FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported
 IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)
 EXPORTED = tuple(fmt.NAME for fmt in IMPORTED if hasattr(fmt, "write"))
+# Files that are not JSON or YAML but a format reads (inspect's .eval zip): folders are searched for them too.
+OWN_SUFFIXES = frozenset(suffix for fmt in IMPORTED for suffix in getattr(fmt, "SUFFIXES", ()))
 
 
 def format_named(name: str) -> RecordingFormat:
