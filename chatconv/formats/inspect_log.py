@@ -15,19 +15,17 @@ import mimetypes
 from pathlib import Path
 from typing import Any, Iterator
 
-from . import inspect_archive
-from .inspect_archive import LogHeader
+from .inspect_archive import SUFFIX, LogHeader, claims, records
 from .reading import Imported, Reading, rest_of, tool_input
 
 NAME = "inspect"
-SUFFIXES = (inspect_archive.SUFFIX,)  # files that are no JSON, searched in folders too
+SUFFIXES = (SUFFIX,)  # files that are no JSON, searched in folders too
 ROLES = ("system", "user", "assistant", "tool")
 AUDIO = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 VIDEO = {"mp4": "video/mp4", "mpeg": "video/mpeg", "mov": "video/quicktime"}
 ATTACHMENT = "attachment://"
 
-claims = inspect_archive.claims
-records = inspect_archive.records
+__all__ = ["NAME", "SUFFIXES", "claims", "detect", "read", "records"]  # claims, records: the .eval zip's
 
 
 def detect(data: Any) -> bool:
