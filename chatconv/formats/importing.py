@@ -16,10 +16,10 @@ from typing import Any, Iterator, Sequence
 
 from ..messages import CONVERSATION_WINDOW
 from ..problems import ChatconvError, Problem, UsageError
-from ..sources import NotWritten, Record, discover, exact_json, iter_records, problem_at
+from ..sources import DATA_SUFFIXES, NotWritten, Record, discover, exact_json, iter_records, problem_at
 from ..validate import check_schema
 from .reading import Imported, Reading
-from .registry import IMPORTED, IMPORTED_NAMES, ai_sdk, format_named
+from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named
 
 STARTS_A_STEP = ("user", "system")
 
@@ -72,7 +72,7 @@ def iter_imported(paths: Sequence[str], format_name: str | None, run: ImportRun)
 
     forced = format_named(format_name) if format_name else None
     names: OrderedDict[str, dict[str, str]] = OrderedDict()  # conversation id -> call id -> tool name
-    for file, _ in discover(paths):
+    for file, _ in discover(paths, DATA_SUFFIXES | OWN_SUFFIXES):
         for reading_format, reading in _readings(file, [forced] if forced else IMPORTED, forced, run):
             run.records += 1
             run.formats[reading_format.NAME] = run.formats.get(reading_format.NAME, 0) + 1

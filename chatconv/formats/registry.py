@@ -11,6 +11,7 @@ import chatconv.formats.ai_sdk as ai_sdk
 import chatconv.formats.anthropic as anthropic
 import chatconv.formats.claude_code as claude_code
 import chatconv.formats.gemini as gemini
+import chatconv.formats.inspect_log as inspect_log
 import chatconv.formats.openai_chat as openai_chat
 
 from ..problems import UsageError
@@ -27,10 +28,12 @@ class RecordingFormat(Protocol):
         """The record's conversations as model messages; problems through reading.warn / error."""
 
 
-IMPORTED: tuple[RecordingFormat, ...] = (claude_code, gemini, anthropic, openai_chat)
+IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, claude_code, gemini, anthropic, openai_chat)
 FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported
 IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)
 EXPORTED = tuple(fmt.NAME for fmt in IMPORTED if hasattr(fmt, "write"))
+# Files that are not JSON or YAML but a format reads (inspect's .eval zip): folders are searched for them too.
+OWN_SUFFIXES = frozenset(suffix for fmt in IMPORTED for suffix in getattr(fmt, "SUFFIXES", ()))
 
 
 def format_named(name: str) -> RecordingFormat:

@@ -24,8 +24,10 @@ DATA_SUFFIXES = JSONL_SUFFIXES | JSON_SUFFIXES | YAML_SUFFIXES
 _SKIPPED_FOLDERS = {"node_modules", "__pycache__", "venv"}
 
 
-def discover(paths: Iterable[str | Path]) -> Iterator[tuple[str, bool]]:
-    """(file, named explicitly) for each path; folders are searched for data files, in order."""
+def discover(paths: Iterable[str | Path], suffixes: Iterable[str] = DATA_SUFFIXES) -> Iterator[tuple[str, bool]]:
+    """(file, named explicitly) for each path; folders are searched for files whose names end in
+    one of `suffixes` (the data files), in order."""
+    suffixes = frozenset(suffixes)
     for path in paths:
         path = str(path)
         if path != "-" and os.path.isdir(path):
@@ -34,7 +36,7 @@ def discover(paths: Iterable[str | Path]) -> Iterator[tuple[str, bool]]:
                 for name in sorted(files):
                     file = os.path.join(folder, name)
                     # Only regular files: reading a named pipe or a device found there could block.
-                    if Path(name).suffix.lower() in DATA_SUFFIXES and os.path.isfile(file):
+                    if Path(name).suffix.lower() in suffixes and os.path.isfile(file):
                         yield file, False
         else:
             yield path, True
