@@ -266,8 +266,9 @@ def _seen(items: list) -> set:
 
 
 def _leaves(value) -> list:
+    """The values of a JSON value, but its type tags (the mapping turns them into others)."""
     if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _leaves(v)]
+        return [leaf for k, v in value.items() if k != "type" for leaf in _leaves(v)]
     if isinstance(value, list):
         return [leaf for v in value for leaf in _leaves(v)]
     return [value]

@@ -56,13 +56,14 @@ def detect(data: Any) -> bool:
 
 
 def _is_item(item: Any) -> bool:
-    return isinstance(item, dict) and (item.get("type") in ITEM_TYPES
+    """Something shaped as an item: typed (a type read() may refuse, with its path), or a message."""
+    return isinstance(item, dict) and (isinstance(item.get("type"), str)
                                        or ("type" not in item and item.get("role") in ROLES))
 
 
 def _has_marks(item: dict) -> bool:
     content = item.get("content")
-    return "type" in item or (isinstance(content, list) and any(
+    return item.get("type") in ITEM_TYPES or (isinstance(content, list) and any(
         isinstance(part, dict) and part.get("type") in (*USER_PARTS, *ASSISTANT_PARTS) for part in content))
 
 
@@ -164,11 +165,11 @@ class _Conversation:
             if text is not None:
                 self.add(reading.keep({"role": "system", "content": text},
                                       {"role": "developer" if role == "developer" else None,
-                                       "content": content if not isinstance(content, str) else None, **rest}), path)
+                                       "content": content if not isinstance(content, str) else None}, rest), path)
             return
         parts = content if isinstance(content, str) else user_parts(content, reading, path)
         if parts is not None:
-            self.add(reading.keep({"role": "user", "content": parts}, rest), path)
+            self.add(reading.keep({"role": "user", "content": parts}, {}, rest), path)
 
     def _kept_whole(self, item: dict, kind: str, path: tuple) -> None:
         message = self.message("assistant", path)
@@ -216,4 +217,4 @@ def _reasoning(item: dict, reading: Reading, path: tuple) -> list[dict] | None:
         return None
     if not summary:  # reasoning with no summary (encrypted_content only, often): an empty part holds the item
         return [reading.keep({"type": "reasoning", "text": ""}, {"noSummary": True})]
-    return [reading.keep({"type": "reasoning", "text": s["text"]}, rest_of(s, ("type", "text"))) for s in summary]
+    return [reading.keep({"type": "reasoning", "text": s["text"]}, {}, rest_of(s, ("type", "text"))) for s in summary]

@@ -42,12 +42,12 @@ def user_parts(content: Any, reading: Reading, path: tuple) -> list[dict] | None
 def user_part(part: Any, reading: Reading, path: tuple) -> dict | None:
     kind = part.get("type") if isinstance(part, dict) else None
     if kind == "input_text" and isinstance(part.get("text"), str):
-        return reading.keep({"type": "text", "text": part["text"]}, rest_of(part, ("type", "text")))
+        return reading.keep({"type": "text", "text": part["text"]}, {}, rest_of(part, ("type", "text")))
     if kind == "input_image":
         source = "image_url" if isinstance(part.get("image_url"), str) else "file_id"
         if isinstance(part.get(source), str):
             return reading.keep({"type": "image", "image": part[source]},
-                                {"fileId": True if source == "file_id" else None, **rest_of(part, ("type", source))})
+                                {"fileId": True if source == "file_id" else None}, rest_of(part, ("type", source)))
     if kind == "input_file":
         source = next((key for key in FILE_SOURCES if isinstance(part.get(key), str)), None)
         if source is not None:
@@ -57,8 +57,8 @@ def user_part(part: Any, reading: Reading, path: tuple) -> dict | None:
         audio = part["input_audio"]
         media_type = AUDIO_TYPES.get(audio.get("format"), f"audio/{audio.get('format')}")
         return reading.keep({"type": "file", "data": audio["data"], "mediaType": media_type},
-                            {"type": "input_audio", **rest_of(part, ("type", "input_audio")),
-                             **rest_of(audio, ("data",))})
+                            {"type": "input_audio"}, {**rest_of(part, ("type", "input_audio")),
+                                                      **rest_of(audio, ("data",))})
     reading.error(path, f"a {kind or 'content'} part chatconv cannot read in a user message",
                   "user parts are input_text (text), input_image (image_url or file_id), input_file "
                   "(file_data, file_url or file_id) and input_audio (data, format), as OpenAI's API has them",
@@ -77,7 +77,7 @@ def _file(part: dict, source: str, reading: Reading) -> dict:
     if isinstance(filename, str):
         converted["filename"] = filename
     known = ("type", source, "filename") if isinstance(filename, str) else ("type", source)
-    return reading.keep(converted, {"source": source if source != "file_data" else None, **rest_of(part, known)})
+    return reading.keep(converted, {"source": source if source != "file_data" else None}, rest_of(part, known))
 
 
 def assistant_parts(content: Any, reading: Reading, path: tuple) -> list[dict] | None:
@@ -91,10 +91,10 @@ def assistant_parts(content: Any, reading: Reading, path: tuple) -> list[dict] |
     for index, part in enumerate(content):
         kind = part.get("type") if isinstance(part, dict) else None
         if kind == "output_text" and isinstance(part.get("text"), str):
-            parts.append(reading.keep({"type": "text", "text": part["text"]}, rest_of(part, ("type", "text"))))
+            parts.append(reading.keep({"type": "text", "text": part["text"]}, {}, rest_of(part, ("type", "text"))))
         elif kind == "refusal" and isinstance(part.get("refusal"), str):
             parts.append(reading.keep({"type": "text", "text": part["refusal"]},
-                                      {"refusal": True, **rest_of(part, ("type", "refusal"))}))
+                                      {"refusal": True}, rest_of(part, ("type", "refusal"))))
         else:
             reading.error(path + ("content", index), f"a {kind or 'content'} part chatconv cannot read in an "
                           "assistant message", "assistant parts are output_text (text) and refusal (refusal)",
