@@ -130,7 +130,8 @@ class _Conversation:
             if kind == "message":
                 self._message(item, path)
             elif kind in CALLS:
-                self._parts("assistant", _call(item, self.reading, path), item, path, ("call_id", "name", "arguments", "input"))
+                payload = "input" if kind == "custom_tool_call" else "arguments"
+                self._parts("assistant", _call(item, self.reading, path), item, path, ("call_id", "name", payload))
             elif kind in OUTPUTS:
                 self._parts("tool", _result(item, self.reading, path), item, path, ("call_id", "output"))
             elif kind == "reasoning":
@@ -205,13 +206,14 @@ def _result(item: dict, reading: Reading, path: tuple) -> list[dict] | None:
         return None
     output = tool_output(item["output"], reading, path)
     # The tool's name is the call's: the importer gives it, by call_id, across the conversation.
-    return None if output is None else [{"type": "tool-result", "toolCallId": call_id, "toolName": "", "output": output}]
+    part = {"type": "tool-result", "toolCallId": call_id, "toolName": "", "output": output}
+    return None if output is None else [part]
 
 
 def _reasoning(item: dict, reading: Reading, path: tuple) -> list[dict] | None:
     summary = item.get("summary", [])
-    if not isinstance(summary, list) or not all(
-            isinstance(s, dict) and s.get("type") == "summary_text" and isinstance(s.get("text"), str) for s in summary):
+    if not isinstance(summary, list) or not all(isinstance(s, dict) and s.get("type") == "summary_text"
+                                                and isinstance(s.get("text"), str) for s in summary):
         reading.error(path + ("summary",), "a reasoning item's summary is a list of summary_text parts (type, text)",
                       code="wrong-type")
         return None
