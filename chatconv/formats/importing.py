@@ -55,10 +55,17 @@ def import_records(paths: Sequence[str], format_name: str | None = None, convers
     cannot be read raises UnreadableInput.
     """
     run = run if run is not None else ImportRun()
+    # A conversation continued by a later record (a request that answers an earlier response's
+    # calls) numbers its steps on from where it stopped, as validate expects.
+    next_steps: OrderedDict[str, int] = OrderedDict()
     for imported, reading in iter_imported(paths, format_name, run):
-        lines, steps = _lines(imported, reading, conversations)
+        first = next_steps.pop(imported.id, 0)
+        lines, steps = _lines(imported, reading, conversations, first)
         run.problems.extend(reading.problems)
         reading.problems.clear()
+        next_steps[imported.id] = first + steps
+        while len(next_steps) > CONVERSATION_WINDOW:
+            next_steps.popitem(last=False)
         if lines:
             run.conversations += 1
             run.steps += steps
@@ -141,7 +148,7 @@ def _conversations(reading_format, reading: Reading) -> Iterator[Imported]:
                       code="unknown-format")
 
 
-def _lines(imported: Imported, reading: Reading, conversations: bool) -> tuple[list[bytes], int]:
+def _lines(imported: Imported, reading: Reading, conversations: bool, first: int = 0) -> tuple[list[bytes], int]:
     """The conversation's lines and its number of steps; no line (its errors in reading.problems)
     when it cannot be written."""
     if not imported.messages:
@@ -149,8 +156,8 @@ def _lines(imported: Imported, reading: Reading, conversations: bool) -> tuple[l
         return [], 0
     conversation_id = imported.id
     steps = []
-    for index, (first, rest) in enumerate(split_steps(imported.messages)):
-        step = {"conversationId": conversation_id, "stepIndex": index, "input": first, "output": rest}
+    for index, (opening, rest) in enumerate(split_steps(imported.messages)):
+        step = {"conversationId": conversation_id, "stepIndex": first + index, "input": opening, "output": rest}
         if index == 0 and imported.metadata:
             step["metadata"] = {reading.format: imported.metadata}
         steps.append(step)
