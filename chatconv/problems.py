@@ -70,6 +70,8 @@ CODES = {
     "import-empty": "a record of another tool's format that holds no message to import",
     "arguments-not-json": "tool call arguments that are not JSON: kept as a string input",
     "arguments-double-encoded": "tool call arguments encoded as JSON twice: decoded once more",
+    "part-kept": "a part of another tool's message with no model-message counterpart: kept whole on its message",
+    "import-skipped": "entries of another tool's record that hold no conversation (OTel spans without messages)",
 }
 
 

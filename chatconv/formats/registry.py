@@ -9,6 +9,7 @@ from typing import Any, Iterator, Protocol
 # __init__ imports this registry.
 import chatconv.formats.ai_sdk as ai_sdk
 import chatconv.formats.openai_chat as openai_chat
+import chatconv.formats.otel_genai as otel_genai
 
 from ..problems import UsageError
 from .reading import Imported, Reading
@@ -24,7 +25,7 @@ class RecordingFormat(Protocol):
         """The record's conversations as model messages; problems through reading.warn / error."""
 
 
-IMPORTED: tuple[RecordingFormat, ...] = (openai_chat,)
+IMPORTED: tuple[RecordingFormat, ...] = (otel_genai, openai_chat)
 FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported
 IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)
 EXPORTED = tuple(fmt.NAME for fmt in IMPORTED if hasattr(fmt, "write"))
