@@ -22,23 +22,6 @@ from .reading import Imported, Reading
 from .registry import EXPORTED, FORMATS, IMPORTED, IMPORTED_NAMES, RecordingFormat, format_named
 
 
-def read(self, reading: Reading) -> Iterator[Imported]:
-        """The record's conversations as model messages; problems through reading.warn / error."""
-
-
-IMPORTED: tuple[RecordingFormat, ...] = (openai_chat,)  # detection order: most particular first
-FORMATS: tuple[RecordingFormat, ...] = (ai_sdk, *IMPORTED)
-IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)
-EXPORTED = tuple(fmt.NAME for fmt in IMPORTED if hasattr(fmt, "write"))
-
-
-def format_named(name: str) -> RecordingFormat:
-    for fmt in IMPORTED:
-        if fmt.NAME == name:
-            return fmt
-    raise UsageError(f"unknown format {name!r}; chatconv reads {', '.join(IMPORTED_NAMES)}")
-
-
 def read(path: str | Path, format: str | None = None, problems: list[Problem] | None = None) -> list[Imported]:
     """The conversations of a file in another tool's format (told from its content, or `format`).
 

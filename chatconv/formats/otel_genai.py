@@ -43,17 +43,18 @@ def detect(data: Any) -> bool:
 def _is_message_list(data: Any) -> bool:
     if not isinstance(data, list) or not data:
         return False
+    # Lenient about the shape (a malformed message is then refused at its path, not read as
+    # another format), strict about the marks: some part of OTel's own type with its own field,
+    # and no text written as `text` (Gemini's parts, AI SDK UI messages).
     marked = False
     for message in data:
-        if not (isinstance(message, dict) and isinstance(message.get("role"), str)
-                and isinstance(message.get("parts"), list) and "content" not in message):
+        if not (isinstance(message, dict) and "role" in message and "parts" in message and "content" not in message):
             return False
-        for part in message["parts"]:
-            if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+        for part in message["parts"] if isinstance(message["parts"], list) else []:
+            if isinstance(part, dict) and "text" in part and "content" not in part:
                 return False
-            if part["type"] == "text" and "text" in part and "content" not in part:
-                return False  # an AI SDK UI message's text part
-            marked = marked or (part["type"] in KNOWN_TYPES and _own_field(part) in part)
+            if isinstance(part, dict) and isinstance(part.get("type"), str):
+                marked = marked or (part["type"] in KNOWN_TYPES and _own_field(part) in part)
     return marked
 
 
@@ -73,6 +74,12 @@ def read(reading: Reading) -> Iterator[Imported]:
         yield from _trace(data, reading)
         return
     values = {key: (data[key], (key,)) for key in MESSAGE_KEYS if key in data}
+    if not values:  # named with --from, but none of the format's marks
+        reading.error((), "not an OTel GenAI record: no resourceSpans, gen_ai.input.messages, "
+                      "gen_ai.output.messages or gen_ai.system_instructions",
+                      "OTel GenAI records are OTLP JSON traces, objects with those keys, or arrays of messages",
+                      code="unknown-format")
+        return
     conversation_id = data.get(CONVERSATION_ID)
     yield from _conversations(values, conversation_id if isinstance(conversation_id, str) else None,
                               rest_of(data, MESSAGE_KEYS), reading)
@@ -90,6 +97,7 @@ def _conversations(values: dict[str, tuple[Any, tuple]], conversation_id: str | 
                 reading.error(path, f"{key} is not JSON text ({exc})",
                               f"{key} holds the JSON text of an array, as the OTel GenAI conventions write it",
                               code="invalid-json")
+                yield _left_out(conversation_id)
                 return
         if key == SYSTEM:
             message = system_instructions(value, reading, path)
@@ -97,6 +105,7 @@ def _conversations(values: dict[str, tuple[Any, tuple]], conversation_id: str | 
         else:
             found = messages_of(value, reading, path)
         if found is None:
+            yield _left_out(conversation_id)
             return
         read[key] = found
     messages, paths = [], []
@@ -112,15 +121,24 @@ def _conversations(values: dict[str, tuple[Any, tuple]], conversation_id: str | 
         yield Imported(named, [*messages, choice], metadata, [*paths, path])
 
 
+def _left_out(conversation_id: str | None) -> Imported:
+    """A conversation whose reading failed: the importer leaves it out and files its problems,
+    so that the next span's conversation is read on its own."""
+    return Imported(conversation_id, [], {}, [])
+
+
 def _trace(data: dict, reading: Reading) -> Iterator[Imported]:
     """Each span of an OTLP JSON trace that has gen_ai input or output messages."""
+    spans = list(_spans(data, reading))
+    if reading.failed:  # the trace's own structure is wrong: no span can be told apart
+        return
     found, skipped, used = 0, 0, set()
-    for where, span, metadata in _spans(data, reading):
-        if reading.failed:
-            return
+    for where, span, metadata in spans:
         attributes = _attributes(span.get("attributes", []), reading, where + ("attributes",))
         if attributes is None:
-            return
+            found += 1
+            yield _left_out(f"{span.get('traceId')}:{span.get('spanId')}")
+            continue
         if INPUT not in attributes and OUTPUT not in attributes:
             skipped += 1
             continue
@@ -141,7 +159,7 @@ def _trace(data: dict, reading: Reading) -> Iterator[Imported]:
         reading.warn(("resourceSpans",), f"{skipped} span(s) without {INPUT} or {OUTPUT}: not imported",
                      "only model-call spans hold messages; the others (tools, HTTP, agents) have none",
                      code="import-skipped")
-    if not found and not reading.failed:
+    if not found:
         reading.warn(("resourceSpans",), "no span of this trace holds gen_ai messages", code="import-empty")
 
 
