@@ -1,0 +1,236 @@
+"""OpenTelemetry GenAI recordings: the semantic conventions' gen_ai.input.messages,
+gen_ai.output.messages and gen_ai.system_instructions, read (import only) from
+
+- OTLP JSON traces ({"resourceSpans": [...]}): each span that has input or output messages is a
+  conversation (system instructions, then input, then output messages), its id the span's
+  gen_ai.conversation.id, else "<traceId>:<spanId>"; the span's other attributes (decoded from
+  OTLP's typed values), its own fields, its scope and its resource go to the conversation's
+  metadata;
+- an object holding those keys (their values arrays, or the JSON text of arrays), its other
+  keys the metadata;
+- a bare array of OTel messages (a JSON file, or a JSONL line).
+
+Output messages are the model's choices (candidates): more than one makes one conversation
+per choice, each with the input (ids suffixed #1, #2, ...). Messages and parts: otel_messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import orjson
+
+from .otel_messages import KNOWN_TYPES, NAME, messages_of, system_instructions
+from .reading import Imported, Reading, rest_of
+
+INPUT, OUTPUT, SYSTEM = "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"
+MESSAGE_KEYS = (SYSTEM, INPUT, OUTPUT)
+CONVERSATION_ID = "gen_ai.conversation.id"
+# Attributes whose value is JSON text by the conventions: read as the JSON they hold.
+JSON_ATTRIBUTES = (*MESSAGE_KEYS, "gen_ai.tool.definitions")
+
+__all__ = ["NAME", "detect", "read"]
+
+
+def detect(data: Any) -> bool:
+    """An OTLP JSON trace, an object with gen_ai message keys, or a list of OTel messages (parts
+    with OTel's types: text written as `content`, never a plain OpenAI or Gemini list)."""
+    if isinstance(data, dict):
+        return isinstance(data.get("resourceSpans"), list) or any(key in data for key in MESSAGE_KEYS)
+    return _is_message_list(data)
+
+
+def _is_message_list(data: Any) -> bool:
+    if not isinstance(data, list) or not data:
+        return False
+    # Lenient about the shape (a malformed message is then refused at its path, not read as
+    # another format), strict about the marks: some part of OTel's own type with its own field,
+    # and no text written as `text` (Gemini's parts, AI SDK UI messages).
+    marked = False
+    for message in data:
+        if not (isinstance(message, dict) and "role" in message and "parts" in message and "content" not in message):
+            return False
+        for part in message["parts"] if isinstance(message["parts"], list) else []:
+            if isinstance(part, dict) and "text" in part and "content" not in part:
+                return False
+            if isinstance(part, dict) and isinstance(part.get("type"), str):
+                marked = marked or (part["type"] in KNOWN_TYPES and _own_field(part) in part)
+    return marked
+
+
+def _own_field(part: dict) -> str:
+    return {"text": "content", "reasoning": "content", "tool_call": "name", "tool_call_response": "id",
+            "blob": "content", "uri": "uri", "file": "file_id"}.get(part["type"], "id")
+
+
+def read(reading: Reading) -> Iterator[Imported]:
+    data = reading.data
+    if isinstance(data, list):
+        found = messages_of(data, reading, ())
+        if found is not None:
+            yield Imported(None, *found[:1], {}, found[1])
+        return
+    if "resourceSpans" in data:
+        yield from _trace(data, reading)
+        return
+    values = {key: (data[key], (key,)) for key in MESSAGE_KEYS if key in data}
+    if not values:  # named with --from, but none of the format's marks
+        reading.error((), "not an OTel GenAI record: no resourceSpans, gen_ai.input.messages, "
+                      "gen_ai.output.messages or gen_ai.system_instructions",
+                      "OTel GenAI records are OTLP JSON traces, objects with those keys, or arrays of messages",
+                      code="unknown-format")
+        return
+    conversation_id = data.get(CONVERSATION_ID)
+    yield from _conversations(values, conversation_id if isinstance(conversation_id, str) else None,
+                              rest_of(data, MESSAGE_KEYS), reading)
+
+
+def _conversations(values: dict[str, tuple[Any, tuple]], conversation_id: str | None, metadata: dict,
+                   reading: Reading) -> Iterator[Imported]:
+    """The conversations of one call: (system, input) then each output message (a choice)."""
+    read: dict[str, tuple[list[dict], list[tuple]]] = {}
+    for key, (value, path) in values.items():
+        if isinstance(value, str):
+            try:
+                value = orjson.loads(value)
+            except orjson.JSONDecodeError as exc:
+                reading.error(path, f"{key} is not JSON text ({exc})",
+                              f"{key} holds the JSON text of an array, as the OTel GenAI conventions write it",
+                              code="invalid-json")
+                yield _left_out(conversation_id)
+                return
+        if key == SYSTEM:
+            message = system_instructions(value, reading, path)
+            found = None if message is None else ([message], [path])
+        else:
+            found = messages_of(value, reading, path)
+        if found is None:
+            yield _left_out(conversation_id)
+            return
+        read[key] = found
+    messages, paths = [], []
+    for key in (SYSTEM, INPUT):
+        messages += read.get(key, ([], []))[0]
+        paths += read.get(key, ([], []))[1]
+    choices, choice_paths = read.get(OUTPUT, ([], []))
+    if len(choices) <= 1:
+        yield Imported(conversation_id, messages + choices, metadata, paths + choice_paths)
+        return
+    for index, (choice, path) in enumerate(zip(choices, choice_paths)):
+        named = conversation_id if conversation_id is None or not index else f"{conversation_id}#{index}"
+        yield Imported(named, [*messages, choice], metadata, [*paths, path])
+
+
+def _left_out(conversation_id: str | None) -> Imported:
+    """A conversation whose reading failed: the importer leaves it out and files its problems,
+    so that the next span's conversation is read on its own."""
+    return Imported(conversation_id, [], {}, [])
+
+
+def _trace(data: dict, reading: Reading) -> Iterator[Imported]:
+    """Each span of an OTLP JSON trace that has gen_ai input or output messages."""
+    spans = list(_spans(data, reading))
+    if reading.failed:  # the trace's own structure is wrong: no span can be told apart
+        return
+    found, skipped, used = 0, 0, set()
+    for where, span, metadata in spans:
+        attributes = _attributes(span.get("attributes", []), reading, where + ("attributes",))
+        if attributes is None:
+            found += 1
+            yield _left_out(f"{span.get('traceId')}:{span.get('spanId')}")
+            continue
+        if INPUT not in attributes and OUTPUT not in attributes:
+            skipped += 1
+            continue
+        values = {key: attributes[key] for key in MESSAGE_KEYS if key in attributes}
+        own = {key: value for key, (value, _) in attributes.items() if key not in MESSAGE_KEYS}
+        conversation_id = own.get(CONVERSATION_ID)
+        if not isinstance(conversation_id, str) or not conversation_id:
+            conversation_id = f"{span.get('traceId')}:{span.get('spanId')}"
+        if conversation_id in used:  # spans of one conversation in one trace: one conversation each
+            conversation_id = f"{conversation_id}#{span.get('spanId')}"
+        used.add(conversation_id)
+        found += 1
+        span_metadata = {**metadata, "span": rest_of(span, ("attributes",)), "attributes": own}
+        if found == 1 and rest_of(data, ("resourceSpans",)):
+            span_metadata["export"] = rest_of(data, ("resourceSpans",))
+        yield from _conversations(values, conversation_id, span_metadata, reading)
+    if skipped:
+        reading.warn(("resourceSpans",), f"{skipped} span(s) without {INPUT} or {OUTPUT}: not imported",
+                     "only model-call spans hold messages; the others (tools, HTTP, agents) have none",
+                     code="import-skipped")
+    if not found:
+        reading.warn(("resourceSpans",), "no span of this trace holds gen_ai messages", code="import-empty")
+
+
+def _spans(data: dict, reading: Reading) -> Iterator[tuple[tuple, dict, dict]]:
+    """(path, span, its resource's and scope's fields) of each span, in order."""
+    for r, resource_spans in enumerate(_list(data, "resourceSpans", (), reading)):
+        resource = rest_of(resource_spans, ("scopeSpans",)) if isinstance(resource_spans, dict) else {}
+        for s, scope_spans in enumerate(_list(resource_spans, "scopeSpans", ("resourceSpans", r), reading)):
+            where = ("resourceSpans", r, "scopeSpans", s)
+            scope = rest_of(scope_spans, ("spans",)) if isinstance(scope_spans, dict) else {}
+            for k, span in enumerate(_list(scope_spans, "spans", where, reading)):
+                if not isinstance(span, dict):
+                    reading.error(where + ("spans", k), "a span must be an object", code="wrong-type")
+                    return
+                yield where + ("spans", k), span, {"resourceSpans": resource, "scopeSpans": scope}
+
+
+def _list(container: Any, key: str, path: tuple, reading: Reading) -> list:
+    if not isinstance(container, dict):
+        reading.error(path, f"an OTLP {path[-2] if len(path) > 1 else 'trace'} entry must be an object",
+                      code="wrong-type")
+        return []
+    value = container.get(key, [])
+    if not isinstance(value, list):
+        reading.error(path + (key,), f"OTLP {key} must be an array", code="wrong-type")
+        return []
+    return value
+
+
+def _attributes(items: Any, reading: Reading, path: tuple) -> dict[str, tuple[Any, tuple]] | None:
+    """A span's attributes as {key: (value, path of the value)}: OTLP's typed values decoded."""
+    if not isinstance(items, list):
+        reading.error(path, "OTLP attributes must be an array of {key, value}", code="wrong-type")
+        return None
+    out = {}
+    for index, item in enumerate(items):
+        where = path + (index,)
+        if not (isinstance(item, dict) and isinstance(item.get("key"), str) and isinstance(item.get("value"), dict)):
+            reading.error(where, "an OTLP attribute must be {key, value: {stringValue | intValue | ...}}",
+                          code="wrong-type")
+            return None
+        value, at = any_value(item["value"]), where + ("value",)
+        if item["key"] in JSON_ATTRIBUTES and isinstance(value, str):
+            at += ("stringValue",)
+            if item["key"] not in MESSAGE_KEYS:  # tool definitions: their JSON read here
+                try:
+                    value = orjson.loads(value)
+                except orjson.JSONDecodeError as exc:
+                    reading.error(at, f"{item['key']} is not JSON text ({exc})", code="invalid-json")
+                    return None
+        out[item["key"]] = (value, at)
+    return out
+
+
+def any_value(value: dict) -> Any:
+    """An OTLP JSON AnyValue as plain JSON: strings, booleans, numbers (int64 written as text is
+    read as a number), arrays and key-value lists (objects). bytesValue, and any shape OTLP does
+    not define, is kept as written."""
+    if len(value) != 1:
+        return None if not value else value
+    (kind, inner), = value.items()
+    if kind in ("stringValue", "boolValue", "doubleValue"):
+        return inner
+    if kind == "intValue" and isinstance(inner, (str, int)) and not isinstance(inner, bool):
+        try:
+            return int(inner)
+        except ValueError:
+            return value
+    if kind == "arrayValue" and isinstance(inner, dict):
+        return [any_value(v) if isinstance(v, dict) else v for v in inner.get("values", [])]
+    if kind == "kvlistValue" and isinstance(inner, dict) and all(
+            isinstance(kv, dict) and isinstance(kv.get("key"), str) for kv in inner.get("values", [])):
+        return {kv["key"]: any_value(kv.get("value") or {}) for kv in inner["values"]}
+    return value
