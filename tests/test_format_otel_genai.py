@@ -103,7 +103,8 @@ def test_a_trace_gives_one_conversation_per_model_call_span(tmp_path):
     assert [m["role"] for m in second] == ["user", "assistant", "tool", "assistant"]
     call, result = second[1]["content"][0], second[2]["content"][0]
     assert call["input"] == {"location": "Paris"}  # arguments written as JSON text, parsed
-    assert call["providerOptions"] == {"otel-genai": {"argumentsText": True}}
+    # The text is kept as written too (it has a space: not what compact JSON gives back).
+    assert call["providerOptions"] == {"otel-genai": {"argumentsText": True, "arguments": '{"location": "Paris"}'}}
     assert result == {"type": "tool-result", "toolCallId": CALL, "toolName": "get_weather",
                       "output": {"type": "text", "value": "rainy, 57°F"}}
     assert second[3]["content"][0] == {"type": "reasoning", "text": "The tool says rainy and 57°F; answer briefly."}
