@@ -14,7 +14,7 @@ from conftest import run_chatconv
 from chatconv.recordings import iter_paths_records, iter_paths_steps
 from chatconv.sources import adapt, parse_field_map, restore
 
-TRACES = Path(__file__).parent / "data" / "recorded" / "stepTraces.json"
+TRACES = Path(__file__).parent / "data" / "traces" / "stepTraces.json"  # not in recorded/: that folder validates clean
 FIELDS = ["--field", "input=turn.userMessage", "--field", "output=agentMessages"]
 
 
