@@ -158,7 +158,7 @@ def test_integers_within_64_bits_and_large_floats_are_written_as_read(tmp_path):
 @pytest.mark.parametrize("command", ["text", "tools", "dataset"])
 def test_recording_help_names_stdin_and_field_names(command):
     text = " ".join(run_chatconv(command, "--help").stdout_text.split())
-    assert "FILE (- for standard input)" in text
+    assert "PATHS are files, folders" in text and "- for standard input" in text
     assert "NAME is one of: conversationId, stepIndex, input, output, id, timestamp, metadata, steps" in text
 
 

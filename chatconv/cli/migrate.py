@@ -14,6 +14,7 @@ import click
 
 from ..eras import era_names
 from ..problems import UsageError
+from .recordings import FIELD_HELP, field_map_option
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, plural, short_line
 
 PROGRESS_MIN_BYTES = 32 << 20  # a progress bar on a terminal for files from this size
@@ -35,7 +36,9 @@ PROGRESS_MIN_BYTES = 32 << 20  # a progress bar on a terminal for files from thi
 @click.option("--to", "to_era", type=click.Choice(era_names()), metavar="ERA",
               help=f"Move eval files forward to this era, not to the newest ({', '.join(era_names())}); "
                    "a file already there or past it is left as it is.")
-def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs, to_era):
+@click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option,
+              help=FIELD_HELP + " The field is migrated where it is, under its own key (JSON and JSONL files).")
+def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs, to_era, field_map):
     """Rewrite recordings (JSONL) and eval files (YAML, JSON) in the current shape.
 
     Eval files move forward one AgentV era at a time, to the newest era (or --to ERA); a
@@ -45,6 +48,12 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
     Each record goes through the numbered migrations that apply to it; a record that none
     changes is written byte for byte as it was read. Migrated records go to standard output
     (one input), to -o OUT, or back into each file with --in-place.
+
+    A .json file that holds an array of records (a stepTraces.json) has each element migrated
+    and is written back as an array (its indentation, each element's keys and unknown fields
+    kept). --field migrates a field held under another key there, e.g. a legacy one-message
+    output in agentMessages becomes a one-message array in agentMessages:
+      chatconv migrate --in-place stepTraces.json --field output=agentMessages
 
     \b
     Standard error: FILE:LINE: error: message for a record that stops the run, then
@@ -61,7 +70,7 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
     try:
         for outcome in migrate_paths(paths, output, in_place=in_place, backup=backup, dry_run=dry_run,
                                      check=check, rejects=rejects_file, jobs=jobs, progress=_migration_progress,
-                                     to_era=to_era):
+                                     to_era=to_era, field_map=field_map or None):
             if isinstance(outcome.error, LineRejected):
                 reject = outcome.error.reject
                 click.echo(short_line(reject.file, reject.error, reject.line), err=True)

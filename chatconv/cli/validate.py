@@ -9,6 +9,7 @@ import click
 from ..eras import ERAS, era_names
 from ..kinds import kind_names
 from ..validate import Validator
+from .recordings import FIELD_HELP, field_map_option
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS
 
 
@@ -27,10 +28,11 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS
               help="Accept file references that resolve outside the repository root.")
 @click.option("--skip-unknown", is_flag=True,
               help="Skip named files whose kind cannot be told (as in folders), e.g. from pre-commit.")
+@click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option, help=FIELD_HELP)
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Worker processes that check JSONL files (output is the same for any N). "
                    "[default: one per core for files of 16 MiB or more, else 1]")
-def validate(paths, kind, era, output_format, max_errors, allow_outside_root, skip_unknown, jobs):
+def validate(paths, kind, era, output_format, max_errors, allow_outside_root, skip_unknown, field_map, jobs):
     """Check eval files, configs and recorded conversations against their schemas.
 
     PATHS are files, folders (searched for .yaml, .yml, .json and .jsonl files) or - for
@@ -39,6 +41,12 @@ def validate(paths, kind, era, output_format, max_errors, allow_outside_root, sk
     config's eval_patterns names is an eval file. Unknown keys in config files are warnings.
     Legacy shapes are reported as warnings that name the migration which rewrites them.
 
+    A .json file that holds an array of records (a stepTraces.json, say) has each element
+    checked as a record of its own kind: its problems are at its line and column, their paths
+    start with its index ($[3].input). --field reads a record's field from another key, also
+    nested (the file's JSONL lines are then read one by one, without workers), e.g.
+      chatconv validate stepTraces.json --field input=turn.userMessage --field output=agentMessages
+
     \b
     Text output, one line per problem, then a summary:
       FILE:LINE:COL: error|warning: JSON.PATH: message (hint)
@@ -46,7 +54,7 @@ def validate(paths, kind, era, output_format, max_errors, allow_outside_root, sk
     """
     validator = Validator(kind=kind, era=era,
                           allow_outside_root=allow_outside_root, max_errors=max_errors,
-                          skip_unknown=skip_unknown, jobs=jobs)
+                          skip_unknown=skip_unknown, jobs=jobs, field_map=field_map or None)
     reporter = REPORTERS[output_format]()
     for problem in validator.run(paths):
         reporter.problem(problem)

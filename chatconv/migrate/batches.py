@@ -39,16 +39,17 @@ class Workers:
             self._pool.close()
 
     def migrate(self, file: str, source: BinaryIO | StdinInput, keep_rejects: bool,
-                append_to: str | None = None, to_era: str | None = None) -> Iterator[tuple[int, MigratedLines]]:
+                append_to: str | None = None, to_era: str | None = None,
+                field_map: dict | None = None) -> Iterator[tuple[int, MigratedLines]]:
         """(input bytes done, result) for each batch of `file`, in order; `source` is open on
         it (or is standard input). With `append_to`, worker processes append the migrated
         lines to that file themselves, in order, and return results without them; else
-        results hold them. to_era: as for migrate_lines."""
+        results hold them. to_era, field_map: as for migrate_lines."""
         # Standard input, or a pipe, cannot be shared out by offsets.
         if self._pool is None or isinstance(source, StdinInput) or not os.path.isfile(file):
             batches = source.batches() if isinstance(source, StdinInput) else iter_line_batches(source)
             for first_line, offset, lines in batches:
-                yield offset + len(lines), migrate_lines(lines, file, first_line, keep_rejects, to_era)
+                yield offset + len(lines), migrate_lines(lines, file, first_line, keep_rejects, to_era, field_map)
             return
         # This process only finds where batches end: the workers read, count, migrate and
         # write the lines, so that nearly all the work is shared out. Line numbers are made
@@ -57,7 +58,8 @@ class Workers:
         with condition:
             turn.value = 0
         lines_before = 0
-        tasks = ((offset + length, _migrate_file_part, (file, offset, length, keep_rejects, batch, append_to, to_era))
+        tasks = ((offset + length, _migrate_file_part, (file, offset, length, keep_rejects, batch, append_to, to_era,
+                                                         field_map))
                  for batch, (offset, length) in enumerate(batch_spans(source)))
         ordered = self._pool.ordered(tasks)
         try:
@@ -81,14 +83,14 @@ def _start_worker(turn: tuple) -> None:
 
 
 def _migrate_file_part(file: str, offset: int, length: int, keep_rejects: bool, batch: int,
-                       append_to: str | None, to_era: str | None) -> MigratedLines:
+                       append_to: str | None, to_era: str | None, field_map: dict | None = None) -> MigratedLines:
     """migrate_lines on a part of a file, its lines numbered from 1 (see _result); with
     append_to, the lines are appended to that file in the batch's turn, not returned."""
     with open(file, "rb") as stream:
         stream.seek(offset)
         data = stream.read(length)
     try:
-        result = migrate_lines(data, file, 1, keep_rejects, to_era)
+        result = migrate_lines(data, file, 1, keep_rejects, to_era, field_map)
     except BaseException:
         if append_to is not None:
             _write_in_turn(batch, None)  # the batches before are written; those after must not be

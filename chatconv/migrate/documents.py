@@ -10,14 +10,14 @@ import re
 from ..eras import era_index, era_named, era_of
 from ..kinds import detect_kind
 from ..problems import json_path
-from ..sources import UTF8_BOM, Record, duplicate_keys
-from .lines import (NOT_EXACT, BadRecord, LineRejected, MigratedLines, Reject, Tally, parse_json, try_upgrade,
+from ..sources import UTF8_BOM, FieldClash, Record, adapt, duplicate_keys, holds_records
+from .lines import (NOT_EXACT, BadRecord, LineRejected, MigratedLines, Reject, Tally, parse_json, try_upgrade_mapped,
                     written_back)
 from .yaml_rewrite import migrate_yaml
 
 
 def migrate_document(data: bytes, file: str, fmt: str, keep_rejects: bool = False,
-                     to_era: str | None = None) -> MigratedLines:
+                     to_era: str | None = None, field_map: dict | None = None) -> MigratedLines:
     """Migrate a whole YAML or JSON document; its bytes are kept when nothing changes.
 
     An eval file moves forward to the newest era, or to `to_era` (an era's name); one already at
@@ -25,11 +25,16 @@ def migrate_document(data: bytes, file: str, fmt: str, keep_rejects: bool = Fals
 
     YAML is rewritten with ruamel.yaml's round trip (comments, quoting, key order and the
     file's indentation kept); JSON keeps its indentation, or stays on one line.
-    A document that cannot be read is rejected whole (LineRejected unless keep_rejects).
+    A JSON document that holds an array of records (sources.holds_records: a stepTraces.json)
+    has each element migrated as a record of its own and is written back as an array, its
+    elements' keys in order. field_map (JSON only): fields read from other keys, migrated under
+    their own keys (see try_upgrade_mapped). A document that cannot be read is rejected whole
+    (LineRejected unless keep_rejects).
     """
     tally = Tally(read=1)
     try:
-        new, applied, read = migrate_yaml(data, file, to_era) if fmt == "yaml" else _migrate_json(data, to_era)
+        new, applied, read = migrate_yaml(data, file, to_era) if fmt == "yaml" else _migrate_json(data, to_era,
+                                                                                                    field_map)
     except BadRecord as exc:
         reject = Reject(file, 1 + exc.line_offset, str(exc), data, exc.code)
         if not keep_rejects:
@@ -50,9 +55,17 @@ def _at_or_past(record, to_era: str) -> bool:
     return era is not None and era_index(era) >= era_index(era_named(to_era))
 
 
-def _migrate_json(data: bytes, to_era: str | None) -> tuple[bytes, list, object]:
+def _migrate_json(data: bytes, to_era: str | None, field_map: dict | None = None) -> tuple[bytes, list, object]:
     record, exact = parse_json(data)
-    record, applied = try_upgrade(record, detect_kind, to_era, Record("", 1, text=data.removeprefix(UTF8_BOM)).locate)
+    locate = Record("", 1, text=data.removeprefix(UTF8_BOM)).locate
+    if _holds_records(record, field_map):
+        applied = []
+        for index, element in enumerate(record):
+            record[index], done = try_upgrade_mapped(element, detect_kind, to_era, field_map,
+                                                     lambda path, index=index: locate((index,) + tuple(path)))
+            applied += done
+    else:
+        record, applied = try_upgrade_mapped(record, detect_kind, to_era, field_map, locate)
     if not applied:
         return data, [], record
     if not exact:
@@ -70,6 +83,17 @@ def _migrate_json(data: bytes, to_era: str | None) -> tuple[bytes, list, object]
         except RecursionError:
             raise BadRecord("cannot be written back (RecursionError): it nests too deeply", "not-written") from None
     return written, applied, record
+
+
+def _holds_records(data, field_map: dict | None) -> bool:
+    """An array of records, migrated one by one: as validate reads it (its first element, with
+    its fields read from other keys, is of a kind told from its content)."""
+    if not holds_records(data):
+        return False
+    try:
+        return detect_kind(adapt(data[0], field_map or {})) is not None
+    except FieldClash:
+        return True  # the element is refused where its field cannot be read
 
 
 def _json_indent(data: bytes) -> str | None:

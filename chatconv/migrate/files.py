@@ -21,7 +21,8 @@ from .lines import Reject, Tally
 
 def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = False,
                  rejects: BinaryIO | None = None, workers: Workers | None = None,
-                 progress: Callable[[int], None] | None = None, to_era: str | None = None) -> Tally:
+                 progress: Callable[[int], None] | None = None, to_era: str | None = None,
+                 field_map: dict | None = None) -> Tally:
     """Migrate one file (`-` is standard input) to `output` and return its counts.
 
     output: a path (written through AtomicFile; the input itself for an in-place run, which
@@ -30,6 +31,7 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
     is fsynced before the file is replaced. Without it, a bad record raises LineRejected and
     leaves `output` untouched. progress, if given, is called with the input bytes read so far.
     to_era: an eval file moves forward to that era (a name of eras.era_names()), not to the newest.
+    field_map: fields read from other keys (sources.parse_field_map), migrated under their own keys.
     Raises UnreadableInput when the file cannot be read.
     """
     in_place = isinstance(output, Path) and path != "-" and output.exists() and os.path.samefile(path, output)
@@ -45,10 +47,11 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
                 # Worker processes write straight into a file (a dry run's into nowhere); what
                 # goes to a stream comes back to be written here.
                 append_to = sink.temporary if sink is not None else os.devnull if output is None else None
-                results = (workers or Workers()).migrate(path, stdin or source, keep_rejects, append_to, to_era)
+                results = (workers or Workers()).migrate(path, stdin or source, keep_rejects, append_to, to_era,
+                                                                 field_map)
             else:
                 fmt, data = stdin.document() if stdin is not None else (fmt, source.read())
-                results = [(len(data), migrate_document(data, path, fmt, keep_rejects, to_era))]
+                results = [(len(data), migrate_document(data, path, fmt, keep_rejects, to_era, field_map))]
             for done, result in _unless_unwritable(results, sink):
                 tally.add(result.tally)
                 if sink is not None:

@@ -18,7 +18,7 @@ import orjson
 from ..eras import NEWEST
 from ..kinds import detect_kind
 from ..problems import ChatconvError, Problem, json_path
-from ..sources import UTF8_BOM, NotWritten, exact_json, is_blank_line, load_json
+from ..sources import UTF8_BOM, FieldClash, NotWritten, adapt, exact_json, is_blank_line, load_json, restore
 from .registry import Migration, Refused, upgrade_record
 
 EXAMPLES_KEPT = 3  # spots kept per migration for --dry-run
@@ -117,7 +117,8 @@ class BadRecord(Exception):
 
 
 def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
-                  keep_rejects: bool = False, to_era: str | None = None) -> MigratedLines:
+                  keep_rejects: bool = False, to_era: str | None = None,
+                  field_map: dict | None = None) -> MigratedLines:
     """Migrate whole JSONL lines; returns the bytes to write, the counts and the rejects.
 
     A line that no migration changes (a blank line included) is written as it was read, byte
@@ -125,6 +126,7 @@ def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
     with the line's own ending (`\\n`, `\\r\\n` or none). A line that cannot be parsed or
     migrated raises LineRejected, or, with keep_rejects, is left out and returned in `rejects`.
     to_era: an eval file on a line moves forward to that era (an era's name), not to the newest.
+    field_map: fields read from other keys (sources.parse_field_map), migrated under their own keys.
     """
     kind_of = detect_kind
     written: list[bytes] = []
@@ -133,7 +135,7 @@ def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
     for number, line in enumerate(io.BytesIO(data), first_line):
         tally.read += 1
         try:
-            applied = _migrate_line(line, kind_of, written, to_era)
+            applied = _migrate_line(line, kind_of, written, to_era, field_map)
         except BadRecord as exc:
             reject = Reject(file, number, str(exc), line.rstrip(b"\r\n"), exc.code)
             if not keep_rejects:
@@ -147,13 +149,13 @@ def migrate_lines(data: bytes, file: str = "-", first_line: int = 1,
     return MigratedLines(b"".join(written), tally, rejects)
 
 
-def _migrate_line(line: bytes, kind_of, written: list[bytes], to_era: str | None) -> list:
+def _migrate_line(line: bytes, kind_of, written: list[bytes], to_era: str | None, field_map: dict | None = None) -> list:
     """Append what to write for `line` to `written`; return the migrations applied."""
     if is_blank_line(line):
         written.append(line)
         return []
     record, exact = parse_json(line)  # JSON allows the line ending
-    record, applied = try_upgrade(record, kind_of, to_era)
+    record, applied = try_upgrade_mapped(record, kind_of, to_era, field_map)
     if not applied:
         written.append(line)
         return applied
@@ -216,6 +218,22 @@ def try_upgrade(record: Any, kind_of: Callable[[Any], str | None], until_era: st
         raise BadRecord(str(exc), "no-newer-home", line - 1) from None
     except Exception as exc:  # a migration tripped on a shape it did not expect: that record's fault
         raise BadRecord(f"cannot be migrated: {type(exc).__name__}: {exc}", "legacy-shape") from None
+
+
+def try_upgrade_mapped(record: Any, kind_of: Callable[[Any], str | None], until_era: str | None,
+                       field_map: dict | None, locate: Callable[[tuple], tuple[int, int]] | None = None
+                       ) -> tuple[Any, list]:
+    """try_upgrade on the record with its fields read from other keys (sources.adapt), each
+    then put back under its own key, in its place (sources.restore): `--field output=agentMessages`
+    migrates the legacy output held in `agentMessages` there."""
+    if not field_map:
+        return try_upgrade(record, kind_of, until_era, locate)
+    try:
+        view = adapt(record, field_map)
+    except FieldClash as exc:
+        raise BadRecord(str(exc), "field-clash", locate(exc.path)[0] - 1 if locate else 0) from None
+    view, applied = try_upgrade(view, kind_of, until_era)  # its paths are the view's: no line
+    return (restore(view, record, field_map), applied) if applied else (record, applied)
 
 
 def written_back(record: Any, original: bytes) -> bytes:

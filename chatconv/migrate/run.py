@@ -35,7 +35,7 @@ class MigratedFile:
 def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: bool = False,
                   backup: bool = False, dry_run: bool = False, check: bool = False, rejects: str | None = None,
                   jobs: int = 1, progress: ProgressFor | None = None,
-                  to_era: str | None = None) -> Iterator[MigratedFile]:
+                  to_era: str | None = None, field_map: dict | None = None) -> Iterator[MigratedFile]:
     """Migrate files and folders (`-` is standard input), one MigratedFile per file, in order.
 
     output, in_place: where the migrated bytes go (see plan_targets: one input and no output
@@ -46,6 +46,8 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
     that cannot be read or written is reported and the run goes on. Last come the output and
     rejects files whose last bytes could not be written when closed. to_era: eval files move
     forward to that era (one of eras.era_names()) instead of the newest; none is moved back.
+    field_map: fields read from other keys (sources.parse_field_map), migrated under their own
+    keys in JSON and JSONL files.
 
     Raises UsageError, before anything is written, for a call that cannot be carried out.
     """
@@ -68,7 +70,7 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
         with Workers(jobs) as workers:
             for file, target in targets:
                 outcome = _migrate_one(file, target if writes else None, backup, rejects_stream, workers, progress,
-                                       to_era)
+                                       to_era, field_map)
                 yield outcome
                 if outcome.stopped:
                     break
@@ -78,11 +80,11 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
 
 
 def _migrate_one(file: str, target: Target, backup: bool, rejects: BinaryIO | None, workers: Workers,
-                 progress: ProgressFor | None, to_era: str | None) -> MigratedFile:
+                 progress: ProgressFor | None, to_era: str | None, field_map: dict | None = None) -> MigratedFile:
     try:
         with progress(file) if progress is not None else nullcontext() as report:
             tally = migrate_file(file, target, backup=backup, rejects=rejects, workers=workers, progress=report,
-                                 to_era=to_era)
+                                 to_era=to_era, field_map=field_map)
     except LineRejected as exc:
         return MigratedFile(file, error=exc, stopped=True)
     except UnreadableInput as exc:

@@ -9,13 +9,13 @@ chatconv.formats.
 from ..messages import conversation_messages
 from ..sources import NotWritten, exact_json
 from .dataset import conversation_to_dataset, dataset_item, step_text, step_to_dataset_item
-from .steps import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, Step, adapt, iter_recording_steps,
-                    parse_field_map, step_row_json)
+from .steps import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, Step, adapt, adapt_record,
+                    iter_paths_records, iter_paths_steps, iter_recording_steps, parse_field_map, step_row_json)
 from .tools import ConversationPairings, tool_parts, tool_rows, unwritten_tool_calls
 
 __all__ = [
     "CONVERSATION_FIELDS", "FIELD_NAMES", "STEP_FIELDS", "ConversationPairings", "FieldClash", "NotWritten", "Step",
-    "adapt", "exact_json",
+    "adapt", "adapt_record", "exact_json", "iter_paths_records", "iter_paths_steps",
     "conversation_messages", "conversation_to_dataset", "dataset_item",
     "iter_recording_steps", "parse_field_map", "step_row_json", "step_text", "step_to_dataset_item",
     "tool_parts", "tool_rows", "unwritten_tool_calls",

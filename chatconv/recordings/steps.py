@@ -7,63 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator
 
-from ..problems import ChatconvError, Problem
-from ..sources import NotWritten, Record, exact_json, iter_records, problem_at
+from ..problems import ChatconvError, Problem, UnreadableInput
+from ..sources import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, NotWritten, Record, adapt, adapt_record, discover,
+                       exact_json, iter_records, parse_field_map, problem_at)
+from ..sources.fields import FieldMap
 from ..validate import check_schema
-
-STEP_FIELDS = ("conversationId", "stepIndex", "input", "output", "id", "timestamp", "metadata")
-CONVERSATION_FIELDS = ("id", "steps")
-FIELD_NAMES = tuple(dict.fromkeys(STEP_FIELDS + CONVERSATION_FIELDS))
-
-
-def parse_field_map(pairs: list[str]) -> dict[str, str]:
-    """`["output=response"]` -> {"output": "response"}: the step's field is read from another key.
-
-    ValueError for a pair that is not NAME=KEY with NAME a chatconv field, and for a NAME or a
-    KEY given twice (one of the two mappings would be lost).
-    """
-    field_map: dict[str, str] = {}
-    for pair in pairs:
-        name, _, key = pair.partition("=")
-        if not key or name not in FIELD_NAMES:
-            raise ValueError(f"{pair!r} is not NAME=KEY with NAME one of: {', '.join(FIELD_NAMES)}")
-        if name in field_map:
-            raise ValueError(f"{name} is mapped twice ({name}={field_map[name]}, {pair})")
-        if key in field_map.values():
-            raise ValueError(f"the key {key!r} is mapped twice: each key can be read as one field only")
-        field_map[name] = key
-    return field_map
-
-
-class FieldClash(ValueError):
-    """A mapped field's name is already a key of the record: renaming would hide one of the two."""
-
-    def __init__(self, path: tuple, name: str, key: str):
-        super().__init__(f"--field {name}={key}: the record has both {key!r} and {name!r}")
-        self.path = path
-
-
-def adapt(data: Any, field_map: Mapping[str, str], path: tuple = ()) -> Any:
-    """A record with mapped fields renamed to their chatconv names; other keys kept, in order.
-
-    FieldClash when a key would be renamed to a name the record already has (and keeps).
-    """
-    if not field_map or not isinstance(data, dict):
-        return data
-    renamed = {key: name for name, key in field_map.items()}
-    for name, key in field_map.items():
-        # A name whose own key is renamed away (a swap, or name=name) leaves room for the new one.
-        if key in data and name in data and name not in renamed:
-            raise FieldClash(path + (name,), name, key)
-    adapted = {renamed.get(key, key): value for key, value in data.items()}
-    steps = adapted.get("steps")
-    if isinstance(steps, list):
-        written_as = next(key for key in data if renamed.get(key, key) == "steps")  # where problems point
-        adapted["steps"] = [adapt(step, field_map, path + (written_as, index)) for index, step in enumerate(steps)]
-    return adapted
-
 
 @dataclass
 class Step:
@@ -75,30 +25,75 @@ class Step:
     path: tuple  # of the step within its record
 
 
-def iter_recording_steps(path: str | Path, field_map: Mapping[str, str] | None = None,
+def iter_recording_steps(path: str | Path, field_map: FieldMap | None = None,
                          problems: list[Problem] | None = None) -> Iterator[Step]:
-    """Every step of a step-per-line or conversation-per-line file, in file order, streamed.
+    """Every step of a step-per-line or conversation-per-line file, in file order, streamed; a
+    JSON file holding an array of steps or conversations gives one record per element.
 
     Legacy shapes are upgraded in memory. A record that is broken or invalid is skipped and its
     problems appended to `problems` (raised as ChatconvError when no list is given).
     """
-    for record in iter_records(path):
+    for record in iter_records(path, split=_is_array):
+        yield from _record_steps(record, field_map, problems)
+
+
+def iter_paths_steps(paths: Iterable[str | Path], field_map: FieldMap | None = None,
+                     problems: list[Problem] | None = None,
+                     unreadable: list[Problem] | None = None) -> Iterator[Step]:
+    """iter_recording_steps over files, folders (searched as validate searches them, see
+    sources.discover) and `-`, in the order found; each Step knows its Record (file, line).
+
+    A path that cannot be read (missing, a foreign encoding) raises UnreadableInput, or, with
+    an `unreadable` list, has its problems appended there and the next path is read.
+    """
+    for file, _ in discover(paths):
         try:
-            record.data = adapt(record.data, field_map or {})
-        except FieldClash as exc:
-            record.error = problem_at(record, exc.path, str(exc), hint="map only keys whose field name the "
-                                      "record does not use, or leave that --field out", code="field-clash")
-        found = [record.error] if record.error else _check(record)
-        if problems is None and found:
-            raise ChatconvError(found)
-        if found:
-            problems.extend(found)
-            continue
-        if "steps" in record.data:
-            for index, step in enumerate(record.data["steps"]):
-                yield Step(record, record.data["id"], step, ("steps", index))
-        else:
-            yield Step(record, record.data.get("conversationId"), record.data, ())
+            yield from iter_recording_steps(file, field_map, problems)
+        except UnreadableInput as exc:
+            if unreadable is None:
+                raise
+            unreadable.extend(exc.problems)
+
+
+def iter_paths_records(paths: Iterable[str | Path], split: Callable[[Any], bool] | None = None,
+                       field_map: FieldMap | None = None,
+                       unreadable: list[Problem] | None = None) -> Iterator[Record]:
+    """Every Record of files, folders (see sources.discover) and `-`, in the order found, unchecked.
+
+    split(data) tells that a JSON document holds an array of records (default: any array, see
+    _is_array; sources.holds_records keeps a list of chat messages whole): each element is then
+    a Record of its own, located at its own line and column, its problems' paths prefixed with
+    its index. field_map renames fields (see sources.adapt; a clash sets Record.error). A path
+    that cannot be read raises UnreadableInput, or with an `unreadable` list is reported there.
+    """
+    for file, _ in discover(paths):
+        try:
+            for record in iter_records(file, split=split or _is_array):
+                yield adapt_record(record, field_map)
+        except UnreadableInput as exc:
+            if unreadable is None:
+                raise
+            unreadable.extend(exc.problems)
+
+
+def _is_array(data: Any) -> bool:
+    # A recording holds steps and conversations, never a bare array: any array is one of records.
+    return isinstance(data, list)
+
+
+def _record_steps(record: Record, field_map: FieldMap | None, problems: list[Problem] | None) -> Iterator[Step]:
+    record = adapt_record(record, field_map)
+    found = [record.error] if record.error else _check(record)
+    if problems is None and found:
+        raise ChatconvError(found)
+    if found:
+        problems.extend(found)
+        return
+    if "steps" in record.data:
+        for index, step in enumerate(record.data["steps"]):
+            yield Step(record, record.data["id"], step, ("steps", index))
+    else:
+        yield Step(record, record.data.get("conversationId"), record.data, ())
 
 
 def _check(record: Record) -> list[Problem]:

@@ -5,11 +5,12 @@ the steps of a conversation, within the one window of recent conversations (mess
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator
 
 from ..messages import CONVERSATION_WINDOW, ORPHAN, ConversationWindow, ToolPairing, iter_tool_parts
-from ..problems import ChatconvError, Problem
-from ..sources import NotWritten, exact_json, problem_at
+from ..problems import ChatconvError, Problem, UnreadableInput
+from ..sources import NotWritten, discover, exact_json, problem_at
+from ..sources.fields import FieldMap
 from ..validate import duplicate_call_problem, orphan_result_problem
 from .steps import Step, iter_recording_steps
 
@@ -65,17 +66,32 @@ class ConversationPairings:
         return self._recent.drain()
 
 
-def tool_rows(path: str | Path, field_map: Mapping[str, str] | None = None, window: int = CONVERSATION_WINDOW,
-              problems: list[Problem] | None = None) -> Iterator[dict]:
-    """Each tool call of a recording with its result, streamed:
+def tool_rows(path: str | Path | Iterable[str | Path], field_map: FieldMap | None = None,
+              window: int = CONVERSATION_WINDOW, problems: list[Problem] | None = None,
+              unreadable: list[Problem] | None = None) -> Iterator[dict]:
+    """Each tool call of a recording (a file, or several files and folders: see
+    iter_paths_steps) with its result, streamed, file by file: calls are paired within a file.
     {"conversationId", "stepIndex", "toolCallId", "toolName", "args", "result", "status"}.
 
     status is ok, error or unanswered; result is the tool result's output value (None when
     unanswered). A conversation's rows come, in order, once its calls are final (see
     ConversationPairings). Steps left out (see iter_recording_steps), calls whose row cannot be
     written exactly (left out too), results that answer no call and repeated ids are appended
-    to `problems`; without a list, the first error raises ChatconvError.
+    to `problems`; without a list, the first error raises ChatconvError. A path that cannot be
+    read raises UnreadableInput, or with an `unreadable` list is reported there.
     """
+    paths = [path] if isinstance(path, (str, Path)) else path
+    for file, _ in discover(paths):
+        try:
+            yield from _file_tool_rows(file, field_map, window, problems)
+        except UnreadableInput as exc:
+            if unreadable is None:
+                raise
+            unreadable.extend(exc.problems)
+
+
+def _file_tool_rows(path: str, field_map: FieldMap | None, window: int,
+                    problems: list[Problem] | None) -> Iterator[dict]:
     found = [] if problems is None else problems
     pairings = ConversationPairings(window, found)
     left_out = set()  # (conversation id, toolCallId) of the calls whose row cannot be written

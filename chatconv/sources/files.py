@@ -6,10 +6,11 @@ import io
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..kinds import CONFIG_FILE_NAMES
-from ..problems import ChatconvError
+from ..problems import ChatconvError, Problem
+from .arrays import element_records, holds_records
 from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
 from .stdin import read_stdin
@@ -117,14 +118,16 @@ def file_format(path: str | Path) -> str:
     return "yaml"
 
 
-def iter_records(path: str | Path) -> Iterator[Record]:
+def iter_records(path: str | Path, split: Callable[[Any], bool] | None = None) -> Iterator[Record]:
     """Every record of a file (`-` is standard input), streamed for JSONL.
 
+    split: a JSON document of which split(data) is true holds an array of records (see
+    arrays.holds_records): each element is a record of its own (arrays.element_records).
     Raises UnreadableInput when the file cannot be read at all (missing, UTF-16, ...).
     """
     file = str(path)
     if file == "-":
-        yield from iter_stdin_records()
+        yield from iter_stdin_records(split)
         return
     fmt = file_format(path)
     if fmt == "jsonl":
@@ -136,7 +139,21 @@ def iter_records(path: str | Path) -> Iterator[Record]:
             if empty:
                 yield Record(file, 1, error=empty_file_problem(file))
         return
-    yield load_document(read_bytes(path), file, fmt)
+    yield from _split((load_document(read_bytes(path), file, fmt),), split)
+
+
+def _split(documents: Iterable[Record], split: Callable[[Any], bool] | None) -> Iterator[Record]:
+    for record in documents:
+        # Only JSON documents (they keep their text, which locates each element); not JSONL lines.
+        if split is not None and record.error is None and isinstance(record.text, bytes) and isinstance(record.data, list) \
+                and split(record.data):
+            if not record.data:
+                yield Record(record.file, 1, error=Problem(record.file, 1, 1, "$", "the file holds an empty array: no "
+                                                           "record", "error", "a file must hold a record",
+                                                           "empty-file"))
+            yield from element_records(record)
+        else:
+            yield record
 
 
 
@@ -158,7 +175,7 @@ def load_document(data: bytes, file: str, fmt: str) -> Record:
 
 
 
-def iter_stdin_records() -> Iterator[Record]:
+def iter_stdin_records(split: Callable[[Any], bool] | None = None) -> Iterator[Record]:
     """Every record of standard input: JSONL streamed a batch at a time, else one document."""
     stdin = read_stdin()
     if stdin.format == "jsonl":
@@ -166,4 +183,4 @@ def iter_stdin_records() -> Iterator[Record]:
             yield from iter_jsonl(io.BytesIO(batch.data), "-", batch.first_line)
         return
     fmt, data = stdin.document()
-    yield load_document(data, "-", fmt)
+    yield from _split((load_document(data, "-", fmt),), split)

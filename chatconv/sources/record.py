@@ -28,11 +28,16 @@ class Record:
     problems: list[Problem] = field(default_factory=list)  # non-fatal reading problems
     text: str | bytes | None = None  # JSON text, kept to find positions on demand
     positions: dict[tuple, Position] | None = None
+    # An element of a JSON array file: its index, put before the paths of its problems ($[3].input).
+    prefix: tuple = ()
+    # (path in data, path in the text) of each value read from another key (--field), located there.
+    moved: tuple[tuple[tuple, tuple], ...] = ()
 
     def locate(self, path: tuple[PathPart, ...]) -> Position:
         """Line and column of `path`, or of its nearest ancestor that can be found."""
         if self.positions is None:
             self.positions = _json_positions(self.text, self.line) if self.text else {}
+            _apply_moves(self.positions, self.moved)
         for end in range(len(path), -1, -1):
             position = self.positions.get(tuple(path[:end]))
             if position:
@@ -40,11 +45,27 @@ class Record:
         return (self.line, 1)
 
 
+    def move(self, moved: tuple[tuple[tuple, tuple], ...]) -> None:
+        """Locate each value read from another key (data path, text path) where it is in the text."""
+        self.moved = self.moved + tuple(moved)
+        if self.positions is not None:  # located already (YAML records are located as they are read)
+            _apply_moves(self.positions, moved)
+
+
+def _apply_moves(positions: dict[tuple, Position], moved) -> None:
+    for data_path, text_path in moved:
+        size = len(text_path)
+        found = [(path, position) for path, position in positions.items() if path[:size] == text_path]
+        for path, position in found:
+            positions[data_path + path[size:]] = position
+
+
 def problem_at(record: Record, path: tuple, message: str, severity="error", hint=None, *,
                code: str | None = None) -> Problem:
-    """A Problem at `path` in the record, located in its text; `code` names the check (CODES)."""
+    """A Problem at `path` in the record, located in its text; `code` names the check (CODES).
+    The path of an element of a JSON array file starts with its index: `$[3].input`."""
     line, column = record.locate(path)
-    return Problem(record.file, line, column, json_path(path), message, severity, hint, code)
+    return Problem(record.file, line, column, json_path(record.prefix + tuple(path)), message, severity, hint, code)
 
 
 # Possessive: a 20 MB string is matched without keeping backtracking state for each character.

@@ -6,6 +6,7 @@ the records of the file.
 from __future__ import annotations
 
 import os
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator
@@ -13,8 +14,9 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from ..kinds import checked_kind, config_era, is_config_file
 from ..messages import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput
-from ..sources import (BATCH_BYTES, Batch, discover, empty_file_problem, eval_pattern_config, file_format,
-                       holds_no_record, iter_line_batches, iter_records, open_binary)
+from ..schemas import load_schema
+from ..sources import (BATCH_BYTES, Batch, FieldClash, adapt, adapt_record, detect_kind, discover, empty_file_problem, eval_pattern_config,
+                       file_format, holds_no_record, holds_records, iter_line_batches, iter_records, open_binary)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
 from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, check_file_lines, check_lines,
                     entries_from_wire, record_entry)
@@ -59,6 +61,7 @@ class Validator:
     jobs: int | None = None
     batch_bytes: int = BATCH_BYTES
     conversation_window: int = CONVERSATION_WINDOW
+    field_map: dict | None = None  # fields read from other keys (sources.parse_field_map)
     summary: Summary = field(default_factory=Summary)
     _pool: OrderedPool | None = field(default=None, init=False, repr=False)
     _configs: dict = field(default_factory=dict, init=False, repr=False)  # eval_pattern_config's
@@ -136,9 +139,13 @@ class Validator:
     def _batches(self, options: LineOptions) -> Iterator[tuple[RecordSource, Iterable]]:
         """(source, entries) in order: see check_lines, and RecordSource for the sources."""
         path = options.file
-        if path == "-" or file_format(path) != "jsonl":
+        if path == "-" or file_format(path) != "jsonl" or self.field_map:
+            # Read whole, record by record: a JSON array of records gives one per element; with
+            # --field, JSONL lines too (the fast path reads the keys as written).
+            split = partial(_holds_records, options.kind, self.field_map)
+            records = (adapt_record(record, self.field_map) for record in iter_records(path, split))
             yield WITHOUT_DATA, (record_entry(record, record, options, first=index == 0)
-                                 for index, record in enumerate(iter_records(path)))
+                                 for index, record in enumerate(records))
             return
         with open_binary(path) as stream:
             jobs = self._jobs_for(os.fstat(stream.fileno()).st_size)
@@ -188,6 +195,23 @@ class Validator:
         if self._pool is not None:
             self._pool.close()
             self._pool = None
+
+
+def _holds_records(kind: str | None, field_map: dict | None, data) -> bool:
+    """Whether a JSON document is an array of records, each checked as a record of its own: an
+    array of objects that is not itself a record (sources.holds_records) whose first element (its
+    fields read as --field says) is of a kind told from its content; with --kind, any array of
+    objects unless that kind is itself an array (a chat prompt). Any other array stays one record:
+    a list another tool wrote (OpenAI messages, say) is of unknown kind, as it always was."""
+    if kind is not None:
+        return (isinstance(data, list) and bool(data) and all(isinstance(item, dict) for item in data)
+                and load_schema(kind).get("type") != "array")
+    if not holds_records(data):
+        return False
+    try:
+        return detect_kind(adapt(data[0], field_map or {})) is not None
+    except FieldClash:
+        return True  # each element is reported where its field cannot be read
 
 
 def _worker_tasks(batches: Iterable[Batch], options: LineOptions) -> Iterator[tuple]:
