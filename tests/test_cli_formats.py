@@ -127,3 +127,26 @@ def test_help_teaches_with_examples():
     for command in ("import", "export"):
         result = run_chatconv(command, "--help")
         assert result.returncode == 0 and "Examples:" in result.stdout_text
+
+
+def test_import_reads_a_body_wrapped_in_a_log_line_with_field(tmp_path):
+    body = _lines(FINETUNE.read_text())[1]
+    log = tmp_path / "gateway.jsonl"
+    log.write_text(json.dumps({"ts": "2026-11-01T10:00:00Z", "payload": {"messages": body["messages"]}}) + "\n")
+    plain = run_chatconv("import", str(log))
+    assert plain.returncode == 1 and "cannot tell which format" in plain.stderr_text
+    result = run_chatconv("import", str(log), "--field", "messages=payload.messages")
+    assert result.returncode == 0, result.stderr_text
+    steps = _lines(result.stdout_text)
+    assert [s["input"]["content"] for s in steps][1:] == ["What's the capital of France?", "Can you be more sarcastic?"]
+    assert steps[0]["metadata"]["openai-chat"]["ts"] == "2026-11-01T10:00:00Z"  # the line's other keys kept
+
+
+def test_export_reads_several_paths_and_json_arrays_of_steps(tmp_path):
+    steps = _lines(run_chatconv("import", str(FINETUNE)).stdout_text)
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps[:2]))
+    (tmp_path / "b.json").write_text(json.dumps(steps[2:], indent=2))  # a JSON array of step records
+    result = run_chatconv("export", str(tmp_path / "a.jsonl"), str(tmp_path / "b.json"), "--to", "openai-chat",
+                          "--per", "conversation")
+    assert result.returncode == 0, result.stderr_text
+    assert _lines(result.stdout_text) == _lines(FINETUNE.read_text())

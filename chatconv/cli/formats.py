@@ -13,7 +13,8 @@ import click
 
 from ..formats import EXPORTED, IMPORTED_NAMES, ExportRun, ImportRun, export_bodies, import_records
 from ..problems import UsageError
-from .recordings import _field_map
+from ..sources import parse_field_map
+from .recordings import FIELD_HELP, field_map_option
 from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, plural
 
 
@@ -32,6 +33,13 @@ def _written(lines: Iterator[bytes], output: str | None) -> None:
         for line in lines:
             out.write(line + b"\n")
         out.commit()
+
+
+def _any_field_map(ctx, param, pairs):
+    try:
+        return parse_field_map(list(pairs), names=None)  # other tools' keys, not chatconv's fields
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def _report(problems, summary: str) -> None:
@@ -61,6 +69,7 @@ def _report(problems, summary: str) -> None:
       chatconv import finetune.jsonl -o steps.jsonl
       chatconv import logs/ --from anthropic --conversations
       chatconv import run.eval | chatconv tools -
+      chatconv import gateway.jsonl --field messages=payload.messages
 
     Standard error: each problem (FILE:LINE:COL: severity: PATH: message), then
     N records read (by format): N conversations, N steps written. A conversation that cannot be
@@ -70,12 +79,15 @@ def _report(problems, summary: str) -> None:
 @click.option("--from", "format_name", type=click.Choice(IMPORTED_NAMES), metavar="FORMAT",
               help=f"The records' format ({', '.join(IMPORTED_NAMES)}), instead of telling it from each record.")
 @click.option("--conversations", is_flag=True, help="Write one conversation per line instead of one step per line.")
+@click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=_any_field_map,
+              help="Read the record's key NAME from KEY (repeatable; KEY may be a dotted path), before its "
+                   "format is told: e.g. --field messages=payload.messages for log lines that wrap a body.")
 @click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
               help="Write to FILE (replaced whole at the end) instead of standard output.")
-def import_(paths, format_name, conversations, output):
+def import_(paths, format_name, conversations, field_map, output):
     run = ImportRun()
     try:
-        _written(import_records(paths, format_name, conversations, run), output)
+        _written(import_records(paths, format_name, conversations, run, field_map), output)
     except UsageError as exc:
         raise click.UsageError(exc.message) from None
     formats = ", ".join(f"{count} {name}" for name, count in run.formats.items())
@@ -108,8 +120,7 @@ def import_(paths, format_name, conversations, output):
               help="One body per step (the conversation so far) or per conversation.")
 @click.option("--gather-tools", is_flag=True,
               help="openai-chat: give a body with tool calls and no `tools` the tools its calls name.")
-@click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=_field_map,
-              help="Read the step field NAME from the record's KEY (repeatable), as in `chatconv text`.")
+@click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option, help=FIELD_HELP)
 @click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
               help="Write to FILE (replaced whole at the end) instead of standard output.")
 def export(paths, format_name, per, gather_tools, field_map, output):

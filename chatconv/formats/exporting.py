@@ -11,13 +11,14 @@ refuse is a problem at its step, and not written.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Sequence
+from itertools import groupby
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ..messages import conversation_messages
 from ..problems import ChatconvError, Problem, UsageError
 from ..providers import RENDERERS, ProviderRuleError
-from ..recordings import Step, iter_recording_steps
-from ..sources import NotWritten, discover, exact_json, problem_at
+from ..recordings import Step, iter_paths_steps
+from ..sources import NotWritten, exact_json, problem_at
 from .registry import EXPORTED, format_named
 
 PER = ("step", "conversation")
@@ -40,15 +41,15 @@ def export_bodies(paths: Sequence[str], format_name: str, per: str = "step", gat
     if per not in PER:
         raise UsageError(f"--per must be one of {', '.join(PER)}")
     run = run if run is not None else ExportRun()
-    for file, _ in discover(paths):
-        for steps in _conversations(iter_recording_steps(file, field_map, run.problems)):
+    for _, steps_of_file in groupby(iter_paths_steps(paths, field_map, run.problems), key=lambda s: s.record.file):
+        for steps in _conversations(steps_of_file):
             run.steps += len(steps)
             for body in _bodies(fmt, steps, per, gather_tools, run):
                 run.bodies += 1
                 yield body
 
 
-def _conversations(items: Iterator[Step]) -> Iterator[list[Step]]:
+def _conversations(items: Iterable[Step]) -> Iterator[list[Step]]:
     """A file's steps by conversation, in the order each conversation first appears."""
     gathered: dict[Any, list[Step]] = {}
     for item in items:

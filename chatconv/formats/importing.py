@@ -16,7 +16,8 @@ from typing import Any, Iterator, Sequence
 
 from ..messages import CONVERSATION_WINDOW
 from ..problems import ChatconvError, Problem, UsageError
-from ..sources import DATA_SUFFIXES, NotWritten, Record, discover, exact_json, iter_records, problem_at
+from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record, discover, exact_json, iter_records,
+                       problem_at)
 from ..validate import check_schema
 from .reading import Imported, Reading
 from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named
@@ -47,10 +48,11 @@ def split_steps(messages: list[dict]) -> list[tuple[dict, list[dict]]]:
 
 
 def import_records(paths: Sequence[str], format_name: str | None = None, conversations: bool = False,
-                   run: ImportRun | None = None) -> Iterator[bytes]:
+                   run: ImportRun | None = None, field_map: FieldMap | None = None) -> Iterator[bytes]:
     """Each line (without its newline) of chatconv recordings made from the records of `paths`.
 
-    Step records, one per line, or with `conversations` one conversation per line. Problems
+    Step records, one per line, or with `conversations` one conversation per line; `field_map`
+    moves a record's keys before its format is told (sources.adapt). Problems
     (warnings, and the errors of conversations left out) go to `run.problems`; a path that
     cannot be read raises UnreadableInput.
     """
@@ -58,7 +60,7 @@ def import_records(paths: Sequence[str], format_name: str | None = None, convers
     # A conversation continued by a later record (a request that answers an earlier response's
     # calls) numbers its steps on from where it stopped, as validate expects.
     next_steps: OrderedDict[str, int] = OrderedDict()
-    for imported, reading in iter_imported(paths, format_name, run):
+    for imported, reading in iter_imported(paths, format_name, run, field_map):
         first = next_steps.pop(imported.id, 0)
         lines, steps = _lines(imported, reading, conversations, first)
         run.problems.extend(reading.problems)
@@ -72,7 +74,8 @@ def import_records(paths: Sequence[str], format_name: str | None = None, convers
             yield from lines
 
 
-def iter_imported(paths: Sequence[str], format_name: str | None, run: ImportRun) -> Iterator[tuple[Imported, Reading]]:
+def iter_imported(paths: Sequence[str], format_name: str | None, run: ImportRun,
+                  field_map: FieldMap | None = None) -> Iterator[tuple[Imported, Reading]]:
     """Each conversation read from the records of `paths`, its tool results named after their
     calls, with the reading that holds its problems (the caller takes them); conversations whose
     reading failed are left out, their problems in `run.problems`."""
@@ -80,7 +83,7 @@ def iter_imported(paths: Sequence[str], format_name: str | None, run: ImportRun)
     forced = format_named(format_name) if format_name else None
     names: OrderedDict[str, dict[str, str]] = OrderedDict()  # conversation id -> call id -> tool name
     for file, _ in discover(paths, DATA_SUFFIXES | OWN_SUFFIXES):
-        for reading_format, reading in _readings(file, [forced] if forced else IMPORTED, forced, run):
+        for reading_format, reading in _readings(file, [forced] if forced else IMPORTED, forced, run, field_map):
             run.records += 1
             run.formats[reading_format.NAME] = run.formats.get(reading_format.NAME, 0) + 1
             for number, imported in enumerate(_conversations(reading_format, reading)):
@@ -96,11 +99,13 @@ def iter_imported(paths: Sequence[str], format_name: str | None, run: ImportRun)
             reading.problems.clear()
 
 
-def _readings(file: str, readers, forced, run: ImportRun) -> Iterator[tuple[Any, Reading]]:
+def _readings(file: str, readers, forced, run: ImportRun, field_map: FieldMap | None
+              ) -> Iterator[tuple[Any, Reading]]:
     """(format, reading) for each record of the file; a JSON array of records is read element by element."""
     own = [fmt for fmt in readers if hasattr(fmt, "records") and fmt.claims(file)]
     source = own[0].records(file) if own else iter_records(file)
     for record in source:
+        record = adapt_record(record, field_map)
         if record.error:
             run.problems.append(record.error)
             continue

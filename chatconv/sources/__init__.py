@@ -6,7 +6,7 @@ text (bytes, encodings, blank lines, batches), yaml, json, record (positions), s
 
 from ..kinds import detect_kind
 from .arrays import element_records, holds_records
-from .fields import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, adapt, adapt_record, parse_field_map,
+from .fields import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, FieldMap, adapt, adapt_record, parse_field_map,
                      restore, split_key)
 from .files import (DATA_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, discover, eval_pattern_config, file_format,
                     iter_records,
@@ -20,7 +20,7 @@ from .text import (BATCH_BYTES, UTF8_BOM, Batch, batch_spans, decode_utf8, empty
 from .yaml import MAX_ALIAS_COPIES, MAX_YAML_DEPTH, load_yaml, yaml_parse_problem
 
 __all__ = [
-    "CONVERSATION_FIELDS", "FIELD_NAMES", "STEP_FIELDS", "FieldClash", "adapt", "adapt_record", "parse_field_map", "restore",
+    "CONVERSATION_FIELDS", "FIELD_NAMES", "STEP_FIELDS", "FieldClash", "FieldMap", "adapt", "adapt_record", "parse_field_map", "restore",
     "split_key",
     "BATCH_BYTES", "DATA_SUFFIXES", "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAX_ALIAS_COPIES", "MAX_YAML_DEPTH",
     "UTF8_BOM", "YAML_SUFFIXES", "Batch",

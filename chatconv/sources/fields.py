@@ -33,19 +33,21 @@ def split_key(key: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def parse_field_map(pairs: list[str]) -> dict[str, tuple[str, ...]]:
+def parse_field_map(pairs: list[str], names: tuple[str, ...] | None = FIELD_NAMES) -> dict[str, tuple[str, ...]]:
     """`["output=response", "input=turn.userMessage"]` -> {"output": ("response",), "input": ("turn",
     "userMessage")}: the step's field is read from another key, or from a path into nested objects.
 
-    ValueError for a pair that is not NAME=KEY with NAME a chatconv field, an empty key in the
+    ValueError for a pair that is not NAME=KEY with NAME one of `names` (chatconv's fields; None:
+    any name, for other tools' records), an empty key in the
     path, a NAME or a KEY given twice, or a KEY inside another mapped KEY (one of the two mappings
     would be lost).
     """
     field_map: dict[str, tuple[str, ...]] = {}
     for pair in pairs:
         name, _, key = pair.partition("=")
-        if not key or name not in FIELD_NAMES:
-            raise ValueError(f"{pair!r} is not NAME=KEY with NAME one of: {', '.join(FIELD_NAMES)}")
+        if not key or not name or (names is not None and name not in names):
+            raise ValueError(f"{pair!r} is not NAME=KEY"
+                             + (f" with NAME one of: {', '.join(names)}" if names is not None else ""))
         keys = split_key(key)
         if "" in keys:
             raise ValueError(f"{pair!r}: the key path has an empty key (write a dot that is part of a key as \\.)")
