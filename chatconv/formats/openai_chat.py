@@ -13,12 +13,11 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ..problems import ChatconvError
-from ..providers.rules import is_url, result_text
 from ..sources import Record
-from .reading import Imported, Reading, kept, rest_of, tool_arguments, tool_input
+from .openai_chat_body import NAME, TARGET, write
+from .reading import Imported, Reading, rest_of, tool_input
 
-NAME = "openai-chat"
-TARGET = "openai"
+__all__ = ["NAME", "TARGET", "detect", "from_openai_messages", "read", "to_model_messages", "write"]
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")
 AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
@@ -304,112 +303,3 @@ def _tool_message(message: dict, reading: Reading, path: tuple, legacy_calls: di
     part = {"type": "tool-result", "toolCallId": call_id, "toolName": name, "output": output}
     marks = {"role": "function" if message["role"] == "function" else None}
     return {"role": "tool", "content": [reading.keep(part, marks, rest_of(message, known))]}
-
-
-# ---------------------------------------------------------------------------------------------
-# Writing a body
-
-
-def write(messages: list[dict], metadata: dict, gather_tools: bool = False) -> dict:
-    """A Chat Completions request body (or fine-tuning line): `messages`, then what import kept
-    of the body; with `gather_tools`, `tools` named after the calls when the body had none."""
-    out = [entry for message in messages for entry in _written(message)]
-    body = {"messages": out, **metadata}
-    if gather_tools and "tools" not in body:
-        names = dict.fromkeys(p["toolName"] for m in messages if isinstance(m["content"], list)
-                              for p in m["content"] if p["type"] == "tool-call")
-        if names:
-            body["tools"] = [{"type": "function", "function": {"name": name}} for name in names]
-    return body
-
-
-def _extra(item: dict, *drop: str) -> dict:
-    return {key: value for key, value in kept(item, NAME).items() if key not in drop}
-
-
-# What read() marks (as opposed to the source's own fields, kept beside them), by where it marks.
-_MESSAGE_MARKS = ("role", "content", "contentParts", "noContent", "choice", "response")
-_PART_MARKS = ("role", "refusal", "rawArguments", "arguments", "noType", "argumentsObject", "legacy", "type", "fileId")
-
-
-def _written(message: dict) -> list[dict]:
-    role, content, own = message["role"], message["content"], kept(message, NAME)
-    if role == "system":
-        return [{"role": own.get("role", "system"), "content": own.get("content", content),
-                 **_extra(message, *_MESSAGE_MARKS)}]
-    if role == "user":
-        return [{"role": "user", "content": content if isinstance(content, str) else [_user_written(p) for p in content],
-                 **_extra(message, *_MESSAGE_MARKS)}]
-    if role == "assistant":
-        return [_assistant_written(message, own)]
-    return [_result_written(part) for part in content]
-
-
-def _user_written(part: dict) -> dict:
-    own, extra = kept(part, NAME), _extra(part, *_PART_MARKS)
-    if part["type"] == "text":
-        return {"type": "text", "text": part["text"], **extra}
-    if part["type"] == "image":
-        url = part["image"] if is_url(part["image"]) else f"data:{part.get('mediaType', 'image/png')};base64,{part['image']}"
-        detail = {key: extra.pop(key) for key in list(extra) if key in ("detail",)}
-        return {"type": "image_url", "image_url": {"url": url, **detail}, **extra}
-    if own.get("type") == "input_audio":
-        audio_format = extra.pop("format", part["mediaType"].rpartition("/")[2])
-        return {"type": "input_audio", "input_audio": {"data": part["data"], "format": audio_format}, **extra}
-    file = {"file_id": part["data"]} if own.get("fileId") else {
-        "file_data": part["data"] if is_url(part["data"]) else f"data:{part['mediaType']};base64,{part['data']}"}
-    if part.get("filename"):
-        file["filename"] = part["filename"]
-    return {"type": "file", "file": file, **extra}
-
-
-def _assistant_written(message: dict, own: dict) -> dict:
-    content = message["content"]
-    parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
-    texts = [p for p in parts if p["type"] == "text" and not kept(p, NAME).get("refusal")]
-    refusals = [p["text"] for p in parts if p["type"] == "text" and kept(p, NAME).get("refusal")]
-    calls = [p for p in parts if p["type"] == "tool-call" and kept(p, NAME).get("legacy") != "function_call"]
-    legacy = [p for p in parts if p["type"] == "tool-call" and kept(p, NAME).get("legacy") == "function_call"]
-    entry: dict[str, Any] = {"role": "assistant"}
-    if own.get("contentParts"):
-        entry["content"] = [{"type": "refusal", "refusal": p["text"]} if kept(p, NAME).get("refusal")
-                            else {"type": "text", "text": p["text"], **_extra(p, *_PART_MARKS)}
-                            for p in parts if p["type"] == "text"]
-        refusals = []
-    elif texts:
-        entry["content"] = "\n".join(p["text"] for p in texts)
-    elif not own.get("noContent"):
-        entry["content"] = None
-    if refusals:
-        entry["refusal"] = "\n".join(refusals)
-    if calls:
-        entry["tool_calls"] = [_call_written(p) for p in calls]
-    for part in legacy:
-        entry["function_call"] = {"name": part["toolName"], "arguments": tool_arguments(part, NAME),
-                                  **_extra(part, *_PART_MARKS)}
-    return {**entry, **_extra(message, *_MESSAGE_MARKS)}
-
-
-def _call_written(part: dict) -> dict:
-    own, extra = kept(part, NAME), _extra(part, *_PART_MARKS)
-    kind = own.get("type", "function")
-    if kind == "custom":
-        body = {"name": part["toolName"], "input": part["input"]}
-    else:
-        arguments = part.get("input", {}) if own.get("argumentsObject") else tool_arguments(part, NAME)
-        body = {"name": part["toolName"], "arguments": arguments}
-    call = {"id": part["toolCallId"], "type": kind, kind: body}
-    if own.get("noType"):
-        del call["type"]
-    return {**call, **extra}
-
-
-def _result_written(part: dict) -> dict:
-    own, output = kept(part, NAME), part["output"]
-    if output["type"] == "content" and all(item["type"] == "text" for item in output["value"]):
-        content: Any = [{"type": "text", "text": item["text"]} for item in output["value"]]
-    else:
-        content = result_text(output)
-    if own.get("role") == "function":
-        return {"role": "function", "name": part["toolName"], "content": content, **_extra(part, *_PART_MARKS)}
-    return {"role": "tool", "tool_call_id": part["toolCallId"], "content": content, **_extra(part, *_PART_MARKS)}
