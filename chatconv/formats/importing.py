@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from pathlib import Path
+import os
 from typing import Any, Iterator, Sequence
 
 from ..messages import CONVERSATION_WINDOW
@@ -195,7 +195,7 @@ def _line_of(reading: Reading) -> int:
 
 def _name_after(reading: Reading, number: int) -> str:
     """A conversation id for a source that has none: the file's name and the record's line."""
-    name = f"{Path(reading.record.file).name}:{_line_of(reading)}"
+    name = f"{os.path.basename(reading.record.file)}:{_line_of(reading)}"
     return name if number == 0 else f"{name}#{number}"
 
 
