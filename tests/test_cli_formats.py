@@ -150,3 +150,18 @@ def test_export_reads_several_paths_and_json_arrays_of_steps(tmp_path):
                           "--per", "conversation")
     assert result.returncode == 0, result.stderr_text
     assert _lines(result.stdout_text) == _lines(FINETUNE.read_text())
+
+
+def test_export_follows_interleaved_conversations_of_a_step_per_line_file(tmp_path):
+    def step(conversation, index, text):
+        return {"conversationId": conversation, "stepIndex": index, "input": {"role": "user", "content": f"{text}?"},
+                "output": [{"role": "assistant", "content": f"{text}!"}]}
+    steps = [step("a", 0, "a0"), step("b", 0, "b0"), step("a", 1, "a1"), step("b", 1, "b1")]
+    recording = tmp_path / "run.jsonl"
+    recording.write_text("".join(json.dumps(s) + "\n" for s in steps))
+    per_step = _lines(run_chatconv("export", str(recording), "--to", "openai-chat").stdout_text)
+    # A body as each answered step arrives, holding its own conversation so far.
+    assert [[m["content"] for m in b["messages"]] for b in per_step] == [
+        ["a0?", "a0!"], ["b0?", "b0!"], ["a0?", "a0!", "a1?", "a1!"], ["b0?", "b0!", "b1?", "b1!"]]
+    whole = _lines(run_chatconv("export", str(recording), "--to", "openai-chat", "--per", "conversation").stdout_text)
+    assert [len(b["messages"]) for b in whole] == [4, 4] and whole[0]["messages"][0]["content"] == "a0?"
