@@ -192,6 +192,13 @@ def test_detection_takes_anthropic_marks_only():
         {"type": "tool_result", "tool_use_id": "nobody", "content": "x"}]}]}, "$.messages[0]"),
     ({"system": "s", "messages": [{"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "t", "content": 3}]}]}, "$.messages[0].content[0]"),
+    # A field named like a mark kept beside the block's (or message's) own: export could not tell them apart.
+    ({"system": "s", "messages": [{"role": "user", "content": [{"type": "text", "text": "a", "sourceType": "x"}]}]},
+     "$.messages[0].content[0].sourceType"),
+    ({"system": "s", "messages": [{"role": "user", "content": [{"type": "text", "text": "a", "is_error": True}]}]},
+     "$.messages[0].content[0].is_error"),
+    ({"system": "s", "messages": [{"role": "user", "content": "a", "joined": True}]}, "$.messages[0].joined"),
+    ({"system": [{"type": "text", "text": "a", "system": "x"}], "messages": []}, "$.system[0].system"),
 ])
 def test_bad_input_is_a_problem_at_its_path_and_the_conversation_is_left_out(tmp_path, line, path):
     source = tmp_path / "bad.jsonl"
