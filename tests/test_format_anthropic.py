@@ -219,6 +219,16 @@ def test_a_truncated_line_is_a_problem_and_the_other_lines_are_read(tmp_path):
     assert [p.line for p in problems if p.is_error] == [2]
 
 
+def test_an_integer_beyond_64_bits_is_an_error_not_a_float(tmp_path):
+    source = tmp_path / "big.jsonl"
+    source.write_text('{"system": "s", "max_tokens": 123456789012345678901234567890, '
+                      '"messages": [{"role": "user", "content": "hi"}]}\n')
+    problems: list = []
+    assert import_paths([str(source)], problems=problems) == []
+    [error] = [p for p in problems if p.is_error]
+    assert "123456789012345678901234567890" in error.message and error.line == 1
+
+
 def test_write_keeps_the_renderers_rules():
     [conversation] = read(DATA / "response.json")
     with pytest.raises(ProviderRuleError):  # a reply alone is no request: it starts with the assistant
