@@ -192,6 +192,13 @@ def test_detection_takes_anthropic_marks_only():
         {"type": "tool_result", "tool_use_id": "nobody", "content": "x"}]}]}, "$.messages[0]"),
     ({"system": "s", "messages": [{"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "t", "content": 3}]}]}, "$.messages[0].content[0]"),
+    # A field named like a mark kept beside the block's (or message's) own: export could not tell them apart.
+    ({"system": "s", "messages": [{"role": "user", "content": [{"type": "text", "text": "a", "sourceType": "x"}]}]},
+     "$.messages[0].content[0].sourceType"),
+    ({"system": "s", "messages": [{"role": "user", "content": [{"type": "text", "text": "a", "is_error": True}]}]},
+     "$.messages[0].content[0].is_error"),
+    ({"system": "s", "messages": [{"role": "user", "content": "a", "joined": True}]}, "$.messages[0].joined"),
+    ({"system": [{"type": "text", "text": "a", "system": "x"}], "messages": []}, "$.system[0].system"),
 ])
 def test_bad_input_is_a_problem_at_its_path_and_the_conversation_is_left_out(tmp_path, line, path):
     source = tmp_path / "bad.jsonl"
@@ -210,6 +217,16 @@ def test_a_truncated_line_is_a_problem_and_the_other_lines_are_read(tmp_path):
     records = import_paths([str(source)], problems=problems)
     assert {r["conversationId"] for r in records} == {"cut.jsonl:1"}
     assert [p.line for p in problems if p.is_error] == [2]
+
+
+def test_an_integer_beyond_64_bits_is_an_error_not_a_float(tmp_path):
+    source = tmp_path / "big.jsonl"
+    source.write_text('{"system": "s", "max_tokens": 123456789012345678901234567890, '
+                      '"messages": [{"role": "user", "content": "hi"}]}\n')
+    problems: list = []
+    assert import_paths([str(source)], problems=problems) == []
+    [error] = [p for p in problems if p.is_error]
+    assert "123456789012345678901234567890" in error.message and error.line == 1
 
 
 def test_write_keeps_the_renderers_rules():

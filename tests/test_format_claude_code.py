@@ -89,3 +89,32 @@ def test_a_line_read_alone_with_from_is_a_conversation_of_its_session(tmp_path):
     source.write_text(json.dumps(_lines()[2]))
     [conversation] = read(source, "claude-code")
     assert conversation.id == SESSION and conversation.messages[0]["content"] == "The checkout test fails, can you fix it?"
+
+
+def test_a_line_that_is_no_object_is_an_error_at_its_line_not_a_reason_to_read_lines_apart(tmp_path):
+    text = FIXTURE.read_text()
+    source = tmp_path / "session.jsonl"
+    source.write_text('[1, 2]\n' + text + '"stray"\n')
+    problems: list = []
+    assert import_paths([str(source)], problems=problems) == []
+    errors = [(p.line, p.path) for p in problems if p.is_error]
+    assert errors == [(1, "$[0]"), (len(text.splitlines()) + 2, f"$[{len(text.splitlines()) + 1}]")]
+
+
+def test_a_broken_first_line_does_not_hide_the_transcript(tmp_path):
+    source = tmp_path / "session.jsonl"
+    source.write_text('{"type": "summ\n' + FIXTURE.read_text())
+    problems: list = []
+    records = import_paths([str(source)], problems=problems)
+    assert {r["conversationId"] for r in records} == {SESSION}
+    assert [(p.line, p.code) for p in problems if p.is_error] == [(1, "invalid-json")]
+
+
+def test_an_integer_beyond_64_bits_is_an_error_not_a_float(tmp_path):
+    lines = FIXTURE.read_text().splitlines()
+    source = tmp_path / "session.jsonl"
+    source.write_text("\n".join(lines[:2] + [lines[2][:-1] + ', "big": 123456789012345678901234567890}'] + lines[3:]) + "\n")
+    problems: list = []
+    assert import_paths([str(source)], problems=problems) == []
+    [error] = [p for p in problems if p.is_error]
+    assert "123456789012345678901234567890" in error.message and error.code == "not-written"

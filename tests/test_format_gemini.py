@@ -199,6 +199,11 @@ def test_a_thought_flag_on_user_text_is_kept_not_read_as_reasoning():
     ({"contents": "hi"}, "$.contents", "needs `contents`"),
     ({"system_instruction": {"parts": [{"text": "a"}]}, "systemInstruction": {"parts": [{"text": "a"}]},
       "contents": [{"parts": [{"text": "q"}]}]}, "$.systemInstruction", "written twice"),
+    # A field named like a mark kept beside the part's (or turn's) own: export could not tell them apart.
+    ({"contents": [{"role": "user", "parts": [{"text": "a", "inner": {}}]}]}, "$.contents[0].parts[0].inner",
+     "cannot be kept"),
+    ({"contents": [{"role": "user", "parts": [{"text": "a"}], "newTurn": True}]}, "$.contents[0].newTurn",
+     "cannot be kept"),
 ])
 def test_bad_input_is_an_error_naming_its_json_path_not_a_traceback(bad, path, words):
     problems = []
@@ -207,6 +212,21 @@ def test_bad_input_is_an_error_naming_its_json_path_not_a_traceback(bad, path, w
     assert errors and errors[0].path == path and words in errors[0].message, [p.format_text() for p in problems]
     with pytest.raises(ChatconvError):
         _conversations(bad)
+
+
+def test_null_fields_of_turns_and_parts_are_kept_and_written_back():
+    body = {"contents": [{"role": "user", "parts": [{"text": "q", "thoughtSignature": None}], "note": None}]}
+    [message] = _messages(body)
+    assert message["providerOptions"]["gemini"] == {"note": None}
+    assert message["content"][0]["providerOptions"]["gemini"] == {"thoughtSignature": None}
+    assert write([message], "gemini") == body
+
+
+def test_arguments_given_as_json_text_come_back_without_an_extra_field():
+    body = {"contents": [{"role": "user", "parts": [{"text": "q"}]}, {"role": "model", "parts": [
+        {"functionCall": {"id": "c1", "name": "f", "args": '{"a": 1}'}}]}, {"role": "user", "parts": [
+            {"functionResponse": {"id": "c1", "name": "f", "response": {"x": 1}}}]}]}
+    assert write(_messages(body), "gemini") == body
 
 
 def test_a_truncated_line_and_an_unknown_record_are_problems_with_their_line(tmp_path):

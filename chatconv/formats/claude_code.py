@@ -38,9 +38,9 @@ def claims(file: str) -> bool:
                 try:
                     data = orjson.loads(line)
                 except orjson.JSONDecodeError:
-                    return False
+                    continue  # a broken line (told on its own when read) says nothing either way
                 if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-                    return False
+                    continue
                 if data["type"] in MESSAGE_LINES:
                     return isinstance(data.get("sessionId"), str) and isinstance(data.get("message"), dict)
     except OSError:
@@ -50,7 +50,7 @@ def claims(file: str) -> bool:
 
 def records(file: str) -> Iterator[Record]:
     """The lines that cannot be parsed (each a record with its error), then the file as one record."""
-    lines, positions = [], {}
+    lines, positions, texts = [], {}, []
     with open_binary(file) as stream:
         for record in iter_jsonl(stream, file):
             if record.error:
@@ -58,17 +58,21 @@ def records(file: str) -> Iterator[Record]:
                 continue
             positions[(len(lines),)] = (record.line, 1)
             lines.append(record.data)
+            texts.append(record.text)
     if lines:
         first = positions[(0,)][0]
-        yield Record(file, first, data=lines, positions={(): (first, 1), **positions})
+        # The lines' text as one JSON array: what tells an integer beyond 64 bits (read as a float) when written.
+        yield Record(file, first, data=lines, positions={(): (first, 1), **positions},
+                     text=b"[" + b",".join(texts) + b"]")
 
 
 def detect(data: Any) -> bool:
     """A transcript's lines (a list), or one of its message lines."""
     if isinstance(data, dict):
         return data.get("type") in MESSAGE_LINES and "sessionId" in data and isinstance(data.get("message"), dict)
-    return (isinstance(data, list) and bool(data) and all(isinstance(line, dict) and "type" in line for line in data)
-            and any(detect(line) for line in data))
+    # A line of another shape (no type, not an object) is an error at its line when read, not a
+    # reason to read each line apart.
+    return isinstance(data, list) and any(detect(line) for line in data)
 
 
 def read(reading: Reading) -> Iterator[Imported]:
@@ -78,6 +82,9 @@ def read(reading: Reading) -> Iterator[Imported]:
     session = None
     for index, line in enumerate(lines):
         path = where(index)
+        if not isinstance(line, dict):
+            reading.error(path, "a transcript line must be a JSON object", code="wrong-type")
+            continue
         if session is None and isinstance(line.get("sessionId"), str):
             session = line["sessionId"]
         if line.get("type") not in MESSAGE_LINES:
@@ -85,7 +92,8 @@ def read(reading: Reading) -> Iterator[Imported]:
             continue
         message = line.get("message")
         if not isinstance(message, dict) or message.get("role") not in MESSAGE_LINES:
-            reading.error(path + ("message",), f"a {line['type']} line needs a message with role user or assistant",
+            article = "an" if line["type"] == "assistant" else "a"
+            reading.error(path + ("message",), f"{article} {line['type']} line needs a message with role user or assistant",
                           code="wrong-type")
             continue
         converted = read_message({"role": message["role"], "content": message.get("content")}, reading,

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 from ..messages import typed_tool_output
 from ..providers.rules import media
-from .gemini_body import NAME, SPELLINGS, TARGET, write
+from .gemini_body import MARKS, NAME, SPELLINGS, TARGET, write
 from .reading import Imported, Reading, rest_of, tool_input
 
 ROLES = {"user": "user", "model": "assistant", "function": "tool"}
@@ -123,6 +123,17 @@ def _spelled(item: dict) -> tuple[dict, dict]:
     return out, spelled
 
 
+def _clash(rest: dict, reading: Reading, path: tuple, spelled: dict | None = None) -> bool:
+    """Whether a turn or part has a field of its own named like a mark kept beside its fields
+    (export could not tell them apart, so it would be lost): an error at that field."""
+    clash = [key for key in rest if key in MARKS]
+    if clash:
+        reading.error(path + ((spelled or {}).get(clash[0], clash[0]),),
+                      f"a field named {clash[0]!r} cannot be kept: chatconv keeps a mark of that name beside "
+                      "the source's own fields", "rename or remove the field", code="import-refused")
+    return bool(clash)
+
+
 class _Turns:
     """What pairing needs across a conversation's turns: the calls not answered yet, by name."""
 
@@ -139,6 +150,8 @@ def _contents(contents: list[tuple[tuple, Any]], reading: Reading, default_role:
         if role not in ROLES or not isinstance(content.get("parts", []), list):
             reading.error(path, "a Gemini turn is {role: user or model, parts: [...]}", code="wrong-type")
             continue
+        if _clash(rest_of(content, ("role", "parts")), reading, path):
+            return [], []
         groups: list[tuple[str, list[dict]]] = []
         turns.code = []
         for index, part in enumerate(content.get("parts", [])):
@@ -151,12 +164,12 @@ def _contents(contents: list[tuple[tuple, Any]], reading: Reading, default_role:
             else:
                 groups.append((message_role, [converted]))
         wire = "model" if role == "model" else "user"
-        first = {"role": role if role == "function" else None, "noRole": True if "role" not in content else None,
-                 "noParts": True if "parts" not in content else None, "newTurn": True if wire == last_role else None,
-                 **rest_of(content, ("role", "parts"))}
+        marks = {"role": role if role == "function" else None, "noRole": True if "role" not in content else None,
+                 "noParts": True if "parts" not in content else None, "newTurn": True if wire == last_role else None}
         for number, (message_role, parts) in enumerate(groups or [(ROLES[role], [])]):
             message = {"role": message_role, "content": parts}
-            messages.append(reading.keep(message, first) if number == 0 else message)
+            # the turn's own fields as they are, nulls too (keep skips a None mark, not a field)
+            messages.append(reading.keep(message, marks, rest_of(content, ("role", "parts"))) if number == 0 else message)
             paths.append(path)
         last_role = wire
     return messages, paths
@@ -178,13 +191,15 @@ def _part(part: Any, role: str, reading: Reading, path: tuple, turns: _Turns) ->
                       "user turn", code="wrong-type")
         return None
     inner = named[kind]
+    if _clash(rest_of(named, (kind,)), reading, path, spelled):
+        return None
     if kind == "text":
         thought = named.get("thought") is True and role == "model"  # reasoning is the model's only
         rest = rest_of(named, ("text", "thought") if thought else ("text",))
         if not isinstance(inner, str):
             reading.error(path + ("text",), "text must be a string", code="wrong-type")
             return None
-        return reading.keep({"type": "reasoning" if thought else "text", "text": inner}, rest)
+        return reading.keep({"type": "reasoning" if thought else "text", "text": inner}, {}, rest)
     inner_named, inner_spelled = _spelled(inner) if isinstance(inner, dict) else ({}, {})
     if kind in ("executableCode", "codeExecutionResult"):
         inner_named = inner  # the whole object is the call's input or the result's output
@@ -196,7 +211,7 @@ def _part(part: Any, role: str, reading: Reading, path: tuple, turns: _Turns) ->
     rest = rest_of(named, (kind,))
     where = path + (spelled.get(kind, kind),)
     converted = _CONVERT[kind](inner_named, role, reading, where, turns, marks)
-    return None if converted is None else reading.keep(reading.keep(converted, marks), rest)
+    return None if converted is None else reading.keep(converted, marks, rest)
 
 
 def _media(inner: dict, role: str, reading: Reading, where: tuple, turns: _Turns, marks: dict) -> dict | None:

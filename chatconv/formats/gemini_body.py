@@ -25,7 +25,7 @@ SPELLINGS = {"systemInstruction": "system_instruction", "inlineData": "inline_da
 WIRE_ROLES = {"user": "user", "tool": "user", "assistant": "model"}
 
 # What import kept to write a body back, as opposed to the source's own fields kept as they were.
-MARKS = ("spelled", "inner", "noId", "noArgs", "argsText", "rawArguments", "bare", "noMimeType", "as", "role",
+MARKS = ("spelled", "inner", "noId", "noArgs", "argsText", "rawArguments", "arguments", "bare", "noMimeType", "as", "role",
          "noRole", "noParts", "newTurn", "key", "instruction", "lengths", "parts", "candidate", "response")
 
 
