@@ -165,3 +165,14 @@ def test_export_follows_interleaved_conversations_of_a_step_per_line_file(tmp_pa
         ["a0?", "a0!"], ["b0?", "b0!"], ["a0?", "a0!", "a1?", "a1!"], ["b0?", "b0!", "b1?", "b1!"]]
     whole = _lines(run_chatconv("export", str(recording), "--to", "openai-chat", "--per", "conversation").stdout_text)
     assert [len(b["messages"]) for b in whole] == [4, 4] and whole[0]["messages"][0]["content"] == "a0?"
+
+
+def test_export_refuses_an_integer_beyond_64_bits_rather_than_writing_a_float(tmp_path):
+    step = {"conversationId": "c", "stepIndex": 0, "input": {"role": "user", "content": "hi"},
+            "output": [{"role": "assistant", "content": "ho"}]}
+    line = json.dumps(step)[:-1] + ', "metadata": {"openai-chat": {"seed": 123456789012345678901234567890}}}'
+    recording = tmp_path / "run.jsonl"
+    recording.write_text(line + "\n")
+    result = run_chatconv("export", str(recording), "--to", "openai-chat")
+    assert result.returncode == 1 and result.stdout == b""
+    assert "123456789012345678901234567890 is beyond 64 bits" in result.stderr_text

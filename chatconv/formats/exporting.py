@@ -80,7 +80,12 @@ def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun) -> bytes |
     owners = [item for item in steps for _ in range(1 + len(item.step["output"]))]  # the step of each message
     try:
         RENDERERS[fmt.TARGET](messages)  # the API's rules, as prompt's renderers keep them
-        return exact_json(fmt.write(messages, metadata, gather_tools=gather_tools))
+        body = fmt.write(messages, metadata, gather_tools=gather_tools)
+        line = exact_json(body)
+        if b"+" in line:  # a float as d.ddde+NN: maybe an integer beyond 64 bits in a step's text
+            for text in {id(item.record): item.record.text for item in steps}.values():
+                exact_json(body, text)
+        return line
     except ProviderRuleError as exc:
         item = owners[exc.index] if exc.index is not None and exc.index < len(owners) else steps[-1]
         run.problems.append(problem_at(item.record, item.path, f"not exported: {exc.problems[0].message}", "error",
