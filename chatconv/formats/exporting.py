@@ -72,7 +72,7 @@ def _bodies(fmt, steps: list[Step], per: str, gather_tools: bool, run: ExportRun
         try:
             RENDERERS[fmt.TARGET](messages)  # the API's rules, as prompt's renderers keep them
             body = fmt.write(messages, metadata, gather_tools=gather_tools)
-            yield exact_json(body)
+            yield exact_json(body, _texts(part))
         except ProviderRuleError as exc:
             item = owners[exc.index] if exc.index is not None and exc.index < len(owners) else part[-1]
             run.problems.append(problem_at(item.record, item.path, f"not exported: {exc.problems[0].message}", "error",
@@ -83,3 +83,10 @@ def _bodies(fmt, steps: list[Step], per: str, gather_tools: bool, run: ExportRun
             item = part[-1]
             run.problems.append(problem_at(item.record, item.path, f"not exported: {exc}", "error", exc.hint,
                                            code="not-written"))
+
+
+def _texts(steps: list[Step]) -> bytes:
+    """The JSON text of the records a body is made of, as one JSON array: exact_json looks in it
+    for integers beyond 64 bits, which orjson read as floats (the body would change their digits)."""
+    texts = dict.fromkeys(item.record.text for item in steps if item.record.text)
+    return b"[" + b",".join(t.encode() if isinstance(t, str) else t for t in texts) + b"]"

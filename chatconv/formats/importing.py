@@ -176,7 +176,7 @@ def _lines(imported: Imported, reading: Reading, conversations: bool, first: int
             reading.problems.extend(errors)
             return [], 0
         try:
-            lines.append(exact_json(record))
+            lines.append(exact_json(record, reading.record.text))  # the text: integers beyond 64 bits
         except NotWritten as exc:
             reading.error((), f"conversation left out: {exc}", exc.hint, code="not-written")
             return [], 0
