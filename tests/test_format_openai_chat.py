@@ -127,6 +127,10 @@ def test_a_response_object_is_a_conversation_named_by_its_id_with_the_response_f
     ([{"role": "tool", "tool_call_id": "nobody", "content": "orphan"}], "$[0]"),
     ([{"role": "function", "name": "f", "content": "no call"}], "$[0]"),
     ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": 7}}]}], "$[0].content[0]"),
+    # Calls that are not calls are refused, not passed over.
+    ([{"role": "assistant", "content": "x", "tool_calls": "search"}], "$[0].tool_calls"),
+    ([{"role": "assistant", "content": "x", "function_call": "search"}], "$[0].function_call"),
+    ([{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "UklGRg=="}}]}], "$[0].content[0]"),
 ])
 def test_from_openai_messages_refuses_what_it_cannot_read_with_a_chatconv_error(bad, path):
     with pytest.raises(ChatconvError) as caught:
@@ -262,6 +266,9 @@ def test_import_then_export_gives_back_any_body(tmp_path_factory, body):
 # Fields of the source's own at every level: each comes back where it was
 
 OWN_FIELDS_BODY = {"messages": [
+    {"role": "user", "content": "hello"},
+    {"role": "assistant", "content": "hi", "tool_calls": None, "function_call": None},
+    {"role": "assistant", "content": "and", "tool_calls": []},
     {"role": "user", "content": [
         {"type": "image_url", "image_url": {"url": "https://example.com/a.png", "detail": "high", "x": 1}, "x": 2},
         {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav", "x": 3}, "x": 4},
@@ -306,3 +313,11 @@ def test_an_integer_beyond_64_bits_leaves_its_conversation_out_of_import_and_exp
     run = ExportRun()
     assert list(export_bodies([str(steps)], "openai-chat", run=run)) == []
     assert [p.code for p in run.problems] == ["not-written"]
+
+
+def test_a_response_with_no_choice_is_said_to_hold_no_message(tmp_path):
+    source = tmp_path / "response.json"
+    source.write_text('{"id": "chatcmpl-1", "object": "chat.completion", "choices": []}')
+    problems: list = []
+    assert import_paths([str(source)], problems=problems) == []
+    assert [p.code for p in problems] == ["import-empty"]

@@ -59,6 +59,8 @@ def read(reading: Reading) -> Iterator[Imported]:
         yield Imported(None, messages, rest_of(data, ("messages",)), paths)
         return
     response = rest_of(data, ("choices",))
+    if not data["choices"]:  # no choice: nothing to import, which the importer says
+        yield Imported(None, [], response, [])
     for index, choice in enumerate(data["choices"]):
         where = ("choices", index, "message")
         [message], _ = _messages([choice["message"]], reading, where)
@@ -234,6 +236,11 @@ def _assistant(message: dict, reading: Reading, path: tuple, legacy_calls: dict)
     if isinstance(message.get("refusal"), str):
         parts.append(reading.keep({"type": "text", "text": message["refusal"]}, {"refusal": True}))
     calls = message.get("tool_calls")
+    for key, kind in (("tool_calls", list), ("function_call", dict)):
+        if message.get(key) is not None and not isinstance(message[key], kind):
+            reading.error(path + (key,), f"{key} must be {'a list of tool calls' if kind is list else 'an object'}"
+                          " or null", code="wrong-type")
+            return None
     for index, call in enumerate(calls if isinstance(calls, list) else []):
         converted = _tool_call(call, reading, path + ("tool_calls", index))
         if converted is None:
@@ -246,7 +253,10 @@ def _assistant(message: dict, reading: Reading, path: tuple, legacy_calls: dict)
         parts.append(converted)
     plain = isinstance(content, str) and len(parts) == 1
     # A null refusal (as responses write it) is the source's own field, kept as it is.
-    known = ("role", "content", "tool_calls", "function_call") + (("refusal",) if isinstance(message.get("refusal"), str) else ())
+    # A null or empty tool_calls, a null function_call: the source's own fields too.
+    known = ("role", "content") + (("tool_calls",) if calls else ()) \
+        + (("function_call",) if message.get("function_call") is not None else ()) \
+        + (("refusal",) if isinstance(message.get("refusal"), str) else ())
     converted = {"role": "assistant", "content": content if plain else parts}
     return reading.keep(converted, {"contentParts": True if isinstance(content, list) else None,
                                     "noContent": True if "content" not in message else None},
