@@ -321,3 +321,17 @@ def test_a_response_with_no_choice_is_said_to_hold_no_message(tmp_path):
     problems: list = []
     assert import_paths([str(source)], problems=problems) == []
     assert [p.code for p in problems] == ["import-empty"]
+
+
+def test_arguments_holding_an_integer_beyond_64_bits_stay_their_text_rather_than_changing_digits(tmp_path):
+    arguments = '{"id": 123456789012345678901234567890}'
+    body = {"messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "fetch", "arguments": arguments}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"}]}
+    source = tmp_path / "body.json"
+    source.write_text(json.dumps(body))
+    problems: list = []
+    [record] = import_paths([str(source)], problems=problems)
+    assert record["output"][0]["content"][0]["input"] == arguments
+    assert [p.code for p in problems] == ["arguments-inexact"]
+    assert write([record["input"], *record["output"]], "openai-chat") == body
