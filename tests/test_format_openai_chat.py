@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chatconv.formats import export_bodies, from_openai_messages, import_paths, openai_chat, read, write
+from chatconv.formats import ExportRun, export_bodies, from_openai_messages, import_paths, openai_chat, read, write
 from chatconv.problems import ChatconvError
 from chatconv.recordings import tool_rows
 from chatconv.validate import validate_path
@@ -127,6 +127,10 @@ def test_a_response_object_is_a_conversation_named_by_its_id_with_the_response_f
     ([{"role": "tool", "tool_call_id": "nobody", "content": "orphan"}], "$[0]"),
     ([{"role": "function", "name": "f", "content": "no call"}], "$[0]"),
     ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": 7}}]}], "$[0].content[0]"),
+    # Calls that are not calls are refused, not passed over.
+    ([{"role": "assistant", "content": "x", "tool_calls": "search"}], "$[0].tool_calls"),
+    ([{"role": "assistant", "content": "x", "function_call": "search"}], "$[0].function_call"),
+    ([{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "UklGRg=="}}]}], "$[0].content[0]"),
 ])
 def test_from_openai_messages_refuses_what_it_cannot_read_with_a_chatconv_error(bad, path):
     with pytest.raises(ChatconvError) as caught:
@@ -158,19 +162,49 @@ _text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_si
 _arguments = st.dictionaries(st.sampled_from(["q", "n", "unit"]), st.integers(-5, 5) | _text, max_size=3)
 
 
+_extra = st.dictionaries(st.sampled_from(["x_note", "x_id", "x_flag"]),
+                         st.none() | st.booleans() | st.integers(-(2 ** 63), 2 ** 63 - 1) | _text, max_size=2)
+
+
+def _with(draw, item: dict) -> dict:
+    """`item` with, at times, fields of the source's own that no model-message field holds."""
+    return {**item, **draw(_extra)}
+
+
 @st.composite
 def _user(draw):
     part = st.one_of(
         st.builds(lambda t: {"type": "text", "text": t}, _text),
         st.builds(lambda u, d: {"type": "image_url", "image_url": {"url": u, **d}},
                   st.sampled_from(["https://example.com/a.png", "data:image/png;base64,iVBORw0KGgo="]),
-                  st.sampled_from([{}, {"detail": "low"}])),
+                  st.sampled_from([{}, {"detail": "low"}, {"detail": "high"}, {"detail": "auto"}])),
         st.builds(lambda f: {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": f}},
                   st.sampled_from(["wav", "mp3"])),
         st.builds(lambda n: {"type": "file", "file": {"filename": n, "file_data": "data:application/pdf;base64,JVBE"}},
                   st.sampled_from(["a.pdf", "b.pdf"])),
-        st.just({"type": "file", "file": {"file_id": "file-abc"}}))
-    return {"role": "user", "content": draw(_text | st.lists(part, min_size=1, max_size=3))}
+        st.builds(lambda n: {"type": "file", "file": {"file_id": "file-abc", **n}},
+                  st.sampled_from([{}, {"filename": "notes.txt"}])))
+    parts = st.lists(part.map(lambda p: _with(draw, p)), min_size=1, max_size=3)
+    message = {"role": "user", "content": draw(_text | parts)}
+    if draw(st.booleans()):
+        message["name"] = draw(st.sampled_from(["alice", "bob"]))
+    return _with(draw, message)
+
+
+@st.composite
+def _call(draw, call_id: str):
+    if draw(st.integers(0, 4)) == 0:  # a custom tool: free-text input
+        return _with(draw, {"id": call_id, "type": "custom", "custom": {"name": "apply_patch", "input": draw(_text)}})
+    dump = draw(st.sampled_from([json.dumps, lambda v: orjson.dumps(v).decode()]))
+    return _with(draw, {"id": call_id, "type": "function", "function": _with(draw, {
+        "name": draw(st.sampled_from(["search", "lookup"])), "arguments": dump(draw(_arguments))})})
+
+
+@st.composite
+def _result(draw, call_id: str):
+    texts = st.lists(st.builds(lambda t: {"type": "text", "text": t}, _text).map(lambda p: _with(draw, p)),
+                     min_size=1, max_size=2)
+    return _with(draw, {"role": "tool", "tool_call_id": call_id, "content": draw(_text | texts)})
 
 
 @st.composite
@@ -185,17 +219,22 @@ def _exchange(draw, number: int):
     if message["content"] is None and ids and draw(st.booleans()):
         del message["content"]  # fine-tuning lines often leave it out beside tool_calls
     if ids:
-        dump = draw(st.sampled_from([json.dumps, lambda v: orjson.dumps(v).decode()]))
-        message["tool_calls"] = [{"id": i, "type": "function", "function": {
-            "name": draw(st.sampled_from(["search", "lookup"])), "arguments": dump(draw(_arguments))}} for i in ids]
-    return [message, *({"role": "tool", "tool_call_id": i, "content": draw(_text)} for i in ids)]
+        message["tool_calls"] = [draw(_call(i)) for i in ids]
+    if draw(st.booleans()):
+        message["weight"] = draw(st.sampled_from([0, 1]))  # fine-tuning: learn from this turn or not
+    if draw(st.booleans()):
+        message["name"] = "helper"
+    return [_with(draw, message), *(draw(_result(i)) for i in ids)]
 
 
 @st.composite
 def _bodies_generated(draw):
     messages = []
     if draw(st.booleans()):
-        messages.append({"role": draw(st.sampled_from(["system", "developer"])), "content": draw(_text)})
+        system = {"role": draw(st.sampled_from(["system", "developer"])), "content": draw(_text)}
+        if draw(st.booleans()):
+            system["name"] = "setup"
+        messages.append(_with(draw, system))
     for number in range(draw(st.integers(1, 3))):
         messages.append(draw(_user()))
         if draw(st.booleans()) or number == 0:
@@ -203,7 +242,9 @@ def _bodies_generated(draw):
     body: dict = {"messages": messages}
     if draw(st.booleans()):
         body["model"] = "gpt-4o"
-    return body
+    if draw(st.booleans()):
+        body["parallel_tool_calls"] = draw(st.booleans())
+    return _with(draw, body)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -211,12 +252,86 @@ def _bodies_generated(draw):
 def test_import_then_export_gives_back_any_body(tmp_path_factory, body):
     folder = tmp_path_factory.mktemp("roundtrip")
     source = folder / "bodies.jsonl"
-    source.write_bytes(orjson.dumps(body) + b"\n")
+    source.write_text(json.dumps(body) + "\n")  # json: orjson refuses integers beyond 64 bits
     records = import_paths([str(source)])
     steps = folder / "steps.jsonl"
-    steps.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
-    [exported] = [orjson.loads(b) for b in export_bodies([str(steps)], "openai-chat", per="conversation")]
+    steps.write_text("".join(json.dumps(r) + "\n" for r in records))
+    [exported] = [json.loads(b) for b in export_bodies([str(steps)], "openai-chat", per="conversation")]
     assert exported == body
     # Import is stable: the exported body imports into the same records.
-    source.write_bytes(orjson.dumps(exported) + b"\n")
+    source.write_text(json.dumps(exported) + "\n")
     assert import_paths([str(source)]) == records
+
+
+# Fields of the source's own at every level: each comes back where it was
+
+OWN_FIELDS_BODY = {"messages": [
+    {"role": "user", "content": "hello"},
+    {"role": "assistant", "content": "hi", "tool_calls": None, "function_call": None},
+    {"role": "assistant", "content": "and", "tool_calls": []},
+    {"role": "user", "content": [
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png", "detail": "high", "x": 1}, "x": 2},
+        {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav", "x": 3}, "x": 4},
+        {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBE", "file_id": "file-1",
+                                  "filename": "a.pdf"}, "x": 5}]},
+    {"role": "assistant", "content": [{"type": "refusal", "refusal": "no", "x": 6}]},
+    {"role": "user", "content": "then search"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": "{}", "x": 7}, "x": 8},
+        {"id": "call_2", "type": "function", "function": {"name": "lookup"}},
+        {"id": "call_3", "type": "custom", "custom": {"name": "apply_patch", "input": "*** Begin Patch", "x": 9}}]},
+    {"role": "tool", "tool_call_id": "call_1", "content": [{"type": "text", "text": "found", "x": 10}]},
+    {"role": "tool", "tool_call_id": "call_2", "content": "none"},
+    {"role": "tool", "tool_call_id": "call_3", "content": "applied"}]}
+
+
+def test_the_own_fields_of_parts_inner_objects_calls_and_tool_text_parts_come_back_where_they_were(tmp_path):
+    source = tmp_path / "body.json"
+    source.write_text(json.dumps(OWN_FIELDS_BODY))
+    problems: list = []
+    records = import_paths([str(source)], problems=problems)
+    # A custom tool's input is free text: no warning that it is not JSON.
+    assert [p.code for p in problems] == []
+    steps = tmp_path / "steps.jsonl"
+    steps.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    [exported] = [orjson.loads(b) for b in export_bodies([str(steps)], "openai-chat", per="conversation")]
+    assert exported == OWN_FIELDS_BODY
+
+
+def test_an_integer_beyond_64_bits_leaves_its_conversation_out_of_import_and_export_rather_than_changing(tmp_path):
+    source = tmp_path / "big.jsonl"
+    source.write_text('{"messages": [{"role": "user", "content": "hi"}], "seed": 123456789012345678901234567890}\n'
+                      '{"messages": [{"role": "user", "content": "ok"}], "seed": 1}\n')
+    problems: list = []
+    records = import_paths([str(source)], problems=problems)
+    assert [r["input"]["content"] for r in records] == ["ok"]
+    assert [(p.line, p.code) for p in problems if p.is_error] == [(1, "not-written")]
+    steps = tmp_path / "steps.jsonl"
+    steps.write_text('{"conversationId": "c", "stepIndex": 0, "input": {"role": "user", "content": "hi"}, '
+                     '"output": [{"role": "assistant", "content": "yo"}], '
+                     '"metadata": {"openai-chat": {"seed": 123456789012345678901234567890}}}\n')
+    run = ExportRun()
+    assert list(export_bodies([str(steps)], "openai-chat", run=run)) == []
+    assert [p.code for p in run.problems] == ["not-written"]
+
+
+def test_a_response_with_no_choice_is_said_to_hold_no_message(tmp_path):
+    source = tmp_path / "response.json"
+    source.write_text('{"id": "chatcmpl-1", "object": "chat.completion", "choices": []}')
+    problems: list = []
+    assert import_paths([str(source)], problems=problems) == []
+    assert [p.code for p in problems] == ["import-empty"]
+
+
+def test_arguments_holding_an_integer_beyond_64_bits_stay_their_text_rather_than_changing_digits(tmp_path):
+    arguments = '{"id": 123456789012345678901234567890}'
+    body = {"messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "fetch", "arguments": arguments}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"}]}
+    source = tmp_path / "body.json"
+    source.write_text(json.dumps(body))
+    problems: list = []
+    [record] = import_paths([str(source)], problems=problems)
+    assert record["output"][0]["content"][0]["input"] == arguments
+    assert [p.code for p in problems] == ["arguments-inexact"]
+    assert write([record["input"], *record["output"]], "openai-chat") == body

@@ -149,6 +149,12 @@ def test_any_value_decodes_each_otlp_kind_and_keeps_bytes_as_written():
     assert any_value({"intValue": 3}) == 3 and any_value({"boolValue": False}) is False
     assert any_value({"bytesValue": "AAE="}) == {"bytesValue": "AAE="}
     assert any_value({"intValue": "x"}) == {"intValue": "x"} and any_value({}) is None
+    # Arrays and key-value lists holding anything beside what is read are kept as written.
+    for written in ({"arrayValue": {"values": [], "note": 1}},
+                    {"kvlistValue": {"values": [{"key": "a", "value": {"intValue": 1}, "note": 2}]}},
+                    {"kvlistValue": {"values": [{"key": "a", "value": {"intValue": 1}},
+                                                {"key": "a", "value": {"intValue": 2}}]}}):
+        assert any_value(written) == written
 
 
 def test_bad_json_text_in_a_messages_attribute_is_an_error_at_that_attribute(tmp_path):
@@ -179,6 +185,11 @@ def test_one_bad_span_leaves_only_its_own_conversation_out(tmp_path):
     ({"resourceSpans": [{"scopeSpans": [{"spans": ["x"]}]}]}, "$.resourceSpans[0].scopeSpans[0].spans[0]"),
     (_span({"gen_ai.input.messages": "[]"}), "$.resourceSpans[0].scopeSpans[0].spans[0].attributes"),
     (_span([{"key": "gen_ai.input.messages"}]), "$.resourceSpans[0].scopeSpans[0].spans[0].attributes[0]"),
+    # An attribute is {key, value}: a field beside them, or a key given twice, would be lost.
+    (_span([_text("gen_ai.input.messages", "[]") | {"note": "x"}]),
+     "$.resourceSpans[0].scopeSpans[0].spans[0].attributes[0]"),
+    (_span([_text("gen_ai.input.messages", "[]"), _text("gen_ai.request.model", "a"),
+            _text("gen_ai.request.model", "b")]), "$.resourceSpans[0].scopeSpans[0].spans[0].attributes[2].key"),
 ])
 def test_a_trace_of_the_wrong_shape_is_an_error_at_its_path(tmp_path, trace, path):
     problems = []

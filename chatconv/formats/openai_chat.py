@@ -59,6 +59,8 @@ def read(reading: Reading) -> Iterator[Imported]:
         yield Imported(None, messages, rest_of(data, ("messages",)), paths)
         return
     response = rest_of(data, ("choices",))
+    if not data["choices"]:  # no choice: nothing to import, which the importer says
+        yield Imported(None, [], response, [])
     for index, choice in enumerate(data["choices"]):
         where = ("choices", index, "message")
         [message], _ = _messages([choice["message"]], reading, where)
@@ -171,15 +173,18 @@ def _user_part(part: Any, reading: Reading, path: tuple) -> dict | None:
         if kind == "text":
             return reading.keep({"type": "text", "text": _string(part["text"])}, {}, rest_of(part, ("type", "text")))
         if kind == "image_url":
+            # The inner object's own fields (detail, ...) are kept apart from the part's, so that
+            # each goes back where it was and a key on both keeps both values.
             image = part["image_url"]
-            return reading.keep({"type": "image", "image": _string(image["url"])}, {},
-                                {**rest_of(part, ("type", "image_url")), **rest_of(image, ("url",))})
+            return reading.keep({"type": "image", "image": _string(image["url"])},
+                                {"image_url": rest_of(image, ("url",)) or None}, rest_of(part, ("type", "image_url")))
         if kind == "input_audio":
             audio = part["input_audio"]
-            media_type = AUDIO_TYPES.get(audio.get("format"), f"audio/{audio.get('format')}")
+            audio_format = _string(audio["format"])
+            media_type = AUDIO_TYPES.get(audio_format, f"audio/{audio_format}")
             return reading.keep({"type": "file", "data": _string(audio["data"]), "mediaType": media_type},
-                                {"type": "input_audio"},
-                                {**rest_of(part, ("type", "input_audio")), **rest_of(audio, ("data",))})
+                                {"type": "input_audio", "input_audio": rest_of(audio, ("data",))},
+                                rest_of(part, ("type", "input_audio")))
         if kind == "file":
             return _file_part(part, reading)
     except (KeyError, TypeError):
@@ -192,13 +197,16 @@ def _user_part(part: Any, reading: Reading, path: tuple) -> dict | None:
 
 def _file_part(part: dict, reading: Reading) -> dict:
     file = part["file"]
-    data = file.get("file_data", file.get("file_id"))
+    source = "file_data" if "file_data" in file else "file_id"
+    data = _string(file[source])
     media_type = data[5:].split(";")[0].split(",")[0] if data.startswith("data:") else "application/octet-stream"
-    converted = {"type": "file", "data": _string(data), "mediaType": media_type or "application/octet-stream"}
+    converted = {"type": "file", "data": data, "mediaType": media_type or "application/octet-stream"}
+    known: tuple = (source,)
     if isinstance(file.get("filename"), str):
-        converted["filename"] = file["filename"]
-    return reading.keep(converted, {"fileId": True if "file_data" not in file else None},
-                        {**rest_of(part, ("type", "file")), **rest_of(file, ("file_data", "file_id", "filename"))})
+        converted["filename"], known = file["filename"], (source, "filename")
+    # The file object's other fields (a file_id beside file_data, ...) apart from the part's own.
+    return reading.keep(converted, {"fileId": True if source == "file_id" else None,
+                                    "file": rest_of(file, known) or None}, rest_of(part, ("type", "file")))
 
 
 def _string(value: Any) -> str:
@@ -214,7 +222,8 @@ def _assistant(message: dict, reading: Reading, path: tuple, legacy_calls: dict)
             if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
                 parts.append(reading.keep({"type": "text", "text": part["text"]}, {}, rest_of(part, ("type", "text"))))
             elif isinstance(part, dict) and part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
-                parts.append(reading.keep({"type": "text", "text": part["refusal"]}, {"refusal": True}))
+                parts.append(reading.keep({"type": "text", "text": part["refusal"]}, {"refusal": True},
+                                          rest_of(part, ("type", "refusal"))))
             else:
                 reading.error(path + ("content", index), "assistant content parts are text or refusal",
                               code="wrong-type")
@@ -227,6 +236,11 @@ def _assistant(message: dict, reading: Reading, path: tuple, legacy_calls: dict)
     if isinstance(message.get("refusal"), str):
         parts.append(reading.keep({"type": "text", "text": message["refusal"]}, {"refusal": True}))
     calls = message.get("tool_calls")
+    for key, kind in (("tool_calls", list), ("function_call", dict)):
+        if message.get(key) is not None and not isinstance(message[key], kind):
+            reading.error(path + (key,), f"{key} must be {'a list of tool calls' if kind is list else 'an object'}"
+                          " or null", code="wrong-type")
+            return None
     for index, call in enumerate(calls if isinstance(calls, list) else []):
         converted = _tool_call(call, reading, path + ("tool_calls", index))
         if converted is None:
@@ -239,7 +253,10 @@ def _assistant(message: dict, reading: Reading, path: tuple, legacy_calls: dict)
         parts.append(converted)
     plain = isinstance(content, str) and len(parts) == 1
     # A null refusal (as responses write it) is the source's own field, kept as it is.
-    known = ("role", "content", "tool_calls", "function_call") + (("refusal",) if isinstance(message.get("refusal"), str) else ())
+    # A null or empty tool_calls, a null function_call: the source's own fields too.
+    known = ("role", "content") + (("tool_calls",) if calls else ()) \
+        + (("function_call",) if message.get("function_call") is not None else ()) \
+        + (("refusal",) if isinstance(message.get("refusal"), str) else ())
     converted = {"role": "assistant", "content": content if plain else parts}
     return reading.keep(converted, {"contentParts": True if isinstance(content, list) else None,
                                     "noContent": True if "content" not in message else None},
@@ -256,13 +273,17 @@ def _tool_call(call: Any, reading: Reading, path: tuple) -> dict | None:
                       code="wrong-type")
         return None
     payload = "arguments" if kind == "function" else "input"
-    value, keep = tool_input(body.get(payload, "{}"), reading, path + (kind, payload))
     if kind == "custom":
-        value, keep = body.get("input", ""), {"type": "custom"}  # a custom tool's input is free text
+        value, keep = body.get("input", ""), {"type": "custom"}  # a custom tool's input is free text, as it is
+    else:
+        value, keep = tool_input(body.get(payload, "{}"), reading, path + (kind, payload))
     part = {"type": "tool-call", "toolCallId": call["id"], "toolName": body["name"], "input": value}
+    # The function (or custom) object's other fields are kept apart from the call's own.
     return reading.keep(part, {**keep, "noType": True if "type" not in call else None,
-                               "argumentsObject": True if not isinstance(body.get(payload, ""), str) else None},
-                        {**rest_of(call, ("id", "type", kind)), **rest_of(body, ("name", payload))})
+                               "noPayload": True if payload not in body else None,
+                               "argumentsObject": True if not isinstance(body.get(payload, ""), str) else None,
+                               kind: rest_of(body, ("name", payload)) or None},
+                        rest_of(call, ("id", "type", kind)))
 
 
 def _legacy_call(call: dict, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:
@@ -301,5 +322,8 @@ def _tool_message(message: dict, reading: Reading, path: tuple, legacy_calls: di
         reading.error(path + ("content",), "tool content must be a string or text parts", code="wrong-type")
         return None
     part = {"type": "tool-result", "toolCallId": call_id, "toolName": name, "output": output}
-    marks = {"role": "function" if message["role"] == "function" else None}
+    # Text parts with fields of their own (a content output's parts have no place for them): the
+    # parts as written, which export gives back while their texts are the output's.
+    own_fields = isinstance(content, list) and any(set(p) != {"type", "text"} for p in content)
+    marks = {"role": "function" if message["role"] == "function" else None, "textParts": content if own_fields else None}
     return {"role": "tool", "content": [reading.keep(part, marks, rest_of(message, known))]}

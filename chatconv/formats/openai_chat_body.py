@@ -34,7 +34,8 @@ def _extra(item: dict, *drop: str) -> dict:
 
 # What read() marks (as opposed to the source's own fields, kept beside them), by where it marks.
 _MESSAGE_MARKS = ("role", "content", "contentParts", "noContent", "choice", "response")
-_PART_MARKS = ("role", "refusal", "rawArguments", "arguments", "noType", "argumentsObject", "legacy", "type", "fileId")
+_PART_MARKS = ("role", "refusal", "rawArguments", "arguments", "noType", "noPayload", "argumentsObject", "legacy",
+               "type", "fileId", "textParts")
 
 
 def _written(message: dict) -> list[dict]:
@@ -56,16 +57,21 @@ def _user_written(part: dict) -> dict:
         return {"type": "text", "text": part["text"], **extra}
     if part["type"] == "image":
         url = part["image"] if is_url(part["image"]) else f"data:{part.get('mediaType', 'image/png')};base64,{part['image']}"
-        detail = {key: extra.pop(key) for key in list(extra) if key in ("detail",)}
-        return {"type": "image_url", "image_url": {"url": url, **detail}, **extra}
+        return {"type": "image_url", "image_url": {"url": url, **_inner(own, "image_url")}, **_extra(part, *_PART_MARKS, "image_url")}
     if own.get("type") == "input_audio":
-        audio_format = extra.pop("format", part["mediaType"].rpartition("/")[2])
-        return {"type": "input_audio", "input_audio": {"data": part["data"], "format": audio_format}, **extra}
+        audio = {"data": part["data"], "format": part["mediaType"].rpartition("/")[2], **_inner(own, "input_audio")}
+        return {"type": "input_audio", "input_audio": audio, **_extra(part, *_PART_MARKS, "input_audio")}
     file = {"file_id": part["data"]} if own.get("fileId") else {
         "file_data": part["data"] if is_url(part["data"]) else f"data:{part['mediaType']};base64,{part['data']}"}
-    if part.get("filename"):
+    if "filename" in part:
         file["filename"] = part["filename"]
-    return {"type": "file", "file": file, **extra}
+    return {"type": "file", "file": {**file, **_inner(own, "file")}, **_extra(part, *_PART_MARKS, "file")}
+
+
+def _inner(own: dict, name: str) -> dict:
+    """The fields import kept of a part's inner object (image_url, input_audio, file, function)."""
+    value = own.get(name)
+    return value if isinstance(value, dict) else {}
 
 
 def _assistant_written(message: dict, own: dict) -> dict:
@@ -77,7 +83,8 @@ def _assistant_written(message: dict, own: dict) -> dict:
     legacy = [p for p in parts if p["type"] == "tool-call" and kept(p, NAME).get("legacy") == "function_call"]
     entry: dict[str, Any] = {"role": "assistant"}
     if own.get("contentParts"):
-        entry["content"] = [{"type": "refusal", "refusal": p["text"]} if kept(p, NAME).get("refusal")
+        entry["content"] = [{"type": "refusal", "refusal": p["text"], **_extra(p, *_PART_MARKS)}
+                            if kept(p, NAME).get("refusal")
                             else {"type": "text", "text": p["text"], **_extra(p, *_PART_MARKS)}
                             for p in parts if p["type"] == "text"]
         refusals = []
@@ -96,13 +103,17 @@ def _assistant_written(message: dict, own: dict) -> dict:
 
 
 def _call_written(part: dict) -> dict:
-    own, extra = kept(part, NAME), _extra(part, *_PART_MARKS)
+    own = kept(part, NAME)
     kind = own.get("type", "function")
+    extra = _extra(part, *_PART_MARKS, kind)
     if kind == "custom":
         body = {"name": part["toolName"], "input": part["input"]}
     else:
         arguments = part.get("input", {}) if own.get("argumentsObject") else tool_arguments(part, NAME)
         body = {"name": part["toolName"], "arguments": arguments}
+    if own.get("noPayload") and part.get("input") in ({}, ""):
+        del body["input" if kind == "custom" else "arguments"]
+    body.update(_inner(own, kind))
     call = {"id": part["toolCallId"], "type": kind, kind: body}
     if own.get("noType"):
         del call["type"]
@@ -111,8 +122,11 @@ def _call_written(part: dict) -> dict:
 
 def _result_written(part: dict) -> dict:
     own, output = kept(part, NAME), part["output"]
+    written = own.get("textParts")
     if output["type"] == "content" and all(item["type"] == "text" for item in output["value"]):
         content: Any = [{"type": "text", "text": item["text"]} for item in output["value"]]
+        if isinstance(written, list) and [p.get("text") for p in written] == [p["text"] for p in content]:
+            content = written
     else:
         content = result_text(output)
     if own.get("role") == "function":

@@ -197,8 +197,13 @@ def _attributes(items: Any, reading: Reading, path: tuple) -> dict[str, tuple[An
     out = {}
     for index, item in enumerate(items):
         where = path + (index,)
-        if not (isinstance(item, dict) and isinstance(item.get("key"), str) and isinstance(item.get("value"), dict)):
-            reading.error(where, "an OTLP attribute must be {key, value: {stringValue | intValue | ...}}",
+        if not (isinstance(item, dict) and isinstance(item.get("key"), str) and isinstance(item.get("value"), dict)
+                and len(item) == 2):
+            reading.error(where, "an OTLP attribute must be {key, value: {stringValue | intValue | ...}} and "
+                          "nothing else", code="wrong-type")
+            return None
+        if item["key"] in out:  # the conversation's metadata holds one value per key
+            reading.error(where + ("key",), f"the attribute {item['key']!r} is given twice in this span",
                           code="wrong-type")
             return None
         value, at = any_value(item["value"]), where + ("value",)
@@ -228,9 +233,14 @@ def any_value(value: dict) -> Any:
             return int(inner)
         except ValueError:
             return value
-    if kind == "arrayValue" and isinstance(inner, dict):
-        return [any_value(v) if isinstance(v, dict) else v for v in inner.get("values", [])]
-    if kind == "kvlistValue" and isinstance(inner, dict) and all(
-            isinstance(kv, dict) and isinstance(kv.get("key"), str) for kv in inner.get("values", [])):
-        return {kv["key"]: any_value(kv.get("value") or {}) for kv in inner["values"]}
+    # An array or key-value list read into plain JSON only when nothing of it would be lost
+    # (no field beside `values`, each entry {key, value}, no key twice): else kept as written.
+    values = inner.get("values", []) if isinstance(inner, dict) and set(inner) <= {"values"} else None
+    if kind == "arrayValue" and isinstance(values, list):
+        return [any_value(v) if isinstance(v, dict) else v for v in values]
+    if kind == "kvlistValue" and isinstance(values, list) and all(
+            isinstance(kv, dict) and isinstance(kv.get("key"), str) and set(kv) <= {"key", "value"}
+            and isinstance(kv.get("value", {}), dict) for kv in values) \
+            and len({kv["key"] for kv in values}) == len(values):
+        return {kv["key"]: any_value(kv.get("value") or {}) for kv in values}
     return value

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from ..problems import Problem
-from ..sources import Record, problem_at
+from ..sources import Record, integers_beyond_64_bits, problem_at
 
 
 @dataclass
@@ -90,6 +90,13 @@ def tool_input(arguments: Any, reading: Reading, path: tuple) -> tuple[Any, dict
         reading.warn(path, "tool call arguments are not JSON: kept as a string input",
                      "arguments are the JSON text of the call's input; this call's input is the text as it is",
                      code="arguments-not-json")
+        return arguments, {"rawArguments": True}
+    # orjson reads an integer beyond 64 bits as a float (always written d.ddde+NN): its digits
+    # would change, so the arguments stay the text they are.
+    if b"+" in orjson.dumps(value) and integers_beyond_64_bits(arguments):
+        reading.warn(path, "tool call arguments hold an integer beyond 64 bits: kept as a string input",
+                     "the input is the arguments' text as it is, since chatconv keeps integers exact within 64 bits",
+                     code="arguments-inexact")
         return arguments, {"rawArguments": True}
     if isinstance(value, str) and value.lstrip().startswith(("{", "[")):
         try:
