@@ -9,13 +9,14 @@ chatconv's own schema first.
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
-import os
 from typing import Any, Iterator, Sequence
 
 from ..messages import CONVERSATION_WINDOW
 from ..problems import ChatconvError, Problem, UsageError
+from ..schemas import fast_validator
 from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record, discover, exact_json, iter_records,
                        problem_at)
 from ..validate import check_schema
@@ -168,10 +169,10 @@ def _lines(imported: Imported, reading: Reading, conversations: bool, first: int
         steps.append(step)
     records = ([{"id": conversation_id, "steps": [_without_id(s) for s in steps]}] if conversations else steps)
     kind = "conversation" if conversations else "step-record"
-    lines = []
+    lines, valid = [], fast_validator(kind).is_valid
     for record in records:
-        checked = Record(reading.record.file, _line_of(reading), data=record)
-        errors = [p for p in check_schema(checked, kind) if p.is_error]
+        errors = [] if valid(record) else [p for p in check_schema(Record(reading.record.file, _line_of(reading),
+                                                                            data=record), kind) if p.is_error]
         if errors:
             reading.problems.extend(errors)
             return [], 0

@@ -20,6 +20,7 @@ from .reading import Imported, Reading, rest_of, tool_input
 __all__ = ["NAME", "TARGET", "detect", "from_openai_messages", "read", "to_model_messages", "write"]
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")
+_PLAIN_ROLES = ("system", "user", "assistant")  # whose {role, content: string} is a model message as it is
 AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 
 
@@ -128,6 +129,8 @@ def _messages(messages: Any, reading: Reading, where: tuple) -> tuple[list[dict]
 
 def _message(message: dict, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:
     role, content = message["role"], message.get("content")
+    if len(message) == 2 and isinstance(content, str) and role in _PLAIN_ROLES:
+        return {"role": role, "content": content}  # most messages: what the full reading gives, sooner
     if role in ("system", "developer"):
         text = content if isinstance(content, str) else _joined_text(content, reading, path)
         if text is None:
