@@ -49,6 +49,7 @@ def cli():
       chatconv validate examples/                 every eval file and recording in a folder
       chatconv validate run.jsonl --format json   machine-readable problems
       chatconv schema eval-file                   the JSON Schema of an eval file
+      chatconv import finetune.jsonl -o run.jsonl OpenAI, Anthropic, Gemini, OTel, inspect logs as steps
     """
 
 
