@@ -7,7 +7,7 @@ loop over the same file, with a peak memory that is flat in the file size (<= 15
 The file is made of fine-tuning lines (`messages` + `tools`): the real recordings in
 tests/data/recorded written as OpenAI bodies by `chatconv export --per step` (each the
 conversation up to a step; those of at most 4 KiB, as fine-tuning examples mostly are), and the
-fixtures of tests/data/formats/openai-chat, repeated to --lines (about 1.9 KB a line). Each figure is a whole child
+fixtures of tests/data/formats/openai-chat, repeated to --lines (about 1.3 KB a line). Each figure is a whole child
 process, the best of --repeat runs taken in turn (bench_migrate's launcher). The script prints
 each target as PASS or FAIL and exits 0 whatever the figures (it is not run in CI).
 
