@@ -59,6 +59,7 @@ def test_import_takes_folders_and_standard_input(tmp_path):
     ('[{"role": "tool", "tool_call_id": "gone", "content": "x"}]\n', 1,
      "error: $[0]: tool result 'gone' answers no earlier tool call of its conversation"),
     ("", 1, "the file is empty"),
+    ("[]\n", 0, "x.jsonl:1:1: warning: $: an empty array: no record to import"),
 ])
 def test_bad_records_are_problems_with_their_place_never_tracebacks(tmp_path, content, status, expected):
     bad = tmp_path / "x.jsonl"

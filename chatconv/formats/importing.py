@@ -118,6 +118,9 @@ def _readings(file: str, readers, forced, run: ImportRun, field_map: FieldMap | 
                 continue
             yield found, Reading(record, found.NAME)
             continue
+        if not record.data:
+            run.problems.append(problem_at(record, (), "an empty array: no record to import", "warning",
+                                           code="import-empty"))
         for index, item in enumerate(record.data):  # an array of records, such as a file of request bodies
             found = _format_of(item, readers, forced)
             if found is None:
