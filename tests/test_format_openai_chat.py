@@ -335,3 +335,23 @@ def test_arguments_holding_an_integer_beyond_64_bits_stay_their_text_rather_than
     assert record["output"][0]["content"][0]["input"] == arguments
     assert [p.code for p in problems] == ["arguments-inexact"]
     assert write([record["input"], *record["output"]], "openai-chat") == body
+
+
+@pytest.mark.parametrize("log, path", [
+    ([{"role": "user", "content": "hi", "noContent": True}], "$[0].noContent"),
+    ([{"role": "assistant", "content": "hi", "choice": {"index": 0}}], "$[0].choice"),
+    ([{"role": "user", "content": [{"type": "text", "text": "hi", "legacy": "yes"}]}], "$[0].content[0].legacy"),
+    ([{"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function", "rawArguments": 1,
+                                                             "function": {"name": "f", "arguments": "{}"}}]}],
+     "$[0].tool_calls[0].rawArguments"),
+])
+def test_a_field_named_like_a_mark_is_refused_rather_than_lost_on_export(log, path):
+    with pytest.raises(ChatconvError) as caught:
+        from_openai_messages(log)
+    assert caught.value.problems[0].path == path and "cannot be kept" in caught.value.problems[0].message
+
+
+def test_a_refusal_part_and_a_null_refusal_are_no_clash():
+    log = [{"role": "assistant", "content": [{"type": "refusal", "refusal": "no"}], "refusal": None}]
+    [message] = from_openai_messages(log)
+    assert write([message], "openai-chat")["messages"] == log

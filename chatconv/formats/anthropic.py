@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from .anthropic_blocks import read_block, refused_marks, write_block
-from .reading import Imported, Reading, kept, rest_of
+from .anthropic_blocks import read_block, write_block
+from .reading import Imported, Reading, free_of_marks, kept, rest_of
 
 NAME = "anthropic"
 TARGET = "anthropic"
@@ -100,7 +100,7 @@ def _system(system: Any, reading: Reading, where: tuple) -> tuple[list[dict], li
         return [{"role": "system", "content": system}], [path]
     if isinstance(system, list) and all(isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
                                         for b in system):
-        if not all(refused_marks(b, _MARKS, (), reading, path + (i,)) for i, b in enumerate(system)):
+        if not all(free_of_marks(b, _MARKS, (), reading, path + (i,)) for i, b in enumerate(system)):
             return [], []
         return ([reading.keep({"role": "system", "content": block["text"]},
                               {"system": "blocks"}, rest_of(block, ("type", "text"))) for block in system],
@@ -129,7 +129,7 @@ def read_message(message: dict, reading: Reading, path: tuple) -> list[dict]:
     """The model messages of one Anthropic message: one, or for a user message with tool results
     a run of tool and user messages, the later ones marked `joined`. None read: []."""
     role, content = message["role"], message.get("content")
-    if not refused_marks(message, _MARKS, (), reading, path):
+    if not free_of_marks(message, _MARKS, (), reading, path):
         return []
     if isinstance(content, str):
         runs = [{"role": role, "content": content}]

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from ..providers.rules import media
-from .reading import Reading, kept, rest_of
+from .reading import Reading, free_of_marks, kept, rest_of
 
 USER_BLOCKS = ("text", "image", "document", "tool_result")
 ASSISTANT_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_use", "server_tool_use")
@@ -26,7 +26,7 @@ MARKS = ("sourceType", "source", "redactedData", "rawContent", "noContent", "is_
 def read_block(block: Any, reading: Reading, path: tuple, role: str) -> dict | None:
     """The part of one block of a `role` message, or None with an error at `path`."""
     kind = block.get("type") if isinstance(block, dict) else None
-    if not refused_marks(block, MARKS, _CONSUMED.get(kind, ("type",)), reading, path):
+    if not free_of_marks(block, MARKS, _CONSUMED.get(kind, ("type",)), reading, path):
         return None
     server_result = role == "assistant" and isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result"
     allowed = USER_BLOCKS if role == "user" else ASSISTANT_BLOCKS
@@ -43,16 +43,6 @@ def read_block(block: Any, reading: Reading, path: tuple, role: str) -> dict | N
 
 # The block fields each reader turns into part fields: the others are kept beside the marks.
 _CONSUMED = {"image": ("type", "source"), "document": ("type", "source"), "tool_result": ("type", "is_error")}
-
-
-def refused_marks(item: Any, marks: tuple[str, ...], consumed: tuple[str, ...], reading: Reading, path: tuple) -> bool:
-    """False, with an error at the field, when `item` has a field of its own named like one of
-    the marks kept beside its fields (export could not tell them apart: it would be lost)."""
-    clash = [key for key in item if key in marks and key not in consumed] if isinstance(item, dict) else []
-    if clash:
-        reading.error(path + (clash[0],), f"a field named {clash[0]!r} cannot be kept: chatconv keeps a mark of "
-                      "that name beside the source's own fields", "rename or remove the field", code="import-refused")
-    return not clash
 
 
 def _string(value: Any) -> str:

@@ -14,8 +14,8 @@ from typing import Any, Iterator
 
 from ..problems import ChatconvError
 from ..sources import Record
-from .openai_chat_body import NAME, TARGET, write
-from .reading import Imported, Reading, rest_of, tool_input
+from .openai_chat_body import MESSAGE_MARKS, NAME, PART_MARKS, TARGET, write
+from .reading import Imported, Reading, free_of_marks, rest_of, tool_input
 
 __all__ = ["NAME", "TARGET", "detect", "from_openai_messages", "read", "to_model_messages", "write"]
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
@@ -120,11 +120,29 @@ def _messages(messages: Any, reading: Reading, where: tuple) -> tuple[list[dict]
             reading.error(path, f"not an OpenAI chat message (role must be one of {', '.join(ROLES)})",
                           code="wrong-type")
             continue
+        if not _free_of_marks(message, reading, path):
+            continue
         converted = _message(message, reading, path, legacy_calls)
         if converted is not None:
             out.append(converted)
             paths.append(path)
     return out, paths
+
+
+def _free_of_marks(message: dict, reading: Reading, path: tuple) -> bool:
+    """Whether no field of the message, its parts or its calls is named like a mark kept beside
+    them (openai_chat_body reads the marks back); an error at the first that is."""
+    if len(message) == 2 and isinstance(message.get("content"), str):
+        return True  # role and content: read into the model message
+    tool = message["role"] in ("tool", "function")  # its fields are kept on its result part
+    if not free_of_marks(message, PART_MARKS if tool else MESSAGE_MARKS, ("role", "content"), reading, path):
+        return False
+    content, calls = message.get("content"), message.get("tool_calls")
+    parts = [(("content", i), p, ("type", p.get("type"))) for i, p in enumerate(content)
+             if isinstance(p, dict)] if isinstance(content, list) and not tool else []
+    parts += [(("tool_calls", i), c, ("id", "type", "function", "custom")) for i, c in enumerate(calls)
+              if isinstance(c, dict)] if isinstance(calls, list) else []
+    return all(free_of_marks(item, PART_MARKS, consumed, reading, path + where) for where, item, consumed in parts)
 
 
 def _message(message: dict, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:

@@ -33,8 +33,8 @@ def _extra(item: dict, *drop: str) -> dict:
 
 
 # What read() marks (as opposed to the source's own fields, kept beside them), by where it marks.
-_MESSAGE_MARKS = ("role", "content", "contentParts", "noContent", "choice", "response")
-_PART_MARKS = ("role", "refusal", "rawArguments", "arguments", "noType", "noPayload", "argumentsObject", "legacy",
+MESSAGE_MARKS = ("role", "content", "contentParts", "noContent", "choice", "response")
+PART_MARKS = ("role", "refusal", "rawArguments", "arguments", "noType", "noPayload", "argumentsObject", "legacy",
                "type", "fileId", "textParts")
 
 
@@ -42,30 +42,30 @@ def _written(message: dict) -> list[dict]:
     role, content, own = message["role"], message["content"], kept(message, NAME)
     if role == "system":
         return [{"role": own.get("role", "system"), "content": own.get("content", content),
-                 **_extra(message, *_MESSAGE_MARKS)}]
+                 **_extra(message, *MESSAGE_MARKS)}]
     if role == "user":
         return [{"role": "user", "content": content if isinstance(content, str) else [_user_written(p) for p in content],
-                 **_extra(message, *_MESSAGE_MARKS)}]
+                 **_extra(message, *MESSAGE_MARKS)}]
     if role == "assistant":
         return [_assistant_written(message, own)]
     return [_result_written(part) for part in content]
 
 
 def _user_written(part: dict) -> dict:
-    own, extra = kept(part, NAME), _extra(part, *_PART_MARKS)
+    own, extra = kept(part, NAME), _extra(part, *PART_MARKS)
     if part["type"] == "text":
         return {"type": "text", "text": part["text"], **extra}
     if part["type"] == "image":
         url = part["image"] if is_url(part["image"]) else f"data:{part.get('mediaType', 'image/png')};base64,{part['image']}"
-        return {"type": "image_url", "image_url": {"url": url, **_inner(own, "image_url")}, **_extra(part, *_PART_MARKS, "image_url")}
+        return {"type": "image_url", "image_url": {"url": url, **_inner(own, "image_url")}, **_extra(part, *PART_MARKS, "image_url")}
     if own.get("type") == "input_audio":
         audio = {"data": part["data"], "format": part["mediaType"].rpartition("/")[2], **_inner(own, "input_audio")}
-        return {"type": "input_audio", "input_audio": audio, **_extra(part, *_PART_MARKS, "input_audio")}
+        return {"type": "input_audio", "input_audio": audio, **_extra(part, *PART_MARKS, "input_audio")}
     file = {"file_id": part["data"]} if own.get("fileId") else {
         "file_data": part["data"] if is_url(part["data"]) else f"data:{part['mediaType']};base64,{part['data']}"}
     if "filename" in part:
         file["filename"] = part["filename"]
-    return {"type": "file", "file": {**file, **_inner(own, "file")}, **_extra(part, *_PART_MARKS, "file")}
+    return {"type": "file", "file": {**file, **_inner(own, "file")}, **_extra(part, *PART_MARKS, "file")}
 
 
 def _inner(own: dict, name: str) -> dict:
@@ -83,9 +83,9 @@ def _assistant_written(message: dict, own: dict) -> dict:
     legacy = [p for p in parts if p["type"] == "tool-call" and kept(p, NAME).get("legacy") == "function_call"]
     entry: dict[str, Any] = {"role": "assistant"}
     if own.get("contentParts"):
-        entry["content"] = [{"type": "refusal", "refusal": p["text"], **_extra(p, *_PART_MARKS)}
+        entry["content"] = [{"type": "refusal", "refusal": p["text"], **_extra(p, *PART_MARKS)}
                             if kept(p, NAME).get("refusal")
-                            else {"type": "text", "text": p["text"], **_extra(p, *_PART_MARKS)}
+                            else {"type": "text", "text": p["text"], **_extra(p, *PART_MARKS)}
                             for p in parts if p["type"] == "text"]
         refusals = []
     elif texts:
@@ -98,14 +98,14 @@ def _assistant_written(message: dict, own: dict) -> dict:
         entry["tool_calls"] = [_call_written(p) for p in calls]
     for part in legacy:
         entry["function_call"] = {"name": part["toolName"], "arguments": tool_arguments(part, NAME),
-                                  **_extra(part, *_PART_MARKS)}
-    return {**entry, **_extra(message, *_MESSAGE_MARKS)}
+                                  **_extra(part, *PART_MARKS)}
+    return {**entry, **_extra(message, *MESSAGE_MARKS)}
 
 
 def _call_written(part: dict) -> dict:
     own = kept(part, NAME)
     kind = own.get("type", "function")
-    extra = _extra(part, *_PART_MARKS, kind)
+    extra = _extra(part, *PART_MARKS, kind)
     if kind == "custom":
         body = {"name": part["toolName"], "input": part["input"]}
     else:
@@ -130,5 +130,5 @@ def _result_written(part: dict) -> dict:
     else:
         content = result_text(output)
     if own.get("role") == "function":
-        return {"role": "function", "name": part["toolName"], "content": content, **_extra(part, *_PART_MARKS)}
-    return {"role": "tool", "tool_call_id": part["toolCallId"], "content": content, **_extra(part, *_PART_MARKS)}
+        return {"role": "function", "name": part["toolName"], "content": content, **_extra(part, *PART_MARKS)}
+    return {"role": "tool", "tool_call_id": part["toolCallId"], "content": content, **_extra(part, *PART_MARKS)}

@@ -126,3 +126,15 @@ def tool_arguments(part: dict, format_name: str) -> str:
         except orjson.JSONDecodeError:
             pass
     return orjson.dumps(part.get("input", {})).decode()
+
+
+def free_of_marks(item: Any, marks: tuple[str, ...], consumed: tuple[str, ...], reading: Reading, path: tuple) -> bool:
+    """Whether `item` has no field of its own (beside the `consumed` ones, read into the model
+    message) named like one of `marks`, those a reader keeps beside the source's own fields in
+    providerOptions: export could not tell them apart and one would be lost. False, with an
+    error at that field, when it has one."""
+    clash = [key for key in item if key in marks and key not in consumed] if isinstance(item, dict) else []
+    if clash:
+        reading.error(path + (clash[0],), f"a field named {clash[0]!r} cannot be kept: chatconv keeps a mark of "
+                      "that name beside the source's own fields", "rename or remove the field", code="import-refused")
+    return not clash
