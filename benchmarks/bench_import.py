@@ -60,6 +60,7 @@ def measure(args) -> dict:
     commands = {
         "orjson loop": [sys.executable, "-c", ORJSON_LOOP, str(big), str(out)],
         "import": command + [str(big), "-o", str(out)],
+        "import --jobs 1": command + [str(big), "-o", str(out), "--jobs", "1"],
         "import, 1/4 size": command + [str(small), "-o", str(out)],
     }
     runs: dict[str, list[dict]] = {name: [] for name in commands}

@@ -84,10 +84,13 @@ def _report(problems, summary: str) -> None:
                    "format is told: e.g. --field messages=payload.messages for log lines that wrap a body.")
 @click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
               help="Write to FILE (replaced whole at the end) instead of standard output.")
-def import_(paths, format_name, conversations, field_map, output):
+@click.option("--jobs", type=click.IntRange(min=1), metavar="N",
+              help="Worker processes that import JSONL files (output is the same for any N). "
+                   "[default: one per core for files of 16 MiB or more, else 1]")
+def import_(paths, format_name, conversations, field_map, output, jobs):
     run = ImportRun()
     try:
-        _written(import_records(paths, format_name, conversations, run, field_map), output)
+        _written(import_records(paths, format_name, conversations, run, field_map, jobs), output)
     except UsageError as exc:
         raise click.UsageError(exc.message) from None
     formats = ", ".join(f"{count} {name}" for name, count in run.formats.items())

@@ -16,7 +16,8 @@ from pathlib import Path
 from ..problems import ChatconvError, Problem, UsageError
 from ..providers import RENDERERS
 from .exporting import ExportRun, export_bodies
-from .importing import ImportRun, import_paths, import_records, iter_imported, split_steps
+from .import_files import import_paths, import_records
+from .importing import ImportRun, iter_imported, split_steps
 from .openai_chat import from_openai_messages
 from .reading import Imported, Reading
 from .registry import EXPORTED, FORMATS, IMPORTED, IMPORTED_NAMES, RecordingFormat, format_named

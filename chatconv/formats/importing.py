@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
 from ..messages import CONVERSATION_WINDOW
-from ..problems import ChatconvError, Problem, UsageError
+from ..problems import ChatconvError, Problem
 from ..schemas import fast_validator
 from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record, discover, exact_json, iter_records,
                        problem_at)
@@ -48,50 +48,74 @@ def split_steps(messages: list[dict]) -> list[tuple[dict, list[dict]]]:
     return steps
 
 
-def import_records(paths: Sequence[str], format_name: str | None = None, conversations: bool = False,
-                   run: ImportRun | None = None, field_map: FieldMap | None = None) -> Iterator[bytes]:
-    """Each line (without its newline) of chatconv recordings made from the records of `paths`.
+@dataclass
+class ImportState:
+    """What import carries from record to record, per conversation (the CONVERSATION_WINDOW most
+    recently read): the tool names of its calls by id, and the number its next step takes (a
+    conversation continued by a later record numbers its steps on, as validate expects)."""
 
-    Step records, one per line, or with `conversations` one conversation per line; `field_map`
-    moves a record's keys before its format is told (sources.adapt). Problems
-    (warnings, and the errors of conversations left out) go to `run.problems`; a path that
-    cannot be read raises UnreadableInput.
-    """
-    run = run if run is not None else ImportRun()
-    # A conversation continued by a later record (a request that answers an earlier response's
-    # calls) numbers its steps on from where it stopped, as validate expects.
-    next_steps: OrderedDict[str, int] = OrderedDict()
-    for imported, reading in iter_imported(paths, format_name, run, field_map):
-        first = next_steps.pop(imported.id, 0)
-        lines, steps = _lines(imported, reading, conversations, first)
-        run.problems.extend(reading.problems)
-        reading.problems.clear()
-        next_steps[imported.id] = first + steps
-        while len(next_steps) > CONVERSATION_WINDOW:
-            next_steps.popitem(last=False)
-        if lines:
-            run.conversations += 1
-            run.steps += steps
-            yield from lines
+    names: OrderedDict[str, dict[str, str]] = field(default_factory=OrderedDict)
+    next_steps: OrderedDict[str, int] = field(default_factory=OrderedDict)
+
+    def knows(self, conversation_id: str) -> bool:
+        return conversation_id in self.names or conversation_id in self.next_steps
+
+    def names_of(self, conversation_id: str) -> dict[str, str]:
+        if conversation_id in self.names:
+            self.names.move_to_end(conversation_id)
+            return self.names[conversation_id]
+        while len(self.names) >= CONVERSATION_WINDOW:
+            self.names.popitem(last=False)
+        self.names[conversation_id] = {}
+        return self.names[conversation_id]
+
+    def take_first_step(self, conversation_id: str) -> int:
+        return self.next_steps.pop(conversation_id, 0)
+
+    def set_next_step(self, conversation_id: str, step: int) -> None:
+        self.next_steps[conversation_id] = step
+        while len(self.next_steps) > CONVERSATION_WINDOW:
+            self.next_steps.popitem(last=False)
 
 
-def iter_imported(paths: Sequence[str], format_name: str | None, run: ImportRun,
-                  field_map: FieldMap | None = None) -> Iterator[tuple[Imported, Reading]]:
-    """Each conversation read from the records of `paths`, its tool results named after their
-    calls, with the reading that holds its problems (the caller takes them); conversations whose
-    reading failed are left out, their problems in `run.problems`."""
+@dataclass
+class Importer:
+    """One import: how records are read (the formats tried, one forced, fields moved), what is
+    written (steps or conversations), the state across records and what was found."""
 
-    forced = format_named(format_name) if format_name else None
-    names: OrderedDict[str, dict[str, str]] = OrderedDict()  # conversation id -> call id -> tool name
-    for file, _ in discover(paths, DATA_SUFFIXES | OWN_SUFFIXES):
-        for reading_format, reading in _readings(file, [forced] if forced else IMPORTED, forced, run, field_map):
+    format_name: str | None = None
+    conversations: bool = False
+    field_map: FieldMap | None = None
+    run: ImportRun = field(default_factory=ImportRun)
+    state: ImportState = field(default_factory=ImportState)
+
+    def __post_init__(self):
+        self.forced = format_named(self.format_name) if self.format_name else None
+        self.readers = [self.forced] if self.forced else IMPORTED
+
+    def own_reader(self, file: str):
+        """The format that reads `file` itself (not as JSON or JSONL records), or None."""
+        return next((fmt for fmt in self.readers if hasattr(fmt, "records") and fmt.claims(file)), None)
+
+    def records(self, file: str) -> Iterator[Record]:
+        own = self.own_reader(file)
+        return own.records(file) if own else iter_records(file)
+
+    def conversations_of(self, record: Record, touched: list[str] | None = None) -> Iterator[tuple[Imported, Reading]]:
+        """Each conversation of a record, its tool results named after their calls, with the
+        reading that holds its problems (the caller takes them); conversations whose reading
+        failed are left out, their problems in run.problems. `touched` gathers the ids read."""
+        run = self.run
+        for reading_format, reading in _readings(record, self.readers, self.forced, run, self.field_map):
             run.records += 1
             run.formats[reading_format.NAME] = run.formats.get(reading_format.NAME, 0) + 1
             for number, imported in enumerate(_conversations(reading_format, reading)):
                 if imported.id is None:
                     imported.id = _name_after(reading, number)
+                if touched is not None:
+                    touched.append(imported.id)
                 if not reading.failed:
-                    _name_results(imported, reading, _names_of(names, imported.id))
+                    _name_results(imported, reading, self.state.names_of(imported.id))
                 if not reading.failed:
                     yield imported, reading  # the caller takes this conversation's problems
                 run.problems.extend(reading.problems)  # a reader leaves out what it could not read
@@ -99,34 +123,54 @@ def iter_imported(paths: Sequence[str], format_name: str | None, run: ImportRun,
             run.problems.extend(reading.problems)
             reading.problems.clear()
 
+    def lines_of(self, record: Record, touched: list[str] | None = None) -> Iterator[bytes]:
+        """The lines (without newline) made of one record."""
+        run = self.run
+        for imported, reading in self.conversations_of(record, touched):
+            first = self.state.take_first_step(imported.id)
+            lines, steps = _lines(imported, reading, self.conversations, first)
+            run.problems.extend(reading.problems)
+            reading.problems.clear()
+            self.state.set_next_step(imported.id, first + steps)
+            if lines:
+                run.conversations += 1
+                run.steps += steps
+                yield from lines
 
-def _readings(file: str, readers, forced, run: ImportRun, field_map: FieldMap | None
+
+def iter_imported(paths: Sequence[str], format_name: str | None, run: ImportRun,
+                  field_map: FieldMap | None = None) -> Iterator[tuple[Imported, Reading]]:
+    """Each conversation read from the records of `paths` (see Importer.conversations_of)."""
+    importer = Importer(format_name, False, field_map, run)
+    for file, _ in discover(paths, DATA_SUFFIXES | OWN_SUFFIXES):
+        for record in importer.records(file):
+            yield from importer.conversations_of(record)
+
+
+def _readings(record: Record, readers, forced, run: ImportRun, field_map: FieldMap | None
               ) -> Iterator[tuple[Any, Reading]]:
-    """(format, reading) for each record of the file; a JSON array of records is read element by element."""
-    own = [fmt for fmt in readers if hasattr(fmt, "records") and fmt.claims(file)]
-    source = own[0].records(file) if own else iter_records(file)
-    for record in source:
-        record = adapt_record(record, field_map)
-        if record.error:
-            run.problems.append(record.error)
+    """(format, reading) for a record; a JSON array of records is read element by element."""
+    record = adapt_record(record, field_map)
+    if record.error:
+        run.problems.append(record.error)
+        return
+    run.problems.extend(record.problems)
+    found = _format_of(record.data, readers, forced)
+    if found is not None or not isinstance(record.data, list):
+        if found is None:
+            run.problems.append(_unknown(record, ()))
+            return
+        yield found, Reading(record, found.NAME)
+        return
+    if not record.data:
+        run.problems.append(problem_at(record, (), "an empty array: no record to import", "warning",
+                                       code="import-empty"))
+    for index, item in enumerate(record.data):  # an array of records, such as a file of request bodies
+        found = _format_of(item, readers, forced)
+        if found is None:
+            run.problems.append(_unknown(record, (index,)))
             continue
-        run.problems.extend(record.problems)
-        found = _format_of(record.data, readers, forced)
-        if found is not None or not isinstance(record.data, list):
-            if found is None:
-                run.problems.append(_unknown(record, ()))
-                continue
-            yield found, Reading(record, found.NAME)
-            continue
-        if not record.data:
-            run.problems.append(problem_at(record, (), "an empty array: no record to import", "warning",
-                                           code="import-empty"))
-        for index, item in enumerate(record.data):  # an array of records, such as a file of request bodies
-            found = _format_of(item, readers, forced)
-            if found is None:
-                run.problems.append(_unknown(record, (index,)))
-                continue
-            yield found, Reading(record, found.NAME, prefix=(index,))
+        yield found, Reading(record, found.NAME, prefix=(index,))
 
 
 def _format_of(data: Any, readers, forced):
@@ -203,18 +247,6 @@ def _name_after(reading: Reading, number: int) -> str:
     return name if number == 0 else f"{name}#{number}"
 
 
-def _names_of(names: OrderedDict, conversation_id: str) -> dict[str, str]:
-    """The tool names by call id of a conversation, kept for its later records (the most recent
-    conversations only, as validate follows them)."""
-    if conversation_id in names:
-        names.move_to_end(conversation_id)
-        return names[conversation_id]
-    while len(names) >= CONVERSATION_WINDOW:
-        names.popitem(last=False)
-    names[conversation_id] = {}
-    return names[conversation_id]
-
-
 def _name_results(imported: Imported, reading: Reading, names: dict[str, str]) -> None:
     """Give each tool result the name of the call it answers, by id; a result that answers no
     call it can be paired with is an error (its toolName would be invented)."""
@@ -234,21 +266,3 @@ def _name_results(imported: Imported, reading: Reading, names: dict[str, str]) -
                                   code="tool-result-orphan")
                     return
                 part["toolName"] = name
-
-
-def import_paths(paths: Sequence[str], format_name: str | None = None, conversations: bool = False,
-                 problems: list[Problem] | None = None) -> list[dict]:
-    """The library's import: chatconv's records made of `paths` (step records, or conversations).
-
-    Problems are appended to `problems`; without a list, any error raises ChatconvError."""
-    import orjson
-
-    if not paths:
-        raise UsageError("name at least one file to import")
-    run = ImportRun()
-    records = [orjson.loads(line) for line in import_records(paths, format_name, conversations, run)]
-    if problems is None and any(p.is_error for p in run.problems):
-        raise ChatconvError([p for p in run.problems if p.is_error])
-    if problems is not None:
-        problems.extend(run.problems)
-    return records

@@ -1,0 +1,148 @@
+"""`chatconv import` over files: each file's records through the Importer (importing.py), a JSONL
+file of more than a batch by worker processes, a batch of lines each, with the same lines and
+problems as one process gives.
+
+What import carries from record to record (a conversation's tool names and its next step) is
+the main process's. A worker imports its batch with a state of its own, empty at the start, and
+says for each record the conversations it read, whether an earlier record of the batch had read
+one of them, and their state after it. The main process takes a record's result when none of its
+conversations was read before (then the worker started it as the main process would); otherwise
+it reads that record again itself, with its own state. Files whose conversations each sit on
+one record (fine-tuning lines, most logs) are never read twice.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+from ..problems import ChatconvError, Problem, UsageError
+from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, discover, file_format, iter_jsonl,
+                       iter_line_batches, open_binary)
+from ..validate import PARALLEL_MIN_BYTES
+from .importing import ImportRun, Importer, ImportState
+from .registry import OWN_SUFFIXES
+
+
+def import_records(paths: Sequence[str], format_name: str | None = None, conversations: bool = False,
+                   run: ImportRun | None = None, field_map: FieldMap | None = None,
+                   jobs: int | None = 1, batch_bytes: int = BATCH_BYTES) -> Iterator[bytes]:
+    """Each line (without its newline) of chatconv recordings made from the records of `paths`.
+
+    Step records, one per line, or with `conversations` one conversation per line; `field_map`
+    moves a record's keys before its format is told (sources.adapt). Problems (warnings, and the
+    errors of conversations left out) go to `run.problems`; a path that cannot be read raises
+    UnreadableInput. `jobs`: worker processes for JSONL files (None: one per core for files of
+    16 MiB or more), each given batches of about `batch_bytes` of lines; the lines are the same
+    whatever the number.
+    """
+    importer = Importer(format_name, conversations, field_map, run if run is not None else ImportRun())
+    for file, _ in discover(paths, DATA_SUFFIXES | OWN_SUFFIXES):
+        workers = _jobs_for(importer, file, jobs, batch_bytes)
+        if workers > 1:
+            yield from import_in_workers(importer, file, workers, batch_bytes)
+            continue
+        for record in importer.records(file):
+            yield from importer.lines_of(record)
+
+
+def _jobs_for(importer: Importer, file: str, jobs: int | None, batch_bytes: int) -> int:
+    """Workers for a file: JSONL files of more than one batch only (others are read whole, or by
+    their format's own reader)."""
+    if jobs == 1 or file == "-" or file_format(file) != "jsonl" or importer.own_reader(file) is not None:
+        return 1
+    size = os.path.getsize(file) if os.path.isfile(file) else 0
+    if size <= batch_bytes:
+        return 1
+    if jobs is not None:
+        return jobs
+    if size < PARALLEL_MIN_BYTES:
+        return 1
+    from ..workers import available_cores
+
+    return available_cores()
+
+
+def import_paths(paths: Sequence[str], format_name: str | None = None, conversations: bool = False,
+                 problems: list[Problem] | None = None) -> list[dict]:
+    """The library's import: chatconv's records made of `paths` (step records, or conversations).
+
+    Problems are appended to `problems`; without a list, any error raises ChatconvError."""
+    import orjson
+
+    if not paths:
+        raise UsageError("name at least one file to import")
+    run = ImportRun()
+    records = [orjson.loads(line) for line in import_records(paths, format_name, conversations, run)]
+    if problems is None and any(p.is_error for p in run.problems):
+        raise ChatconvError([p for p in run.problems if p.is_error])
+    if problems is not None:
+        problems.extend(run.problems)
+    return records
+
+
+@dataclass
+class RecordResult:
+    line: int
+    lines: list[bytes]
+    run: ImportRun  # what reading this record found (counts, problems)
+    ids: list[str]  # the conversations it read, in order
+    continued: bool  # one of them was read by an earlier record of the batch
+    state: list[tuple[str, dict[str, str] | None, int | None]]  # (id, tool names, next step) after it
+
+
+def import_in_workers(importer: Importer, file: str, jobs: int, batch_bytes: int) -> Iterator[bytes]:
+    """The lines of `file` as importer.lines_of gives them record by record, made by `jobs` workers."""
+    from ..workers import OrderedPool, worker_result  # here: a run without workers skips multiprocessing
+
+    settings = (importer.format_name, importer.conversations, importer.field_map)
+    with open_binary(file) as source, OrderedPool(jobs) as pool:
+        tasks = ((batch, _import_batch, (file, batch.first_line, batch.data, settings))
+                 for batch in iter_line_batches(source, batch_bytes))
+        for batch, future in pool.ordered(tasks):
+            yield from _taken(importer, file, batch, worker_result(future, file, "import"))
+
+
+def _taken(importer: Importer, file: str, batch: Batch, results: list[RecordResult]) -> Iterator[bytes]:
+    lines_of_batch: list[bytes] | None = None
+    for result in results:
+        if result.continued or any(importer.state.knows(i) for i in result.ids):
+            if lines_of_batch is None:  # read again here, with this process's state: rare
+                lines_of_batch = batch.data.split(b"\n")
+            [record] = iter_jsonl(io.BytesIO(lines_of_batch[result.line - batch.first_line]), file, result.line)
+            yield from importer.lines_of(record)
+            continue
+        _merge(importer.run, result.run)
+        for conversation_id, names, next_step in result.state:
+            if names is not None:
+                importer.state.names_of(conversation_id).update(names)
+            if next_step is not None:
+                importer.state.set_next_step(conversation_id, next_step)
+        yield from result.lines
+
+
+def _merge(run: ImportRun, part: ImportRun) -> None:
+    run.records += part.records
+    run.conversations += part.conversations
+    run.steps += part.steps
+    run.problems.extend(part.problems)
+    for name, count in part.formats.items():
+        run.formats[name] = run.formats.get(name, 0) + count
+
+
+def _import_batch(file: str, first_line: int, data: bytes, settings: tuple) -> list[RecordResult]:
+    """In a worker: each record's result, for a batch of whole lines from line `first_line`."""
+    format_name, conversations, field_map = settings
+    importer = Importer(format_name, conversations, field_map, ImportRun(), ImportState())
+    results, seen = [], set()
+    for record in iter_jsonl(io.BytesIO(data), file, first_line):
+        importer.run = ImportRun()
+        ids: list[str] = []
+        lines = list(importer.lines_of(record, ids))
+        state = [(i, dict(importer.state.names[i]) if i in importer.state.names else None,
+                  importer.state.next_steps.get(i)) for i in ids]
+        results.append(RecordResult(record.line, lines, importer.run, ids, bool(seen.intersection(ids)), state))
+        seen.update(ids)
+    return results

@@ -1,0 +1,52 @@
+"""`chatconv import --jobs`: worker processes give the same lines and problems as one process,
+conversations continued across records and batches included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chatconv.formats import ImportRun, import_records
+
+DATA = Path(__file__).parent / "data" / "formats"
+
+
+def _mixed_file(tmp_path: Path) -> Path:
+    """Fine-tuning lines, a Responses tool loop (one conversation over several records), a bad
+    line and a record that is no format, repeated so that conversations cross batches."""
+    lines = ((DATA / "openai-chat" / "finetune.jsonl").read_bytes().splitlines()
+             + (DATA / "openai-responses" / "tool-loop.jsonl").read_bytes().splitlines()
+             + [b'{"hello": "world"}', b'{"messages": [', b""])
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(b"\n".join(lines * 4) + b"\n")
+    return path
+
+
+def _imported(path: Path, jobs: int, batch_bytes: int) -> tuple[list[bytes], list, tuple]:
+    run = ImportRun()
+    lines = list(import_records([str(path)], run=run, jobs=jobs, batch_bytes=batch_bytes))
+    return lines, run.problems, (run.records, run.conversations, run.steps, run.formats)
+
+
+@pytest.mark.parametrize("batch_bytes", [300, 2000, 1 << 20])
+def test_workers_give_the_same_lines_problems_and_counts_as_one_process(tmp_path, batch_bytes):
+    path = _mixed_file(tmp_path)
+    serial = _imported(path, 1, batch_bytes)
+    assert serial[0] and serial[1]  # the file gives lines and problems both
+    assert _imported(path, 2, batch_bytes) == serial
+    assert _imported(path, 3, batch_bytes) == serial
+
+
+def test_a_conversation_continued_in_a_later_batch_numbers_its_steps_on(tmp_path):
+    import orjson
+
+    path = _mixed_file(tmp_path)
+    lines, _, _ = _imported(path, 2, 300)
+    by_conversation: dict = {}
+    for line in lines:
+        step = orjson.loads(line)
+        by_conversation.setdefault(step["conversationId"], []).append(step["stepIndex"])
+    assert all(indexes == sorted(indexes) for indexes in by_conversation.values())
+    assert any(len(indexes) > 1 and indexes[0] > 0 for indexes in by_conversation.values()) or any(
+        indexes[-1] >= 2 for indexes in by_conversation.values())
