@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import os
-from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from ..problems import ChatconvError, Problem, UsageError
@@ -83,14 +82,12 @@ def import_paths(paths: Sequence[str], format_name: str | None = None, conversat
     return records
 
 
-@dataclass
-class RecordResult:
-    line: int
-    lines: list[bytes]
-    run: ImportRun  # what reading this record found (counts, problems)
-    ids: list[str]  # the conversations it read, in order
-    continued: bool  # one of them was read by an earlier record of the batch
-    state: list[tuple[str, dict[str, str] | None, int | None]]  # (id, tool names, next step) after it
+# What a worker says of each record of its batch, in a shape cheap to send back (most records
+# have one conversation, no problem, one format): (line, end of its lines in the batch's blob,
+# the conversation ids it read, whether an earlier record of the batch read one of them, each
+# id's state after it as (id, tool names or None, next step or None), (records, conversations,
+# steps) counted, formats read as (name, count) pairs, problems).
+RecordResult = tuple[int, int, tuple, bool, tuple, tuple[int, int, int], tuple, list]
 
 
 def import_in_workers(importer: Importer, file: str, jobs: int, batch_bytes: int) -> Iterator[bytes]:
@@ -102,47 +99,49 @@ def import_in_workers(importer: Importer, file: str, jobs: int, batch_bytes: int
         tasks = ((batch, _import_batch, (file, batch.first_line, batch.data, settings))
                  for batch in iter_line_batches(source, batch_bytes))
         for batch, future in pool.ordered(tasks):
-            yield from _taken(importer, file, batch, worker_result(future, file, "import"))
+            blob, results = worker_result(future, file, "import")
+            yield from _taken(importer, file, batch, blob, results)
 
 
-def _taken(importer: Importer, file: str, batch: Batch, results: list[RecordResult]) -> Iterator[bytes]:
+def _taken(importer: Importer, file: str, batch: Batch, blob: bytes, results: list[RecordResult]) -> Iterator[bytes]:
     lines_of_batch: list[bytes] | None = None
-    for result in results:
-        if result.continued or any(importer.state.knows(i) for i in result.ids):
+    run, state, start = importer.run, importer.state, 0
+    for line, end, ids, continued, after, counts, formats, problems in results:
+        if continued or any(state.knows(i) for i in ids):
             if lines_of_batch is None:  # read again here, with this process's state: rare
                 lines_of_batch = batch.data.split(b"\n")
-            [record] = iter_jsonl(io.BytesIO(lines_of_batch[result.line - batch.first_line]), file, result.line)
+            [record] = iter_jsonl(io.BytesIO(lines_of_batch[line - batch.first_line]), file, line)
             yield from importer.lines_of(record)
-            continue
-        _merge(importer.run, result.run)
-        for conversation_id, names, next_step in result.state:
-            if names is not None:
-                importer.state.names_of(conversation_id).update(names)
-            if next_step is not None:
-                importer.state.set_next_step(conversation_id, next_step)
-        yield from result.lines
+        else:
+            run.records, run.conversations, run.steps = (run.records + counts[0], run.conversations + counts[1],
+                                                         run.steps + counts[2])
+            for name, count in formats:
+                run.formats[name] = run.formats.get(name, 0) + count
+            run.problems.extend(problems)
+            for conversation_id, names, next_step in after:
+                if names is not None:
+                    state.names_of(conversation_id).update(names)
+                if next_step is not None:
+                    state.set_next_step(conversation_id, next_step)
+            if end > start:
+                yield from blob[start:end - 1].split(b"\n")  # the record's lines, each ending in a newline
+        start = end
 
 
-def _merge(run: ImportRun, part: ImportRun) -> None:
-    run.records += part.records
-    run.conversations += part.conversations
-    run.steps += part.steps
-    run.problems.extend(part.problems)
-    for name, count in part.formats.items():
-        run.formats[name] = run.formats.get(name, 0) + count
-
-
-def _import_batch(file: str, first_line: int, data: bytes, settings: tuple) -> list[RecordResult]:
-    """In a worker: each record's result, for a batch of whole lines from line `first_line`."""
+def _import_batch(file: str, first_line: int, data: bytes, settings: tuple) -> tuple[bytes, list[RecordResult]]:
+    """In a worker: the lines made of a batch of whole lines from line `first_line`, joined, and
+    each record's result."""
     format_name, conversations, field_map = settings
     importer = Importer(format_name, conversations, field_map, ImportRun(), ImportState())
-    results, seen = [], set()
+    state, out, results, seen, end = importer.state, [], [], set(), 0
     for record in iter_jsonl(io.BytesIO(data), file, first_line):
-        importer.run = ImportRun()
+        run = importer.run = ImportRun()
         ids: list[str] = []
-        lines = list(importer.lines_of(record, ids))
-        state = [(i, dict(importer.state.names[i]) if i in importer.state.names else None,
-                  importer.state.next_steps.get(i)) for i in ids]
-        results.append(RecordResult(record.line, lines, importer.run, ids, bool(seen.intersection(ids)), state))
+        for made in importer.lines_of(record, ids):
+            out.append(made)
+            end += len(made) + 1
+        after = tuple((i, dict(state.names[i]) if i in state.names else None, state.next_steps.get(i)) for i in ids)
+        results.append((record.line, end, tuple(ids), not seen.isdisjoint(ids), after,
+                        (run.records, run.conversations, run.steps), tuple(run.formats.items()), run.problems))
         seen.update(ids)
-    return results
+    return b"".join(made + b"\n" for made in out), results
