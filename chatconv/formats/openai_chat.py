@@ -15,13 +15,13 @@ from typing import Any, Iterator
 from ..problems import ChatconvError
 from ..sources import Record
 from .openai_chat_body import MESSAGE_MARKS, NAME, PART_MARKS, TARGET, write
+from .openai_chat_parts import string_value, user_parts
 from .reading import Imported, Reading, free_of_marks, rest_of, tool_input
 
 __all__ = ["NAME", "TARGET", "detect", "from_openai_messages", "read", "to_model_messages", "write"]
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")
 _PLAIN_ROLES = ("system", "user", "assistant")  # whose {role, content: string} is a model message as it is
-AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 
 
 def detect(data: Any) -> bool:
@@ -158,7 +158,7 @@ def _message(message: dict, reading: Reading, path: tuple, legacy_calls: dict) -
                                         "content": content if not isinstance(content, str) else None},
                             rest_of(message, ("role", "content")))
     if role == "user":
-        parts = content if isinstance(content, str) else _user_parts(content, reading, path)
+        parts = content if isinstance(content, str) else user_parts(content, reading, path)
         return None if parts is None else reading.keep({"role": "user", "content": parts}, {},
                                                        rest_of(message, ("role", "content")))
     if role == "assistant":
@@ -173,67 +173,6 @@ def _joined_text(content: Any, reading: Reading, path: tuple) -> str | None:
         return "\n".join(p["text"] for p in content)
     reading.error(path + ("content",), "system content must be a string or text parts", code="wrong-type")
     return None
-
-
-def _user_parts(content: Any, reading: Reading, path: tuple) -> list[dict] | None:
-    if not isinstance(content, list):
-        reading.error(path + ("content",), "user content must be a string or a list of parts", code="wrong-type")
-        return None
-    parts = []
-    for index, part in enumerate(content):
-        converted = _user_part(part, reading, path + ("content", index))
-        if converted is None:
-            return None
-        parts.append(converted)
-    return parts
-
-
-def _user_part(part: Any, reading: Reading, path: tuple) -> dict | None:
-    kind = part.get("type") if isinstance(part, dict) else None
-    try:
-        if kind == "text":
-            return reading.keep({"type": "text", "text": _string(part["text"])}, {}, rest_of(part, ("type", "text")))
-        if kind == "image_url":
-            # The inner object's own fields (detail, ...) are kept apart from the part's, so that
-            # each goes back where it was and a key on both keeps both values.
-            image = part["image_url"]
-            return reading.keep({"type": "image", "image": _string(image["url"])},
-                                {"image_url": rest_of(image, ("url",)) or None}, rest_of(part, ("type", "image_url")))
-        if kind == "input_audio":
-            audio = part["input_audio"]
-            audio_format = _string(audio["format"])
-            media_type = AUDIO_TYPES.get(audio_format, f"audio/{audio_format}")
-            return reading.keep({"type": "file", "data": _string(audio["data"]), "mediaType": media_type},
-                                {"type": "input_audio", "input_audio": rest_of(audio, ("data",))},
-                                rest_of(part, ("type", "input_audio")))
-        if kind == "file":
-            return _file_part(part, reading)
-    except (KeyError, TypeError):
-        pass
-    reading.error(path, f"a {kind or 'content'} part chatconv cannot read",
-                  "user parts are text, image_url (with url), input_audio (data, format) and file "
-                  "(file_data or file_id), as OpenAI's API has them", code="wrong-type")
-    return None
-
-
-def _file_part(part: dict, reading: Reading) -> dict:
-    file = part["file"]
-    source = "file_data" if "file_data" in file else "file_id"
-    data = _string(file[source])
-    media_type = data[5:].split(";")[0].split(",")[0] if data.startswith("data:") else "application/octet-stream"
-    converted = {"type": "file", "data": data, "mediaType": media_type or "application/octet-stream"}
-    known: tuple = (source,)
-    if isinstance(file.get("filename"), str):
-        converted["filename"], known = file["filename"], (source, "filename")
-    # The file object's other fields (a file_id beside file_data, ...) apart from the part's own.
-    return reading.keep(converted, {"fileId": True if source == "file_id" else None,
-                                    "file": rest_of(file, known) or None}, rest_of(part, ("type", "file")))
-
-
-def _string(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError("not a string")
-    return value
 
 
 def _assistant(message: dict, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import mimetypes
 from typing import Any
 
-from .openai_chat import AUDIO_TYPES
+from .openai_chat_parts import AUDIO_TYPES
 from .reading import Reading, rest_of
 
 NAME = "openai-responses"
