@@ -21,19 +21,14 @@ from hypothesis import strategies as st
 from chatconv.formats import ExportRun, export_bodies, from_openai_messages, import_paths, openai_chat, read, write
 from chatconv.problems import ChatconvError
 from chatconv.recordings import tool_rows
-from chatconv.validate import validate_path
+
+from conftest import import_and_validate
 
 DATA = Path(__file__).parent / "data" / "formats" / "openai-chat"
 
 
-def _imported(tmp_path, name: str, problems: list | None = None, **options) -> Path:
-    """The fixture imported into a step-per-line file, which must validate with no error."""
-    records = import_paths([str(DATA / name)], problems=problems, **options)
-    out = tmp_path / f"{name}.steps.jsonl"
-    out.write_bytes(b"".join(orjson.dumps(record) + b"\n" for record in records))
-    found, summary = validate_path(out)
-    assert summary.errors == 0, [p.format_text() for p in found]
-    return out
+def _imported(tmp_path, name: str, problems: list | None = None) -> Path:
+    return import_and_validate(tmp_path, DATA / name, problems=problems)
 
 
 def _bodies(path: Path) -> list[dict]:
