@@ -19,7 +19,15 @@ from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, plural
 
 
 def _written(lines: Iterator[bytes], output: str | None) -> None:
-    """Every line to standard output, or to OUTPUT, replaced whole only when all was read."""
+    """Every line to standard output, or to OUTPUT, replaced whole only when all was read; a call
+    the library cannot carry out as given is a usage error (exit status 2)."""
+    try:
+        _write(lines, output)
+    except UsageError as exc:
+        raise click.UsageError(exc.message) from None
+
+
+def _write(lines: Iterator[bytes], output: str | None) -> None:
     if output in (None, "-"):
         for line in lines:
             sys.stdout.buffer.write(line + b"\n")
@@ -89,10 +97,7 @@ def _report(problems, summary: str) -> None:
                    "[default: one per core for files of 16 MiB or more, else 1]")
 def import_(paths, format_name, conversations, field_map, output, jobs):
     run = ImportRun()
-    try:
-        _written(import_records(paths, format_name, conversations, run, field_map, jobs), output)
-    except UsageError as exc:
-        raise click.UsageError(exc.message) from None
+    _written(import_records(paths, format_name, conversations, run, field_map, jobs), output)
     formats = ", ".join(f"{count} {name}" for name, count in run.formats.items())
     _report(run.problems, f"{plural(run.records, 'record')} read{f' ({formats})' if formats else ''}: "
                           f"{plural(run.conversations, 'conversation')}, {plural(run.steps, 'step')} written")
@@ -128,9 +133,6 @@ def import_(paths, format_name, conversations, field_map, output, jobs):
               help="Write to FILE (replaced whole at the end) instead of standard output.")
 def export(paths, format_name, per, gather_tools, field_map, output):
     run = ExportRun()
-    try:
-        _written(export_bodies(paths, format_name, per, gather_tools, field_map, run), output)
-    except UsageError as exc:
-        raise click.UsageError(exc.message) from None
-    _report(run.problems, f"{plural(run.steps, 'step')} read: {run.bodies} {'body' if run.bodies == 1 else 'bodies'} written")
+    _written(export_bodies(paths, format_name, per, gather_tools, field_map, run), output)
+    _report(run.problems, f"{plural(run.steps, 'step')} read: {plural(run.bodies, 'body', 'bodies')} written")
 
