@@ -30,6 +30,18 @@ def write_jsonl(path: Path, records) -> Path:
     return path
 
 
+def import_and_validate(tmp_path: Path, source: Path, **options) -> Path:
+    """`source` imported into a step-per-line file, which chatconv validate must find free of errors."""
+    from chatconv.formats import import_paths
+    from chatconv.validate import validate_path
+    records = import_paths([str(source)], **options)
+    out = tmp_path / f"{source.name}.steps.jsonl"
+    write_jsonl(out, records)
+    found, summary = validate_path(out)
+    assert summary.errors == 0, [p.format_text() for p in found]
+    return out
+
+
 def run_chatconv(*args, cwd=None, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     """Run the CLI as a user does; bad input must never end in a traceback."""
     result = subprocess.run([sys.executable, "-m", "chatconv", *map(str, args)], cwd=cwd,
