@@ -177,6 +177,7 @@ def test_detection_takes_anthropic_marks_only():
     ({"system": "s", "messages": [{"role": "human", "content": "hi"}]}, "$.messages[0]"),
     ({"system": "s", "messages": [{"role": "user", "content": 5}]}, "$.messages[0].content"),
     ({"system": "s", "messages": [{"role": "user", "content": [{"type": "video", "url": "x"}]}]}, "$.messages[0].content[0]"),
+    ({"system": "s", "messages": [{"role": "user", "content": [{"type": {}}]}]}, "$.messages[0].content[0]"),
     ({"system": "s", "messages": [{"role": "assistant", "content": [{"type": "tool_use", "name": "f", "input": {}}]}]},
      "$.messages[0].content[0]"),
     ({"system": "s", "messages": [{"role": "assistant", "content": [
