@@ -23,25 +23,22 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import import_and_validate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chatconv.formats import FORMATS, anthropic, export_bodies, import_paths, read, write
+from chatconv.formats import (
+    FORMATS,
+    anthropic,
+    export_bodies,
+    import_paths,
+    read,
+    write,
+)
 from chatconv.providers import ProviderRuleError
 from chatconv.recordings import tool_rows
-from chatconv.validate import validate_path
 
 DATA = Path(__file__).parent / "data" / "formats" / "anthropic"
-
-
-def _imported(tmp_path, name: str, problems: list | None = None, **options) -> Path:
-    """The fixture imported into a step-per-line file, which must validate with no error."""
-    records = import_paths([str(DATA / name)], problems=problems, **options)
-    out = tmp_path / f"{name}.steps.jsonl"
-    out.write_bytes(b"".join(orjson.dumps(record) + b"\n" for record in records))
-    found, summary = validate_path(out)
-    assert summary.errors == 0, [p.format_text() for p in found]
-    return out
 
 
 def _bodies(path: Path) -> list[dict]:
@@ -63,14 +60,14 @@ def _detected(data) -> list[str]:
 ])
 def test_every_fixture_imports_into_valid_recordings_whose_calls_are_paired(tmp_path, name, statuses):
     problems: list = []
-    out = _imported(tmp_path, name, problems=problems)
+    out = import_and_validate(tmp_path, DATA / name, problems=problems)
     assert not [p for p in problems if p.is_error]
     assert {row["toolCallId"]: row["status"] for row in tool_rows(out)} == statuses
 
 
 @pytest.mark.parametrize("name", ["request_tools.json", "blocks.jsonl"])
 def test_import_then_export_gives_the_same_bodies(tmp_path, name):
-    out = _imported(tmp_path, name)
+    out = import_and_validate(tmp_path, DATA / name)
     exported = [orjson.loads(body) for body in export_bodies([str(out)], "anthropic", per="conversation")]
     assert exported == _bodies(DATA / name)
 
@@ -155,7 +152,7 @@ def test_a_request_with_its_response_is_one_conversation_exported_as_the_request
     reply = exchange.messages[-1]
     assert reply["providerOptions"]["anthropic"]["record"] == {"latency_ms": 812}
     assert exchange.paths[-1] == ("response",)
-    out = _imported(tmp_path, "exchange.json")
+    out = import_and_validate(tmp_path, DATA / "exchange.json")
     [body] = [orjson.loads(b) for b in export_bodies([str(out)], "anthropic", per="conversation")]
     source = _bodies(DATA / "exchange.json")[0]
     assert body == {**source["request"], "messages": [*source["request"]["messages"],
@@ -180,6 +177,7 @@ def test_detection_takes_anthropic_marks_only():
     ({"system": "s", "messages": [{"role": "human", "content": "hi"}]}, "$.messages[0]"),
     ({"system": "s", "messages": [{"role": "user", "content": 5}]}, "$.messages[0].content"),
     ({"system": "s", "messages": [{"role": "user", "content": [{"type": "video", "url": "x"}]}]}, "$.messages[0].content[0]"),
+    ({"system": "s", "messages": [{"role": "user", "content": [{"type": {}}]}]}, "$.messages[0].content[0]"),
     ({"system": "s", "messages": [{"role": "assistant", "content": [{"type": "tool_use", "name": "f", "input": {}}]}]},
      "$.messages[0].content[0]"),
     ({"system": "s", "messages": [{"role": "assistant", "content": [

@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import orjson
+from conftest import import_and_validate, read_jsonl
 
 from chatconv.formats import FORMATS, claude_code, import_paths, read
 from chatconv.recordings import tool_rows
-from chatconv.validate import validate_path
 
 DATA = Path(__file__).parent / "data" / "formats" / "claude-code"
 SESSION = "7f3c2a1e-5b8d-4e6f-9a0b-1c2d3e4f5a6b"
@@ -29,12 +28,8 @@ def _lines() -> list[dict]:
 
 def test_a_transcript_is_one_conversation_named_by_its_session_valid_with_its_calls_paired(tmp_path):
     problems: list = []
-    records = import_paths([str(FIXTURE)], problems=problems)
-    assert not problems and {r["conversationId"] for r in records} == {SESSION}
-    out = tmp_path / "steps.jsonl"
-    out.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
-    found, summary = validate_path(out)
-    assert summary.errors == 0, [p.format_text() for p in found]
+    out = import_and_validate(tmp_path, FIXTURE, problems=problems)
+    assert not problems and {r["conversationId"] for r in read_jsonl(out)} == {SESSION}
     assert {row["toolName"]: row["status"] for row in tool_rows(out)} == {"Bash": "error", "Read": "ok"}
 
 

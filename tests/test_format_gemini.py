@@ -18,6 +18,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import import_and_validate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,19 +26,8 @@ from chatconv.formats import FORMATS, export_bodies, gemini, import_paths, read,
 from chatconv.problems import ChatconvError
 from chatconv.providers import ProviderRuleError
 from chatconv.recordings import tool_rows
-from chatconv.validate import validate_path
 
 DATA = Path(__file__).parent / "data" / "formats" / "gemini"
-
-
-def _imported(tmp_path, name: str, problems: list | None = None, **options) -> Path:
-    """The fixture imported into a step-per-line file, which must validate with no error."""
-    records = import_paths([str(DATA / name)], problems=problems, **options)
-    out = tmp_path / f"{name}.steps.jsonl"
-    out.write_bytes(b"".join(orjson.dumps(record) + b"\n" for record in records))
-    found, summary = validate_path(out)
-    assert summary.errors == 0, [p.format_text() for p in found]
-    return out
 
 
 def _messages(data) -> list[dict]:
@@ -54,7 +44,7 @@ def _conversations(data, problems: list | None = None):
 
 
 def test_requests_import_into_valid_recordings_whose_calls_are_all_answered_and_export_gives_them_back(tmp_path):
-    out = _imported(tmp_path, "requests.jsonl", problems=[])
+    out = import_and_validate(tmp_path, DATA / "requests.jsonl", problems=[])
     rows = list(tool_rows(out))
     assert {row["status"] for row in rows} == {"ok", "error"} and len(rows) == 5
     # Calls without ids are named after where they were; the responses answer them in order.
@@ -96,7 +86,7 @@ def test_a_request_becomes_steps_with_its_parts_as_model_parts(tmp_path):
 
 
 def test_a_response_is_a_conversation_per_candidate_named_by_its_response_id(tmp_path):
-    out = _imported(tmp_path, "responses.jsonl", problems=[])
+    out = import_and_validate(tmp_path, DATA / "responses.jsonl", problems=[])
     steps = [json.loads(line) for line in out.read_text().splitlines()]
     assert [s["conversationId"] for s in steps] == ["mJvlaPqDL9ak1dkP2sy7oAk", "Xk3laJ2fBvWm1dkPn9qS8Qw",
                                                     "Xk3laJ2fBvWm1dkPn9qS8Qw#1"]

@@ -195,13 +195,13 @@ def _log_with(message: dict) -> dict:
 @pytest.mark.parametrize("message, path, words", [
     ({"role": "tool", "function": "bash", "content": "x"}, "$.samples[0].messages[9].tool_call_id", "tool_call_id"),
     ({"role": "user", "content": [{"type": "hologram", "hologram": "x"}]}, "$.samples[0].messages[9].content[0]",
-     "hologram part"),
+     "part of type 'hologram'"),
     ({"role": "user", "content": 42}, "$.samples[0].messages[9].content", "string or a list"),
     ({"role": "human", "content": "hi"}, "$.samples[0].messages[9].role", "role must be one of"),
     ({"role": "assistant", "content": "", "tool_calls": [{"id": "c", "arguments": {}}]},
      "$.samples[0].messages[9].tool_calls[0]", "id and function"),
     ({"role": "user", "content": [{"type": "reasoning", "reasoning": "x"}]}, "$.samples[0].messages[9].content[0]",
-     "reasoning part"),
+     "part of type 'reasoning'"),
 ])
 def test_bad_messages_leave_their_sample_out_with_the_json_path(tmp_path, message, path, words):
     file = tmp_path / "log.json"

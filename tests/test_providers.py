@@ -193,3 +193,21 @@ def test_a_file_part_with_a_data_url_and_a_web_url():
     assert render_gemini(messages)[0]["contents"][0]["parts"] == [
         {"inline_data": {"mime_type": "application/pdf", "data": "JVBE"}},
         {"file_data": {"mime_type": "application/pdf", "file_uri": "https://example.com/a.pdf"}}]
+
+
+def test_a_tool_the_provider_ran_is_called_and_answered_in_the_assistants_own_turn():
+    """No result is awaited from the user for it (web search for Anthropic, code execution for Gemini)."""
+    def messages(name, call_input, value):
+        return [{"role": "user", "content": "go"},
+                {"role": "assistant", "content": [
+                    {"type": "tool-call", "toolCallId": "s1", "toolName": name, "input": call_input, "providerExecuted": True},
+                    {"type": "tool-result", "toolCallId": "s1", "toolName": name, "output": {"type": "json", "value": value}},
+                    {"type": "text", "text": "done"}]}]
+    hits = [{"type": "web_search_result", "url": "https://example.com/", "title": "Example"}]
+    assert render_anthropic(messages("web_search", {"query": "q"}, hits))[0]["messages"][1]["content"] == [
+        {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "q"}},
+        {"type": "web_search_tool_result", "tool_use_id": "s1", "content": hits},
+        {"type": "text", "text": "done"}]
+    code, result = {"language": "PYTHON", "code": "print(1)"}, {"outcome": "OUTCOME_OK", "output": "1\n"}
+    assert render_gemini(messages("code_execution", code, result))[0]["contents"][1]["parts"] == [
+        {"executableCode": code}, {"codeExecutionResult": result}, {"text": "done"}]

@@ -26,16 +26,18 @@ MARKS = ("sourceType", "source", "redactedData", "rawContent", "noContent", "is_
 def read_block(block: Any, reading: Reading, path: tuple, role: str) -> dict | None:
     """The part of one block of a `role` message, or None with an error at `path`."""
     kind = block.get("type") if isinstance(block, dict) else None
+    kind = kind if isinstance(kind, str) else None  # no block's type (and no key of the tables below)
     if not free_of_marks(block, MARKS, _CONSUMED.get(kind, ("type",)), reading, path):
         return None
-    server_result = role == "assistant" and isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result"
+    server_result = role == "assistant" and kind is not None and kind.endswith("_tool_result") and kind != "tool_result"
     allowed = USER_BLOCKS if role == "user" else ASSISTANT_BLOCKS
     try:
         if kind in allowed or server_result:
             return _READERS["server_tool_result" if server_result else kind](block, reading, path)
     except (KeyError, TypeError, ValueError, AttributeError):
         pass
-    reading.error(path, f"a {kind or 'content'} block chatconv cannot read in a {role} message",
+    what = f"a block of type {kind!r}" if kind is not None else "a block without a string type"
+    reading.error(path, f"{what} that chatconv cannot read in the {role}'s message",
                   f"{role} blocks are {', '.join(allowed)}{' and server tool results' if role == 'assistant' else ''}, "
                   "with the fields the Messages API gives them", code="wrong-type")
     return None

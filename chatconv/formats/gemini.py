@@ -17,7 +17,7 @@ from typing import Any, Iterator
 from ..messages import typed_tool_output
 from ..providers.rules import media
 from .gemini_body import MARKS, NAME, SPELLINGS, TARGET, write
-from .reading import Imported, Reading, rest_of, tool_input
+from .reading import Imported, Reading, free_of_marks, rest_of, tool_input
 
 ROLES = {"user": "user", "model": "assistant", "function": "tool"}
 DATA = ("text", "inline_data", "file_data", "functionCall", "functionResponse", "executableCode", "codeExecutionResult")
@@ -123,17 +123,6 @@ def _spelled(item: dict) -> tuple[dict, dict]:
     return out, spelled
 
 
-def _clash(rest: dict, reading: Reading, path: tuple, spelled: dict | None = None) -> bool:
-    """Whether a turn or part has a field of its own named like a mark kept beside its fields
-    (export could not tell them apart, so it would be lost): an error at that field."""
-    clash = [key for key in rest if key in MARKS]
-    if clash:
-        reading.error(path + ((spelled or {}).get(clash[0], clash[0]),),
-                      f"a field named {clash[0]!r} cannot be kept: chatconv keeps a mark of that name beside "
-                      "the source's own fields", "rename or remove the field", code="import-refused")
-    return bool(clash)
-
-
 class _Turns:
     """What pairing needs across a conversation's turns: the calls not answered yet, by name."""
 
@@ -150,7 +139,7 @@ def _contents(contents: list[tuple[tuple, Any]], reading: Reading, default_role:
         if role not in ROLES or not isinstance(content.get("parts", []), list):
             reading.error(path, "a Gemini turn is {role: user or model, parts: [...]}", code="wrong-type")
             continue
-        if _clash(rest_of(content, ("role", "parts")), reading, path):
+        if not free_of_marks(content, MARKS, ("role", "parts"), reading, path):
             return [], []
         groups: list[tuple[str, list[dict]]] = []
         turns.code = []
@@ -191,7 +180,7 @@ def _part(part: Any, role: str, reading: Reading, path: tuple, turns: _Turns) ->
                       "user turn", code="wrong-type")
         return None
     inner = named[kind]
-    if _clash(rest_of(named, (kind,)), reading, path, spelled):
+    if not free_of_marks(part, MARKS, (), reading, path):  # no mark has a second spelling: the keys as written
         return None
     if kind == "text":
         thought = named.get("thought") is True and role == "model"  # reasoning is the model's only

@@ -211,7 +211,8 @@ def _part(item: Any, kind: str | None, role: str, reading: Reading, path: tuple)
             return [_file(item, kind, reading)]
     except (KeyError, TypeError):
         pass
-    reading.error(path, f"a {kind or 'content'} part chatconv cannot read in a {role} message",
+    what = f"a part of type {kind!r}" if isinstance(kind, str) else "a part without a string type"
+    reading.error(path, f"{what} that chatconv cannot read in the {role}'s message",
                   "inspect's Content: text, image, audio, video, document, data; reasoning and tool_use from "
                   "the assistant only", code="import-refused" if kind else "wrong-type")
     return None

@@ -26,7 +26,7 @@ def _anthropic_content(blocks: list[dict]) -> str | list[dict]:
     return blocks
 
 
-def _anthropic_block(part: dict, index: int, state: Rendering) -> dict | None:
+def _anthropic_block(part: dict, index: int, state: Rendering, role: str) -> dict | None:
     kind = part["type"]
     if kind == "text":
         return text_block(part, index, state, "an empty text block", "Anthropic refuses empty text; remove it")
@@ -39,6 +39,9 @@ def _anthropic_block(part: dict, index: int, state: Rendering) -> dict | None:
         # A tool the provider ran itself (web search) is answered in the assistant's own turn.
         kind = "server_tool_use" if part.get("providerExecuted") else "tool_use"
         return {"type": kind, "id": part["toolCallId"], "name": part["toolName"], "input": part.get("input", {})}
+    if kind == "tool-result" and role == "assistant":  # a server tool's result (web_search_tool_result)
+        return {"type": f"{part['toolName']}_tool_result", "tool_use_id": part["toolCallId"],
+                "content": part["output"].get("value")}
     if kind == "tool-result":
         block = {"type": "tool_result", "tool_use_id": part["toolCallId"], "content": result_text(part["output"])}
         if is_error_output(part["output"]):

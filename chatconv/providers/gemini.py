@@ -20,7 +20,7 @@ def render_gemini(messages: list[dict], repair: bool = False) -> tuple[dict, lis
     return body, state.repairs
 
 
-def _gemini_part(part: dict, index: int, state: Rendering) -> dict | None:
+def _gemini_part(part: dict, index: int, state: Rendering, role: str) -> dict | None:
     kind = part["type"]
     if kind == "text":
         return text_block(part, index, state, "an empty text part", "Gemini refuses empty parts; remove it")
@@ -33,6 +33,8 @@ def _gemini_part(part: dict, index: int, state: Rendering) -> dict | None:
         return {"type": "wire", "part": {"executableCode": part.get("input", {})}}
     if kind == "tool-call":
         return {"type": "functionCall", "id": part["toolCallId"], "name": part["toolName"], "args": part.get("input", {})}
+    if kind == "tool-result" and role == "assistant":  # the result of that code, in the same turn
+        return {"type": "wire", "part": {"codeExecutionResult": part["output"].get("value")}}
     if kind == "tool-result":
         output = part["output"]
         value = output.get("value")

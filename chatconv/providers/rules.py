@@ -70,11 +70,13 @@ def tool_text_message(message: dict) -> dict | None:
 
 
 def system_and_turns(messages: list[dict], state: Rendering, assistant_role: str,
-                     to_block: Callable[[dict, int, Rendering], dict | None], call: str, result: str,
+                     to_block: Callable[[dict, int, Rendering, str], dict | None], call: str, result: str,
                      result_id: str, call_id: str) -> tuple[str, list[dict]]:
     """How Anthropic and Gemini take a conversation: one system text up front, then turns of
     {"role", "blocks", "index"} that alternate, starting with the user, every `call` block
-    answered by a `result` block (`result_id` naming its `call_id`) first in the next user turn."""
+    answered by a `result` block (`result_id` naming its `call_id`) first in the next user turn.
+    `to_block` makes a part's block, told the role of the message it is in (a tool-result in the
+    assistant's own message answers a tool the provider ran: no `result` block)."""
     system, rest = _hoist_system(messages, state)
     turns = _merged_turns(rest, state, assistant_role, to_block)
     _check_turns(turns, state, call, result, result_id, call_id)
@@ -97,13 +99,13 @@ def _hoist_system(messages: list[dict], state: Rendering) -> tuple[str, list[dic
 
 
 def _merged_turns(messages: list[dict], state: Rendering, assistant_role: str,
-                   to_block: Callable[[dict, int, Rendering], dict | None]) -> list[dict]:
+                   to_block: Callable[[dict, int, Rendering, str], dict | None]) -> list[dict]:
     """Turns of {"role", "blocks", "index"}: tool results go with the user, runs of one role merge."""
     turns: list[dict] = []
     for index, message in enumerate(messages):
         message = tool_text_message(message) or message
         role = assistant_role if message["role"] == "assistant" else "user"
-        blocks = [b for b in (to_block(p, index, state) for p in message_parts_of(message)) if b is not None]
+        blocks = [b for b in (to_block(p, index, state, message["role"]) for p in message_parts_of(message)) if b is not None]
         if not blocks:
             continue  # nothing of it can be sent (e.g. only reasoning, or repaired empty text)
         if turns and turns[-1]["role"] == role:
