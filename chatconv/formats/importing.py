@@ -103,8 +103,9 @@ class Importer:
 
     def conversations_of(self, record: Record, touched: list[str] | None = None) -> Iterator[tuple[Imported, Reading]]:
         """Each conversation of a record, its tool results named after their calls, with the
-        reading that holds its problems (the caller takes them); conversations whose reading
-        failed are left out, their problems in run.problems. `touched` gathers the ids read."""
+        reading that holds its problems (those the caller adds too): they go to run.problems
+        once the caller is done with it. Conversations whose reading failed are left out, their
+        problems in run.problems. `touched` gathers the ids read."""
         run = self.run
         for reading_format, reading in _readings(record, self.readers, self.forced, run, self.field_map):
             run.records += 1
@@ -117,7 +118,7 @@ class Importer:
                 if not reading.failed:
                     _name_results(imported, reading, self.state.names_of(imported.id))
                 if not reading.failed:
-                    yield imported, reading  # the caller takes this conversation's problems
+                    yield imported, reading
                 run.problems.extend(reading.problems)  # a reader leaves out what it could not read
                 reading.problems.clear()
             run.problems.extend(reading.problems)
@@ -129,8 +130,6 @@ class Importer:
         for imported, reading in self.conversations_of(record, touched):
             first = self.state.take_first_step(imported.id)
             lines, steps = _lines(imported, reading, self.conversations, first)
-            run.problems.extend(reading.problems)
-            reading.problems.clear()
             self.state.set_next_step(imported.id, first + steps)
             if lines:
                 run.conversations += 1
@@ -139,12 +138,12 @@ class Importer:
 
 
 def iter_imported(paths: Sequence[str], format_name: str | None, run: ImportRun,
-                  field_map: FieldMap | None = None) -> Iterator[tuple[Imported, Reading]]:
+                  field_map: FieldMap | None = None) -> Iterator[Imported]:
     """Each conversation read from the records of `paths` (see Importer.conversations_of)."""
     importer = Importer(format_name, False, field_map, run)
     for file, _ in discover(paths, DATA_SUFFIXES | OWN_SUFFIXES):
         for record in importer.records(file):
-            yield from importer.conversations_of(record)
+            yield from (imported for imported, _ in importer.conversations_of(record))
 
 
 def _readings(record: Record, readers, forced, run: ImportRun, field_map: FieldMap | None, elements: bool = True
