@@ -166,18 +166,21 @@ def _readings(record: Record, readers, forced, run: ImportRun, field_map: FieldM
         return
     run.problems.extend(record.problems)
     if found is None:
-        run.problems.append(_unknown(record))
+        run.problems.append(_unknown(record, forced))
         return
     yield found, Reading(record, found.NAME)
 
 
 def _format_of(data: Any, readers, forced):
-    if forced is not None:
-        return forced if not isinstance(data, list) or forced.detect(data) else None
+    if forced is not None:  # an object is read as the format named; an array, if that format reads it
+        return forced if isinstance(data, dict) or (isinstance(data, list) and forced.detect(data)) else None
     return next((fmt for fmt in readers if fmt.detect(data)), None)
 
 
-def _unknown(record: Record) -> Problem:
+def _unknown(record: Record, forced) -> Problem:
+    if forced is not None:
+        return problem_at(record, (), f"not a {forced.NAME} record: a record is a JSON object (or an array of them)",
+                          "error", "check the record, or name another format with --from", code="unknown-format")
     if ai_sdk.detect(record.data):
         return problem_at(record, (), "already a chatconv recording (AI SDK steps): nothing to import", "error",
                           "use it as it is (`chatconv migrate` rewrites legacy shapes)", code="unknown-format")
