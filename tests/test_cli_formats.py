@@ -69,6 +69,22 @@ def test_bad_records_are_problems_with_their_place_never_tracebacks(tmp_path, co
     assert "Traceback" not in result.stderr_text
 
 
+@pytest.mark.parametrize("name, text, where", [
+    ("bodies.json", '[\n {"payload": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}},\n'
+     ' {"payload": {"messages": [{"role": "tool", "tool_call_id": "gone", "content": "x"}]}}\n]\n', "bodies.json:3:"),
+    ("bodies.yaml", "- payload:\n    model: m\n    messages:\n    - {role: user, content: hi}\n- payload:\n"
+     "    messages:\n    - {role: tool, tool_call_id: gone, content: x}\n", "bodies.yaml:7:"),
+])
+def test_an_array_of_bodies_is_read_element_by_element_each_adapted_and_located(tmp_path, name, text, where):
+    (tmp_path / name).write_text(text)
+    result = run_chatconv("import", name, "--field", "messages=payload.messages", cwd=tmp_path)
+    [step] = _lines(result.stdout_text)
+    assert step["input"] == {"role": "user", "content": "hi"} and step["metadata"] == {"openai-chat": {"payload": {"model": "m"}}}
+    assert step["conversationId"] == f"{name}:{2 if name.endswith('json') else 1}"  # the element's own line
+    assert result.returncode == 1 and f"{where}" in result.stderr_text, result.stderr_text
+    assert "error: $[1].messages[0]: tool result 'gone' answers no earlier tool call" in result.stderr_text
+
+
 def test_a_missing_file_and_an_unknown_format_are_usage_problems(tmp_path):
     missing = run_chatconv("import", str(tmp_path / "gone.jsonl"))
     assert missing.returncode == 2 and "gone.jsonl" in missing.stderr_text and "Traceback" not in missing.stderr_text

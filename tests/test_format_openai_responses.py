@@ -212,6 +212,21 @@ def test_bad_records_are_refused_with_their_json_path(tmp_path, record, path, wo
     assert errors[0].path == path and words in errors[0].message, errors[0]
 
 
+@pytest.mark.parametrize("record, path, words", [
+    ({"messages": [{"role": "user", "content": "hi"}]}, "$", "no input"),
+    ({"object": "response", "id": "resp_1"}, "$.output", "must be a list"),
+    ([{"input": "hi"}, 3], "$[1]", "a record is a JSON object"),
+])
+def test_records_named_responses_that_are_not_are_refused_as_such(tmp_path, record, path, words):
+    path_ = tmp_path / "r.jsonl"
+    path_.write_bytes(orjson.dumps(record) + b"\n")
+    problems: list = []
+    read(path_, NAME, problems=problems)
+    errors = [p for p in problems if p.is_error]
+    assert [(e.path, words in e.message) for e in errors] == [(path, True)], problems
+    assert "Error" not in errors[0].message  # said as what the record lacks, not as a Python exception
+
+
 def test_a_truncated_line_and_wrong_shapes_are_problems_not_tracebacks(tmp_path):
     good = orjson.dumps({"input": "hi"})
     path = tmp_path / "bad.jsonl"

@@ -263,6 +263,20 @@ def test_tool_responses_in_a_user_message_and_the_draft_result_field(tmp_path):
     assert _messages(records)[1]["content"][0]["input"] is None  # null arguments stay null
 
 
+def test_a_message_s_and_a_part_s_own_null_fields_are_kept_too(tmp_path):
+    messages = [
+        {"role": "user", "name": None, "parts": [{"type": "text", "content": "Book a table.", "lang": None}]},
+        {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "book", "arguments": {}, "extra": None},
+                                        {"type": "uri", "uri": "https://example.com/a.pdf", "modality": None}]},
+        {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": "ok", "status": None}]}]
+    user, answer, tool = _messages(_imported(tmp_path, messages))
+    assert user["providerOptions"] == {"otel-genai": {"name": None}}
+    assert user["content"][0]["providerOptions"] == {"otel-genai": {"lang": None}}
+    assert [part["providerOptions"] for part in answer["content"]] == [
+        {"otel-genai": {"extra": None}}, {"otel-genai": {"type": "uri", "noMimeType": True, "modality": None}}]
+    assert tool["content"][0]["providerOptions"] == {"otel-genai": {"status": None}}
+
+
 def test_a_system_message_of_several_text_parts_keeps_them(tmp_path):
     parts = [{"type": "text", "content": "Be brief."}, {"type": "text", "content": "Be kind."}]
     [system] = _messages(_imported(tmp_path, [{"role": "system", "parts": parts}] + USER))[:1]

@@ -29,11 +29,7 @@ def read(path: str | Path, format: str | None = None, problems: list[Problem] | 
     Problems (warnings, and the errors of what was left out) are appended to `problems`; without
     a list, an error raises ChatconvError."""
     run = ImportRun()
-    conversations = []
-    for imported, reading in iter_imported([str(path)], format, run):
-        run.problems.extend(reading.problems)
-        reading.problems.clear()
-        conversations.append(imported)
+    conversations = list(iter_imported([str(path)], format, run))
     if problems is None and any(p.is_error for p in run.problems):
         raise ChatconvError([p for p in run.problems if p.is_error])
     if problems is not None:

@@ -4,10 +4,10 @@ problems as one process gives.
 
 What import carries from record to record (a conversation's tool names and its next step) is
 the main process's. A worker imports its batch with a state of its own, empty at the start, and
-says for each record the conversations it read, whether an earlier record of the batch had read
-one of them, and their state after it. The main process takes a record's result when none of its
-conversations was read before (then the worker started it as the main process would); otherwise
-it reads that record again itself, with its own state. Files whose conversations each sit on
+says for each record the conversations it read and their state after it. The main process takes
+a record's result when none of its conversations was read before, in the batch or earlier (then
+the worker started it as the main process would); otherwise it reads that record again itself,
+with its own state. Files whose conversations each sit on
 one record (fine-tuning lines, most logs) are never read twice.
 """
 
@@ -84,10 +84,9 @@ def import_paths(paths: Sequence[str], format_name: str | None = None, conversat
 
 # What a worker says of each record of its batch, in a shape cheap to send back (most records
 # have one conversation, no problem, one format): (line, end of its lines in the batch's blob,
-# the conversation ids it read, whether an earlier record of the batch read one of them, each
-# id's state after it as (id, tool names or None, next step or None), (records, conversations,
-# steps) counted, formats read as (name, count) pairs, problems).
-RecordResult = tuple[int, int, tuple, bool, tuple, tuple[int, int, int], tuple, list]
+# the conversation ids it read, each id's state after it as (id, tool names or None, next step
+# or None), (records, conversations, steps) counted, formats read as (name, count) pairs, problems).
+RecordResult = tuple[int, int, tuple, tuple, tuple[int, int, int], tuple, list]
 
 
 def import_in_workers(importer: Importer, file: str, jobs: int, batch_bytes: int) -> Iterator[bytes]:
@@ -105,8 +104,10 @@ def import_in_workers(importer: Importer, file: str, jobs: int, batch_bytes: int
 
 def _taken(importer: Importer, file: str, batch: Batch, blob: bytes, results: list[RecordResult]) -> Iterator[bytes]:
     lines_of_batch: list[bytes] | None = None
-    run, state, start = importer.run, importer.state, 0
-    for line, end, ids, continued, after, counts, formats, problems in results:
+    run, state, start, seen = importer.run, importer.state, 0, set()  # seen: the ids the batch's records read
+    for line, end, ids, after, counts, formats, problems in results:
+        continued = not seen.isdisjoint(ids)
+        seen.update(ids)
         if continued or any(state.knows(i) for i in ids):
             if lines_of_batch is None:  # read again here, with this process's state: rare
                 lines_of_batch = batch.data.split(b"\n")
@@ -133,7 +134,7 @@ def _import_batch(file: str, first_line: int, data: bytes, settings: tuple) -> t
     each record's result."""
     format_name, conversations, field_map = settings
     importer = Importer(format_name, conversations, field_map, ImportRun(), ImportState())
-    state, out, results, seen, end = importer.state, [], [], set(), 0
+    state, out, results, end = importer.state, [], [], 0
     for record in iter_jsonl(io.BytesIO(data), file, first_line):
         run = importer.run = ImportRun()
         ids: list[str] = []
@@ -141,7 +142,6 @@ def _import_batch(file: str, first_line: int, data: bytes, settings: tuple) -> t
             out.append(made)
             end += len(made) + 1
         after = tuple((i, dict(state.names[i]) if i in state.names else None, state.next_steps.get(i)) for i in ids)
-        results.append((record.line, end, tuple(ids), not seen.isdisjoint(ids), after,
-                        (run.records, run.conversations, run.steps), tuple(run.formats.items()), run.problems))
-        seen.update(ids)
+        results.append((record.line, end, tuple(ids), after, (run.records, run.conversations, run.steps),
+                        tuple(run.formats.items()), run.problems))
     return b"".join(made + b"\n" for made in out), results

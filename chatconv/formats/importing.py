@@ -17,8 +17,8 @@ from typing import Any, Iterator, Sequence
 from ..messages import CONVERSATION_WINDOW
 from ..problems import ChatconvError, Problem
 from ..schemas import fast_validator
-from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record, discover, exact_json, iter_records,
-                       problem_at)
+from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record, discover, element_records, exact_json,
+                       iter_records, problem_at)
 from ..validate import check_schema
 from .reading import Imported, Reading
 from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named
@@ -103,8 +103,9 @@ class Importer:
 
     def conversations_of(self, record: Record, touched: list[str] | None = None) -> Iterator[tuple[Imported, Reading]]:
         """Each conversation of a record, its tool results named after their calls, with the
-        reading that holds its problems (the caller takes them); conversations whose reading
-        failed are left out, their problems in run.problems. `touched` gathers the ids read."""
+        reading that holds its problems (those the caller adds too): they go to run.problems
+        once the caller is done with it. Conversations whose reading failed are left out, their
+        problems in run.problems. `touched` gathers the ids read."""
         run = self.run
         for reading_format, reading in _readings(record, self.readers, self.forced, run, self.field_map):
             run.records += 1
@@ -117,7 +118,7 @@ class Importer:
                 if not reading.failed:
                     _name_results(imported, reading, self.state.names_of(imported.id))
                 if not reading.failed:
-                    yield imported, reading  # the caller takes this conversation's problems
+                    yield imported, reading
                 run.problems.extend(reading.problems)  # a reader leaves out what it could not read
                 reading.problems.clear()
             run.problems.extend(reading.problems)
@@ -129,8 +130,6 @@ class Importer:
         for imported, reading in self.conversations_of(record, touched):
             first = self.state.take_first_step(imported.id)
             lines, steps = _lines(imported, reading, self.conversations, first)
-            run.problems.extend(reading.problems)
-            reading.problems.clear()
             self.state.set_next_step(imported.id, first + steps)
             if lines:
                 run.conversations += 1
@@ -139,54 +138,53 @@ class Importer:
 
 
 def iter_imported(paths: Sequence[str], format_name: str | None, run: ImportRun,
-                  field_map: FieldMap | None = None) -> Iterator[tuple[Imported, Reading]]:
+                  field_map: FieldMap | None = None) -> Iterator[Imported]:
     """Each conversation read from the records of `paths` (see Importer.conversations_of)."""
     importer = Importer(format_name, False, field_map, run)
     for file, _ in discover(paths, DATA_SUFFIXES | OWN_SUFFIXES):
         for record in importer.records(file):
-            yield from importer.conversations_of(record)
+            yield from (imported for imported, _ in importer.conversations_of(record))
 
 
-def _readings(record: Record, readers, forced, run: ImportRun, field_map: FieldMap | None
+def _readings(record: Record, readers, forced, run: ImportRun, field_map: FieldMap | None, elements: bool = True
               ) -> Iterator[tuple[Any, Reading]]:
-    """(format, reading) for a record; a JSON array of records is read element by element."""
+    """(format, reading) for a record; an array that no format reads whole (a file of request
+    bodies) is read element by element, each a record of its own (sources.element_records)."""
     record = adapt_record(record, field_map)
     if record.error:
         run.problems.append(record.error)
         return
-    run.problems.extend(record.problems)
     found = _format_of(record.data, readers, forced)
-    if found is not None or not isinstance(record.data, list):
-        if found is None:
-            run.problems.append(_unknown(record, ()))
-            return
-        yield found, Reading(record, found.NAME)
+    if found is None and elements and isinstance(record.data, list):
+        if not record.data:
+            run.problems.append(problem_at(record, (), "an empty array: no record to import", "warning",
+                                           code="import-empty"))
+        # The elements carry the repeated keys of a JSON text; a YAML record's problems stay its own.
+        run.problems.extend(() if record.text else record.problems)
+        for element in element_records(record):
+            yield from _readings(element, readers, forced, run, field_map, elements=False)
         return
-    if not record.data:
-        run.problems.append(problem_at(record, (), "an empty array: no record to import", "warning",
-                                       code="import-empty"))
-    for index, item in enumerate(record.data):  # an array of records, such as a file of request bodies
-        found = _format_of(item, readers, forced)
-        if found is None:
-            run.problems.append(_unknown(record, (index,)))
-            continue
-        yield found, Reading(record, found.NAME, prefix=(index,))
+    run.problems.extend(record.problems)
+    if found is None:
+        run.problems.append(_unknown(record, forced))
+        return
+    yield found, Reading(record, found.NAME)
 
 
 def _format_of(data: Any, readers, forced):
-    if forced is not None:
-        return forced if not isinstance(data, list) or forced.detect(data) else None
+    if forced is not None:  # an object is read as the format named; an array, if that format reads it
+        return forced if isinstance(data, dict) or (isinstance(data, list) and forced.detect(data)) else None
     return next((fmt for fmt in readers if fmt.detect(data)), None)
 
 
-def _unknown(record: Record, path: tuple) -> Problem:
-    data = record.data
-    for key in path:
-        data = data[key]
-    if ai_sdk.detect(data):
-        return problem_at(record, path, "already a chatconv recording (AI SDK steps): nothing to import", "error",
+def _unknown(record: Record, forced) -> Problem:
+    if forced is not None:
+        return problem_at(record, (), f"not a {forced.NAME} record: a record is a JSON object (or an array of them)",
+                          "error", "check the record, or name another format with --from", code="unknown-format")
+    if ai_sdk.detect(record.data):
+        return problem_at(record, (), "already a chatconv recording (AI SDK steps): nothing to import", "error",
                           "use it as it is (`chatconv migrate` rewrites legacy shapes)", code="unknown-format")
-    return problem_at(record, path, "cannot tell which format this record is in", "error",
+    return problem_at(record, (), "cannot tell which format this record is in", "error",
                       f"name it with --from ({', '.join(IMPORTED_NAMES)})", code="unknown-format")
 
 
@@ -218,7 +216,7 @@ def _lines(imported: Imported, reading: Reading, conversations: bool, first: int
     kind = "conversation" if conversations else "step-record"
     lines, valid = [], fast_validator(kind).is_valid
     for record in records:
-        errors = [] if valid(record) else [p for p in check_schema(Record(reading.record.file, _line_of(reading),
+        errors = [] if valid(record) else [p for p in check_schema(Record(reading.record.file, reading.record.line,
                                                                             data=record), kind) if p.is_error]
         if errors:
             reading.problems.extend(errors)
@@ -235,15 +233,9 @@ def _without_id(step: dict) -> dict:
     return {key: value for key, value in step.items() if key != "conversationId"}
 
 
-def _line_of(reading: Reading) -> int:
-    """The line the data read starts on: its record's, unless it is an element of a JSON array
-    (locating one reads the record's text again: most records are whole lines)."""
-    return reading.record.line if not reading.prefix else reading.record.locate(reading.prefix)[0]
-
-
 def _name_after(reading: Reading, number: int) -> str:
     """A conversation id for a source that has none: the file's name and the record's line."""
-    name = f"{os.path.basename(reading.record.file)}:{_line_of(reading)}"
+    name = f"{os.path.basename(reading.record.file)}:{reading.record.line}"
     return name if number == 0 else f"{name}#{number}"
 
 

@@ -80,8 +80,12 @@ def read(reading: Reading) -> Iterator[Imported]:
                          ("instructions",))
     known = ("instructions",) if isinstance(instructions, str) else ()
     if data.get("object") == "response":
-        conversation.items(data["output"], ("output",))
+        conversation.items(data.get("output"), ("output",))
         known += ("output",)
+    elif "input" not in data:  # named with --from, but neither a request nor a response
+        reading.error((), "not an OpenAI Responses record: no input (a request) and no object: response",
+                      "Responses records are request bodies, response objects or arrays of items", code="unknown-format")
+        return
     elif isinstance(data["input"], str):
         conversation.add(reading.keep({"role": "user", "content": data["input"]}, {"inputString": True}), ("input",))
         known += ("input",)

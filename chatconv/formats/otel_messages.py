@@ -113,8 +113,8 @@ def message_of(message: Any, reading: Reading, path: tuple, parts_path: tuple | 
     else:
         kept_parts = None
     out = {"role": role, "content": content}
-    return reading.keep(out, {"role": kept_role, "textParts": kept_parts, "parts": generic or None,
-                              **rest_of(message, ("role", "parts"))})
+    return reading.keep(out, {"role": kept_role, "textParts": kept_parts, "parts": generic or None},
+                        rest_of(message, ("role", "parts")))
 
 
 _ROLE_HINTS = {
@@ -132,7 +132,7 @@ def _type(part: Any) -> Any:
 def _part(part: dict, kind: str, role: str, reading: Reading, path: tuple) -> dict:
     if kind in ("text", "reasoning"):
         text = _string(part, "content", path)
-        return reading.keep({"type": kind, "text": text}, rest_of(part, ("type", "content")))
+        return reading.keep({"type": kind, "text": text}, {}, rest_of(part, ("type", "content")))
     if kind in ("tool_call", "server_tool_call"):
         return _tool_call(part, kind, reading, path)
     if kind in ("tool_call_response", "server_tool_call_response"):
@@ -147,14 +147,14 @@ def _tool_call(part: dict, kind: str, reading: Reading, path: tuple) -> dict:
             raise Refused(path, "a server_tool_call part needs its server_tool_call details")
         converted = {"type": "tool-call", "toolCallId": call_id, "toolName": name,
                      "input": part["server_tool_call"], "providerExecuted": True}
-        return reading.keep(converted, {"type": kind, **rest_of(part, ("type", "id", "name", "server_tool_call"))})
+        return reading.keep(converted, {"type": kind}, rest_of(part, ("type", "id", "name", "server_tool_call")))
     arguments = part.get("arguments")
     value, keep = tool_input(arguments, reading, path + ("arguments",))
     converted = {"type": "tool-call", "toolCallId": call_id, "toolName": name,
                  "input": {} if "arguments" not in part else value}
     return reading.keep(converted, {**keep, "noArguments": True if "arguments" not in part else None,
-                                    "argumentsText": True if isinstance(arguments, str) else None,
-                                    **rest_of(part, ("type", "id", "name", "arguments"))})
+                                    "argumentsText": True if isinstance(arguments, str) else None},
+                        rest_of(part, ("type", "id", "name", "arguments")))
 
 
 def _tool_result(part: dict, kind: str, reading: Reading, path: tuple) -> dict:
@@ -168,8 +168,8 @@ def _tool_result(part: dict, kind: str, reading: Reading, path: tuple) -> dict:
     converted = {"type": "tool-result", "toolCallId": call_id, "toolName": "",
                  "output": typed_tool_output(part[field])}
     return reading.keep(converted, {"type": kind if kind != "tool_call_response" else None,
-                                    "field": "result" if field == "result" else None,
-                                    **rest_of(part, ("type", "id", field))})
+                                    "field": "result" if field == "result" else None},
+                        rest_of(part, ("type", "id", field)))
 
 
 def _media(part: dict, kind: str, role: str, reading: Reading, path: tuple) -> dict:
@@ -184,10 +184,10 @@ def _media(part: dict, kind: str, role: str, reading: Reading, path: tuple) -> d
         converted = {"type": "image", "image": data}
         if media_type:
             converted["mediaType"] = media_type
-        return reading.keep(converted, {"type": kind if kind != "blob" else None, **rest})
+        return reading.keep(converted, {"type": kind if kind != "blob" else None}, rest)
     converted = {"type": "file", "data": data, "mediaType": media_type or UNKNOWN_MEDIA_TYPE}
     return reading.keep(converted, {"type": kind if kind != "blob" else None,
-                                    "noMimeType": True if not media_type else None, **rest})
+                                    "noMimeType": True if not media_type else None}, rest)
 
 
 def _string(part: dict, key: str, path: tuple, what: str | None = None) -> str:

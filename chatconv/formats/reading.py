@@ -30,25 +30,26 @@ class Imported:
 class Reading:
     """One record being read by a format: problems located in it, kept fields filed by format."""
 
-    record: Record
+    record: Record  # an element of an array of records is a Record of its own (sources.element_records)
     format: str
-    prefix: tuple = ()  # where the data read sits in the record (an element of a JSON array)
     problems: list[Problem] = field(default_factory=list)
 
     @property
     def data(self) -> Any:
-        value = self.record.data
-        for key in self.prefix:
-            value = value[key]
-        return value
+        return self.record.data
+
+    @property
+    def prefix(self) -> tuple:
+        """Where the data read sits in its file: an element's index in a JSON array, else ()."""
+        return self.record.prefix
 
     def warn(self, path: tuple, message: str, hint: str | None = None, code: str = "import-changed") -> None:
         """Something read differently from how it is written (the value is kept, changed or not)."""
-        self.problems.append(problem_at(self.record, self.prefix + path, message, "warning", hint, code=code))
+        self.problems.append(problem_at(self.record, path, message, "warning", hint, code=code))
 
     def error(self, path: tuple, message: str, hint: str | None = None, code: str = "import-refused") -> None:
         """Something that cannot be read: the conversation it is in is not written."""
-        self.problems.append(problem_at(self.record, self.prefix + path, message, "error", hint, code=code))
+        self.problems.append(problem_at(self.record, path, message, "error", hint, code=code))
 
     @property
     def failed(self) -> bool:

@@ -34,8 +34,10 @@ def element_records(record: Record) -> list[Record]:
     spans = _element_spans(text, len(record.data)) if text else None
     elements = []
     for index, item in enumerate(record.data):
-        if spans is None:  # not found in the text (it nests too deep for the json module): the file's start
-            element = Record(record.file, record.line, item, prefix=(index,))
+        if spans is None:  # no JSON text (YAML: located as it was read), or not found in it (nested too deep)
+            positions = {path[1:]: at for path, at in (record.positions or {}).items() if path[:1] == (index,)}
+            element = Record(record.file, positions.get((), (record.line,))[0], item, positions=positions or None,
+                             prefix=(index,))
         else:
             start, end = spans[index]
             line = record.line + text.count("\n", 0, start)
