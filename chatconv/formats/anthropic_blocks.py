@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from ..providers.rules import media
-from .reading import Reading, free_of_marks, kept, rest_of
+from .reading import Reading, free_of_marks, kept, rest_of, string_value
 
 USER_BLOCKS = ("text", "image", "document", "tool_result")
 ASSISTANT_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_use", "server_tool_use")
@@ -47,20 +47,15 @@ def read_block(block: Any, reading: Reading, path: tuple, role: str) -> dict | N
 _CONSUMED = {"image": ("type", "source"), "document": ("type", "source"), "tool_result": ("type", "is_error")}
 
 
-def _string(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError("not a string")
-    return value
-
 
 def _text(block: dict, reading: Reading, path: tuple) -> dict:
-    return reading.keep({"type": "text", "text": _string(block["text"])}, {}, rest_of(block, ("type", "text")))
+    return reading.keep({"type": "text", "text": string_value(block["text"])}, {}, rest_of(block, ("type", "text")))
 
 
 def _image(block: dict, reading: Reading, path: tuple) -> dict:
     source = block["source"]
     kind = source["type"]
-    value = _string(source["data"] if kind == "base64" else source["url"] if kind == "url" else source["file_id"])
+    value = string_value(source["data"] if kind == "base64" else source["url"] if kind == "url" else source["file_id"])
     part = {"type": "image", "image": value}
     if kind == "base64" and isinstance(source.get("media_type"), str):
         part["mediaType"] = source["media_type"]
@@ -77,12 +72,12 @@ def _document(block: dict, reading: Reading, path: tuple) -> dict:
     source = block["source"]
     kind = source["type"]
     if kind in ("base64", "text"):
-        data, media_type, known = _string(source["data"]), _string(source["media_type"]), ("type", "data", "media_type")
+        data, media_type, known = string_value(source["data"]), string_value(source["media_type"]), ("type", "data", "media_type")
         if kind == "text":
             data = base64.b64encode(data.encode()).decode()
     elif kind in ("url", "file"):
         key = "url" if kind == "url" else "file_id"
-        data, media_type, known = _string(source[key]), ("application/pdf" if kind == "url" else "application/octet-stream"), ("type", key)
+        data, media_type, known = string_value(source[key]), ("application/pdf" if kind == "url" else "application/octet-stream"), ("type", key)
     elif kind == "content":
         value = source["content"]
         if not isinstance(value, (str, list)):
@@ -112,7 +107,7 @@ def _tool_use(block: dict, reading: Reading, path: tuple) -> dict:
 def _tool_result(block: dict, reading: Reading, path: tuple) -> dict:
     """A tool_result's output: text, error-text, content (text and base64 images), or, for any
     other list (blocks with their own fields, documents), the blocks as they are: json or error-json."""
-    call_id, content, failed = _string(block["tool_use_id"]), block.get("content", ""), block.get("is_error") is True
+    call_id, content, failed = string_value(block["tool_use_id"]), block.get("content", ""), block.get("is_error") is True
     if not call_id:
         raise KeyError("tool_use_id")
     marks: dict[str, Any] = {"noContent": True if "content" not in block else None,
@@ -144,19 +139,19 @@ def _result_item(item: Any) -> dict | None:
 
 def _server_tool_result(block: dict, reading: Reading, path: tuple) -> dict:
     """A server tool's result (web_search_tool_result, ...) in the assistant's content: its content as json."""
-    call_id = _string(block["tool_use_id"])
+    call_id = string_value(block["tool_use_id"])
     part = {"type": "tool-result", "toolCallId": call_id, "toolName": "", "output": {"type": "json", "value": block["content"]}}
     return reading.keep(part, {"type": block["type"]}, rest_of(block, ("type", "tool_use_id", "content")))
 
 
 def _thinking(block: dict, reading: Reading, path: tuple) -> dict:
-    return reading.keep({"type": "reasoning", "text": _string(block["thinking"])}, {}, rest_of(block, ("type", "thinking")))
+    return reading.keep({"type": "reasoning", "text": string_value(block["thinking"])}, {}, rest_of(block, ("type", "thinking")))
 
 
 def _redacted(block: dict, reading: Reading, path: tuple) -> dict:
     """Redacted thinking has no text to show: a reasoning part with empty text, its data kept."""
     return reading.keep({"type": "reasoning", "text": ""},
-                        {"redactedData": _string(block["data"])}, rest_of(block, ("type", "data")))
+                        {"redactedData": string_value(block["data"])}, rest_of(block, ("type", "data")))
 
 
 _READERS = {"text": _text, "image": _image, "document": _document, "tool_use": _tool_use, "server_tool_use": _tool_use,

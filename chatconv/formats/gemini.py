@@ -226,7 +226,7 @@ def _call(inner: dict, role: str, reading: Reading, where: tuple, turns: _Turns,
         reading.error(where, "a functionCall needs its name (and an id, if any, that is a string)", code="wrong-type")
         return None
     if call_id is None:  # the API leaves ids out: one that says where the call was, written back without it
-        call_id = f"{name}-" + "-".join(str(p) for p in reading.prefix + where[:-1])
+        call_id = f"{name}-" + "-".join(str(p) for p in reading.record.prefix + where[:-1])
     turns.pending.setdefault(name, []).append(call_id)
     value, keep = tool_input(inner.get("args", {}), reading, where + ("args",))
     marks.update({"noId": True if "id" not in inner else None, "noArgs": True if "args" not in inner else None,
@@ -259,7 +259,7 @@ def _response(inner: dict, role: str, reading: Reading, where: tuple, turns: _Tu
 
 
 def _code(inner: dict, role: str, reading: Reading, where: tuple, turns: _Turns, marks: dict) -> dict:
-    call_id = "executableCode-" + "-".join(str(p) for p in reading.prefix + where[:-1])
+    call_id = "executableCode-" + "-".join(str(p) for p in reading.record.prefix + where[:-1])
     turns.code.append(call_id)
     return {"type": "tool-call", "toolCallId": call_id, "toolName": CODE_TOOL, "input": inner, "providerExecuted": True}
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .inspect_archive import SUFFIX, LogHeader, claims, records
-from .reading import Imported, Reading, rest_of, tool_input
+from .reading import Imported, Reading, rest_of, string_value, tool_input
 
 NAME = "inspect"
 SUFFIXES = (SUFFIX,)  # files that are no JSON, searched in folders too
@@ -197,16 +197,16 @@ def _parts(content: list, role: str, reading: Reading, where: tuple) -> tuple[li
 def _part(item: Any, kind: str | None, role: str, reading: Reading, path: tuple) -> list[dict] | None:
     try:
         if kind == "text":
-            return [reading.keep({"type": "text", "text": _string(item["text"])}, rest_of(item, ("type", "text")))]
+            return [reading.keep({"type": "text", "text": string_value(item["text"])}, rest_of(item, ("type", "text")))]
         if kind == "reasoning" and role == "assistant":
             redacted = item.get("redacted") is True  # its reasoning is then opaque data, no text
-            text = "" if redacted else _string(item["reasoning"])
+            text = "" if redacted else string_value(item["reasoning"])
             return [reading.keep({"type": "reasoning", "text": text},
                                  rest_of(item, ("type",) if redacted else ("type", "reasoning")))]
         if kind == "tool_use" and role == "assistant":
             return _server_tool_use(item, reading, path)
         if kind == "image" and role == "user":
-            return [reading.keep({"type": "image", "image": _string(item["image"])}, rest_of(item, ("type", "image")))]
+            return [reading.keep({"type": "image", "image": string_value(item["image"])}, rest_of(item, ("type", "image")))]
         if kind in ("image", "audio", "video", "document"):
             return [_file(item, kind, reading)]
     except (KeyError, TypeError):
@@ -219,11 +219,11 @@ def _part(item: Any, kind: str | None, role: str, reading: Reading, path: tuple)
 
 
 def _file(item: dict, kind: str, reading: Reading) -> dict:
-    data = _string(item[kind])
+    data = string_value(item[kind])
     if kind == "audio":
-        media_type = AUDIO.get(item["format"], f"audio/{_string(item['format'])}")
+        media_type = AUDIO.get(item["format"], f"audio/{string_value(item['format'])}")
     elif kind == "video":
-        media_type = VIDEO.get(item["format"], f"video/{_string(item['format'])}")
+        media_type = VIDEO.get(item["format"], f"video/{string_value(item['format'])}")
     else:
         media_type = item.get("mime_type") or _media_type(data)
     part = {"type": "file", "data": data, "mediaType": media_type}
@@ -241,22 +241,17 @@ def _media_type(data: str) -> str:
 
 def _server_tool_use(item: dict, reading: Reading, path: tuple) -> list[dict]:
     """A tool the provider ran (web search, MCP): its call and its result, in the assistant message."""
-    value, keep = tool_input(_string(item["arguments"]), reading, path + ("arguments",))
-    call = {"type": "tool-call", "toolCallId": _string(item["id"]), "toolName": _string(item["name"]),
+    value, keep = tool_input(string_value(item["arguments"]), reading, path + ("arguments",))
+    call = {"type": "tool-call", "toolCallId": string_value(item["id"]), "toolName": string_value(item["name"]),
             "input": value, "providerExecuted": True}
     error = item.get("error")
     output = {"type": "error-text", "value": error} if isinstance(error, str) else \
-        {"type": "text", "value": _string(item["result"])}
+        {"type": "text", "value": string_value(item["result"])}
     result = {"type": "tool-result", "toolCallId": item["id"], "toolName": item["name"], "output": output}
     reading.keep(result, {"result": item.get("result") if isinstance(error, str) else None})
     return [reading.keep(call, {**keep, **rest_of(item, ("type", "id", "name", "arguments", "result", "error"))}),
             result]
 
-
-def _string(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError("not a string")
-    return value
 
 
 def _tool_message(message: dict, reading: Reading, path: tuple) -> dict | None:

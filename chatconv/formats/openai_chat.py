@@ -15,7 +15,7 @@ from typing import Any, Iterator
 from ..problems import ChatconvError
 from ..sources import Record
 from .openai_chat_body import MESSAGE_MARKS, NAME, PART_MARKS, TARGET, write
-from .openai_chat_parts import string_value, user_parts
+from .openai_chat_parts import user_parts
 from .reading import Imported, Reading, free_of_marks, rest_of, tool_input
 
 __all__ = ["NAME", "TARGET", "detect", "from_openai_messages", "read", "to_model_messages", "write"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .reading import Reading, rest_of
+from .reading import Reading, rest_of, string_value
 
 AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 
@@ -66,7 +66,3 @@ def _file_part(part: dict, reading: Reading) -> dict:
                                     "file": rest_of(file, known) or None}, rest_of(part, ("type", "file")))
 
 
-def string_value(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError("not a string")
-    return value

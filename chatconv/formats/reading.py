@@ -38,11 +38,6 @@ class Reading:
     def data(self) -> Any:
         return self.record.data
 
-    @property
-    def prefix(self) -> tuple:
-        """Where the data read sits in its file: an element's index in a JSON array, else ()."""
-        return self.record.prefix
-
     def warn(self, path: tuple, message: str, hint: str | None = None, code: str = "import-changed") -> None:
         """Something read differently from how it is written (the value is kept, changed or not)."""
         self.problems.append(problem_at(self.record, path, message, "warning", hint, code=code))
@@ -139,3 +134,10 @@ def free_of_marks(item: Any, marks: tuple[str, ...], consumed: tuple[str, ...], 
         reading.error(path + (clash[0],), f"a field named {clash[0]!r} cannot be kept: chatconv keeps a mark of "
                       "that name beside the source's own fields", "rename or remove the field", code="import-refused")
     return not clash
+
+
+def string_value(value: Any) -> str:
+    """`value`, which a reader needs as a string; TypeError (the reader's refusal names the place) if not."""
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    return value
