@@ -11,6 +11,8 @@ import json
 from typing import Any
 
 from ..kinds import detect_kind
+from ..schemas import load_schema
+from .fields import FieldClash, FieldMap, adapt
 from .json import duplicate_keys
 from .record import Record, problem_at
 from .text import UTF8_BOM
@@ -20,8 +22,27 @@ def holds_records(data: Any) -> bool:
     """Whether a JSON document is an array of records rather than one record: a non-empty array of
     objects that is not itself a record (a list of chat messages `[{"role": ...}]` is a chat
     prompt, one record)."""
-    return (isinstance(data, list) and bool(data) and all(isinstance(item, dict) for item in data)
-            and detect_kind(data) is None)
+    return _objects(data) and detect_kind(data) is None
+
+
+def read_as_records(data: Any, field_map: FieldMap | None = None, kind: str | None = None) -> bool:
+    """Whether validate and migrate read a JSON document as an array of records, each a record of
+    its own: an array that holds_records whose first element (its fields read as `field_map` says)
+    is of a kind told from its content; with `kind` (--kind), any non-empty array of objects unless
+    that kind is itself an array (a chat prompt). Any other array stays one record: a list another
+    tool wrote (OpenAI messages, say) is of unknown kind, as it always was."""
+    if kind is not None:
+        return _objects(data) and load_schema(kind).get("type") != "array"
+    if not holds_records(data):
+        return False
+    try:
+        return detect_kind(adapt(data[0], field_map or {})) is not None
+    except FieldClash:
+        return True  # each element is reported where its field cannot be read
+
+
+def _objects(data: Any) -> bool:
+    return isinstance(data, list) and bool(data) and all(isinstance(item, dict) for item in data)
 
 
 def element_records(record: Record) -> list[Record]:
