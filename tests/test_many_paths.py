@@ -131,6 +131,21 @@ def test_field_through_a_value_that_is_not_an_object(tmp_path):
         assert f"{path}:1:" in result.output
 
 
+def test_field_in_steps_read_from_a_nested_key_is_located(tmp_path):
+    # The steps of a conversation read from `trace.turns`, a step's input from turn.userMessage:
+    # the problem is at the content where it is in the file (line 5), not at the step.
+    path = tmp_path / "c.json"
+    path.write_text('{"id": "c1",\n "trace": {"turns": [\n'
+                    '   {"stepIndex": 0, "turn": {"userMessage": {"role": "user", "content": "hi"}}, "output": []},\n'
+                    '   {"stepIndex": 1,\n'
+                    '    "turn": {"userMessage": {"role": "user", "content": 5}}, "output": []}]}}\n')
+    result = run("validate", path, "--field", "steps=trace.turns", "--field", "input=turn.userMessage")
+    assert f"{path}:5:46: error: $.steps[1].input.content" in result.output, result.output
+    path.write_text(path.read_text().replace('"trace": {"turns"', '"turns"').replace("]}}", "]}"))  # one key
+    result = run("validate", path, "--field", "steps=turns", "--field", "input=turn.userMessage")
+    assert f"{path}:5:46: error: $.steps[1].input.content" in result.output, result.output
+
+
 def test_migrate_json_array_with_fields_is_idempotent(tmp_path):
     target = tmp_path / "stepTraces.json"
     shutil.copy(TRACES, target)
