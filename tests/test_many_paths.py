@@ -114,6 +114,16 @@ def test_validate_keeps_arrays_that_are_not_records(tmp_path):
     assert "invalid JSON" in result.output and "truncated" in result.output
 
 
+def test_repeated_keys_are_reported_in_their_elements(tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text('[\n {"stepIndex": 0, "input": {"role": "user", "content": "a"}, "output": [], "input": 1},\n'
+                    '  {"stepIndex": 1, "input": {"role": "user", "content": "a", "role": "user"}, "output": []}\n]\n')
+    result = run("validate", path)
+    assert f"{path}:2:76: error: $[0].input: duplicate key 'input'" in result.output, result.output
+    assert f"{path}:3:62: error: $[1].input.role: duplicate key 'role'" in result.output
+    assert result.output.count("duplicate key") == 2 and "2 records" in result.output  # each once, in its element
+
+
 def test_recordings_refuse_empty_and_truncated_arrays(tmp_path):
     (tmp_path / "e.json").write_text("[]")
     (tmp_path / "t.json").write_text('[{"stepIndex": 0,')

@@ -8,13 +8,13 @@ This is the slower path: the file is read whole, as any JSON document is.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..kinds import detect_kind
 from ..schemas import load_schema
 from .fields import FieldClash, FieldMap, adapt
-from .json import duplicate_keys
-from .record import Record, problem_at
+from .record import Record
 from .text import UTF8_BOM
 
 
@@ -46,13 +46,11 @@ def _objects(data: Any) -> bool:
 
 
 def element_records(record: Record) -> list[Record]:
-    """One Record per element of a JSON document that is an array, each with its own text (so
-    that its problems are located at it), line, and prefix (its index). Repeated keys found in
-    the document are put on the element that holds them."""
-    text = record.text
-    if isinstance(text, bytes):
-        text = text.removeprefix(UTF8_BOM).decode("utf-8", "replace")
-    spans = _element_spans(text, len(record.data)) if text else None
+    """One Record per element of a JSON document that is an array (load_document's: its text is
+    bytes), each with its own text (so that its problems are located at it), line, and prefix
+    (its index). The document's problems (its repeated keys) go to the elements that hold them."""
+    text = record.text.removeprefix(UTF8_BOM).decode("utf-8", "replace")
+    spans = _element_spans(text, len(record.data))
     elements = []
     for index, item in enumerate(record.data):
         if spans is None:  # not found in the text (it nests too deep for the json module): the file's start
@@ -64,14 +62,16 @@ def element_records(record: Record) -> list[Record]:
             # Padded to its column, so that the positions found in its text are those of the file.
             element = Record(record.file, line, item, text=" " * column + text[start:end], prefix=(index,))
         elements.append(element)
-    if record.text:
-        for path, key in duplicate_keys(record.text if isinstance(record.text, bytes) else record.text.encode()):
-            if path and isinstance(path[0], int) and path[0] < len(elements):
-                element = elements[path[0]]
-                element.problems.append(problem_at(element, path[1:] + (key,), f"duplicate key {key!r}", "error",
-                                                   "a JSON object holds each key once; the last value would win",
-                                                   code="duplicate-key"))
+    for problem in record.problems:
+        # Located in the file and named by its path from the document ($[3].a), as the element
+        # would locate and name it: the document's text was read for them once, not again here.
+        index = _INDEX.match(problem.path)
+        if index and int(index[1]) < len(elements):
+            elements[int(index[1])].problems.append(problem)
     return elements
+
+
+_INDEX = re.compile(r"\$\[(\d+)\]")
 
 
 def _element_spans(text: str, count: int) -> list[tuple[int, int]] | None:
