@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ..kinds import CONFIG_FILE_NAMES
 from ..problems import ChatconvError, Problem
-from .arrays import element_records, holds_records
+from .arrays import element_records
 from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
 from .stdin import read_stdin
