@@ -114,6 +114,16 @@ def test_validate_keeps_arrays_that_are_not_records(tmp_path):
     assert "invalid JSON" in result.output and "truncated" in result.output
 
 
+def test_repeated_keys_are_reported_in_their_elements(tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text('[\n {"stepIndex": 0, "input": {"role": "user", "content": "a"}, "output": [], "input": 1},\n'
+                    '  {"stepIndex": 1, "input": {"role": "user", "content": "a", "role": "user"}, "output": []}\n]\n')
+    result = run("validate", path)
+    assert f"{path}:2:76: error: $[0].input: duplicate key 'input'" in result.output, result.output
+    assert f"{path}:3:62: error: $[1].input.role: duplicate key 'role'" in result.output
+    assert result.output.count("duplicate key") == 2 and "2 records" in result.output  # each once, in its element
+
+
 def test_recordings_refuse_empty_and_truncated_arrays(tmp_path):
     (tmp_path / "e.json").write_text("[]")
     (tmp_path / "t.json").write_text('[{"stepIndex": 0,')
@@ -129,6 +139,21 @@ def test_field_through_a_value_that_is_not_an_object(tmp_path):
         result = run(command, path, "--field", "input=turn.userMessage")
         assert "'turn' is not an object" in result.output, command
         assert f"{path}:1:" in result.output
+
+
+def test_field_in_steps_read_from_a_nested_key_is_located(tmp_path):
+    # The steps of a conversation read from `trace.turns`, a step's input from turn.userMessage:
+    # the problem is at the content where it is in the file (line 5), not at the step.
+    path = tmp_path / "c.json"
+    path.write_text('{"id": "c1",\n "trace": {"turns": [\n'
+                    '   {"stepIndex": 0, "turn": {"userMessage": {"role": "user", "content": "hi"}}, "output": []},\n'
+                    '   {"stepIndex": 1,\n'
+                    '    "turn": {"userMessage": {"role": "user", "content": 5}}, "output": []}]}}\n')
+    result = run("validate", path, "--field", "steps=trace.turns", "--field", "input=turn.userMessage")
+    assert f"{path}:5:46: error: $.steps[1].input.content" in result.output, result.output
+    path.write_text(path.read_text().replace('"trace": {"turns"', '"turns"').replace("]}}", "]}"))  # one key
+    result = run("validate", path, "--field", "steps=turns", "--field", "input=turn.userMessage")
+    assert f"{path}:5:46: error: $.steps[1].input.content" in result.output, result.output
 
 
 def test_migrate_json_array_with_fields_is_idempotent(tmp_path):

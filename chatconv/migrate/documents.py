@@ -10,7 +10,7 @@ import re
 from ..eras import era_index, era_named, era_of
 from ..kinds import detect_kind
 from ..problems import json_path
-from ..sources import UTF8_BOM, FieldClash, Record, adapt, duplicate_keys, holds_records
+from ..sources import UTF8_BOM, Record, duplicate_keys, read_as_records
 from .lines import (NOT_EXACT, BadRecord, LineRejected, MigratedLines, Reject, Tally, parse_json, try_upgrade_mapped,
                     written_back)
 from .yaml_rewrite import migrate_yaml
@@ -25,7 +25,7 @@ def migrate_document(data: bytes, file: str, fmt: str, keep_rejects: bool = Fals
 
     YAML is rewritten with ruamel.yaml's round trip (comments, quoting, key order and the
     file's indentation kept); JSON keeps its indentation, or stays on one line.
-    A JSON document that holds an array of records (sources.holds_records: a stepTraces.json)
+    A JSON document that holds an array of records (sources.read_as_records: a stepTraces.json)
     has each element migrated as a record of its own and is written back as an array, its
     elements' keys in order. field_map (JSON only): fields read from other keys, migrated under
     their own keys (see try_upgrade_mapped). A document that cannot be read is rejected whole
@@ -58,7 +58,7 @@ def _at_or_past(record, to_era: str) -> bool:
 def _migrate_json(data: bytes, to_era: str | None, field_map: dict | None = None) -> tuple[bytes, list, object]:
     record, exact = parse_json(data)
     locate = Record("", 1, text=data.removeprefix(UTF8_BOM)).locate
-    if _holds_records(record, field_map):
+    if read_as_records(record, field_map):
         applied = []
         for index, element in enumerate(record):
             record[index], done = try_upgrade_mapped(element, detect_kind, to_era, field_map,
@@ -83,17 +83,6 @@ def _migrate_json(data: bytes, to_era: str | None, field_map: dict | None = None
         except RecursionError:
             raise BadRecord("cannot be written back (RecursionError): it nests too deeply", "not-written") from None
     return written, applied, record
-
-
-def _holds_records(data, field_map: dict | None) -> bool:
-    """An array of records, migrated one by one: as validate reads it (its first element, with
-    its fields read from other keys, is of a kind told from its content)."""
-    if not holds_records(data):
-        return False
-    try:
-        return detect_kind(adapt(data[0], field_map or {})) is not None
-    except FieldClash:
-        return True  # the element is refused where its field cannot be read
 
 
 def _json_indent(data: bytes) -> str | None:

@@ -155,7 +155,9 @@ def _migrate_line(line: bytes, kind_of, written: list[bytes], to_era: str | None
         written.append(line)
         return []
     record, exact = parse_json(line)  # JSON allows the line ending
-    record, applied = try_upgrade_mapped(record, kind_of, to_era, field_map)
+    # Most runs map no field: the plain upgrade, without a call more per line.
+    record, applied = try_upgrade_mapped(record, kind_of, to_era, field_map) if field_map else \
+        try_upgrade(record, kind_of, to_era)
     if not applied:
         written.append(line)
         return applied

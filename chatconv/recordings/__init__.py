@@ -7,10 +7,11 @@ chatconv.formats.
 """
 
 from ..messages import conversation_messages
-from ..sources import NotWritten, exact_json
+# --field is read by sources (validate and migrate take it too); named here as they always were.
+from ..sources import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, NotWritten, adapt, adapt_record,
+                       exact_json, parse_field_map)
 from .dataset import conversation_to_dataset, dataset_item, step_text, step_to_dataset_item
-from .steps import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, Step, adapt, adapt_record,
-                    iter_paths_records, iter_paths_steps, iter_recording_steps, parse_field_map, step_row_json)
+from .steps import Step, iter_paths_records, iter_paths_steps, iter_recording_steps, step_row_json
 from .tools import ConversationPairings, tool_parts, tool_rows, unwritten_tool_calls
 
 __all__ = [

@@ -10,9 +10,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from ..problems import ChatconvError, Problem, UnreadableInput
-from ..sources import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, NotWritten, Record, adapt, adapt_record, discover,
-                       exact_json, iter_records, parse_field_map, problem_at)
-from ..sources.fields import FieldMap
+from ..sources import FieldMap, NotWritten, Record, adapt_record, discover, exact_json, iter_records, problem_at
 from ..validate import check_schema
 
 @dataclass

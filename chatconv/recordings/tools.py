@@ -9,8 +9,7 @@ from typing import Any, Iterable, Iterator
 
 from ..messages import CONVERSATION_WINDOW, ORPHAN, ConversationWindow, ToolPairing, iter_tool_parts
 from ..problems import ChatconvError, Problem, UnreadableInput
-from ..sources import NotWritten, discover, exact_json, problem_at
-from ..sources.fields import FieldMap
+from ..sources import FieldMap, NotWritten, discover, exact_json, problem_at
 from ..validate import duplicate_call_problem, orphan_result_problem
 from .steps import Step, iter_recording_steps
 

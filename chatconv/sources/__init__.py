@@ -5,7 +5,7 @@ text (bytes, encodings, blank lines, batches), yaml, json, record (positions), s
 """
 
 from ..kinds import detect_kind
-from .arrays import element_records, holds_records
+from .arrays import element_records, holds_records, read_as_records
 from .fields import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, FieldMap, adapt, adapt_record, parse_field_map,
                      restore, split_key)
 from .files import (DATA_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, discover, eval_pattern_config, file_format,
@@ -26,7 +26,7 @@ __all__ = [
     "UTF8_BOM", "YAML_SUFFIXES", "Batch",
     "NotWritten", "Position", "Record", "StdinInput", "batch_spans", "decode_utf8", "detect_kind", "eval_pattern_config",
     "discover", "duplicate_keys", "element_records", "holds_records", "empty_file_problem", "exact_json", "file_format",
-    "holds_no_record", "integers_beyond_64_bits", "is_blank_line", "iter_jsonl",
+    "holds_no_record", "integers_beyond_64_bits", "read_as_records", "is_blank_line", "iter_jsonl",
     "iter_line_batches", "iter_records", "load_document", "load_json", "load_yaml", "open_binary",
     "problem_at", "read_bytes", "read_stdin", "read_stdin_head", "refuse_foreign_encoding",
     "stdin_document_format", "yaml_parse_problem",

@@ -8,11 +8,13 @@ This is the slower path: the file is read whole, as any JSON document is.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..kinds import detect_kind
-from .json import duplicate_keys
-from .record import Record, problem_at
+from ..schemas import load_schema
+from .fields import FieldClash, FieldMap, adapt
+from .record import Record
 from .text import UTF8_BOM
 
 
@@ -20,18 +22,35 @@ def holds_records(data: Any) -> bool:
     """Whether a JSON document is an array of records rather than one record: a non-empty array of
     objects that is not itself a record (a list of chat messages `[{"role": ...}]` is a chat
     prompt, one record)."""
-    return (isinstance(data, list) and bool(data) and all(isinstance(item, dict) for item in data)
-            and detect_kind(data) is None)
+    return _objects(data) and detect_kind(data) is None
+
+
+def read_as_records(data: Any, field_map: FieldMap | None = None, kind: str | None = None) -> bool:
+    """Whether validate and migrate read a JSON document as an array of records, each a record of
+    its own: an array that holds_records whose first element (its fields read as `field_map` says)
+    is of a kind told from its content; with `kind` (--kind), any non-empty array of objects unless
+    that kind is itself an array (a chat prompt). Any other array stays one record: a list another
+    tool wrote (OpenAI messages, say) is of unknown kind, as it always was."""
+    if kind is not None:
+        return _objects(data) and load_schema(kind).get("type") != "array"
+    if not holds_records(data):
+        return False
+    try:
+        return detect_kind(adapt(data[0], field_map or {})) is not None
+    except FieldClash:
+        return True  # each element is reported where its field cannot be read
+
+
+def _objects(data: Any) -> bool:
+    return isinstance(data, list) and bool(data) and all(isinstance(item, dict) for item in data)
 
 
 def element_records(record: Record) -> list[Record]:
-    """One Record per element of a JSON document that is an array, each with its own text (so
-    that its problems are located at it), line, and prefix (its index). Repeated keys found in
-    the document are put on the element that holds them."""
-    text = record.text
-    if isinstance(text, bytes):
-        text = text.removeprefix(UTF8_BOM).decode("utf-8", "replace")
-    spans = _element_spans(text, len(record.data)) if text else None
+    """One Record per element of a JSON document that is an array (load_document's: its text is
+    bytes), each with its own text (so that its problems are located at it), line, and prefix
+    (its index). The document's problems (its repeated keys) go to the elements that hold them."""
+    text = record.text.removeprefix(UTF8_BOM).decode("utf-8", "replace")
+    spans = _element_spans(text, len(record.data))
     elements = []
     for index, item in enumerate(record.data):
         if spans is None:  # no JSON text (YAML: located as it was read), or not found in it (nested too deep)
@@ -45,14 +64,16 @@ def element_records(record: Record) -> list[Record]:
             # Padded to its column, so that the positions found in its text are those of the file.
             element = Record(record.file, line, item, text=" " * column + text[start:end], prefix=(index,))
         elements.append(element)
-    if record.text:
-        for path, key in duplicate_keys(record.text if isinstance(record.text, bytes) else record.text.encode()):
-            if path and isinstance(path[0], int) and path[0] < len(elements):
-                element = elements[path[0]]
-                element.problems.append(problem_at(element, path[1:] + (key,), f"duplicate key {key!r}", "error",
-                                                   "a JSON object holds each key once; the last value would win",
-                                                   code="duplicate-key"))
+    for problem in record.problems:
+        # Located in the file and named by its path from the document ($[3].a), as the element
+        # would locate and name it: the document's text was read for them once, not again here.
+        index = _INDEX.match(problem.path)
+        if index and int(index[1]) < len(elements):
+            elements[int(index[1])].problems.append(problem)
     return elements
+
+
+_INDEX = re.compile(r"\$\[(\d+)\]")
 
 
 def _element_spans(text: str, count: int) -> list[tuple[int, int]] | None:

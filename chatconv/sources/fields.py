@@ -85,14 +85,21 @@ def adapt(data: Any, field_map: FieldMap, path: tuple = (), moved: list | None =
 
     A renamed key keeps its place; a value read from a nested path takes the place of the
     outermost key of that path, which follows it holding the rest (left out when nothing is left
-    in it). The record itself is not changed. `moved` receives (path in the result, path in the
-    record) of each value read from another key, to locate it (Record.move).
+    in it). The record itself is not changed. `path`: where `data` is in the record as read.
+    `moved` receives (path in the result, path in the record) of each value read from another
+    key, to locate it (Record.move).
     FieldClash when a key would be renamed to a name the record already has (and keeps), or a
     key path goes through a value that is not an object.
     """
     if not field_map or not isinstance(data, dict):
         return data
-    field_map = _keys(field_map)
+    return _adapt(data, _keys(field_map), path, path, moved)
+
+
+def _adapt(data: Any, field_map: dict[str, tuple[str, ...]], path: tuple, at: tuple, moved: list | None) -> Any:
+    """adapt of `data`, found at `path` in the record as read and put at `at` in the result."""
+    if not isinstance(data, dict):
+        return data
     renamed = {keys[0]: name for name, keys in field_map.items() if len(keys) == 1}
     for name, keys in field_map.items():
         # A name whose own key is renamed away (a swap, or name=name) leaves room for the new one.
@@ -107,7 +114,7 @@ def adapt(data: Any, field_map: FieldMap, path: tuple = (), moved: list | None =
                 nested.setdefault(keys[0], []).append((name, found))
                 rests[keys[0]] = rest
                 if moved is not None:
-                    moved.append((path + (name,), path + keys))
+                    moved.append((at + (name,), path + keys))
     adapted = {}
     for key, value in data.items():
         for name, found in nested.get(key, ()):
@@ -118,17 +125,12 @@ def adapt(data: Any, field_map: FieldMap, path: tuple = (), moved: list | None =
             continue
         adapted[renamed.get(key, key)] = value
         if key in renamed and moved is not None and renamed[key] != key:
-            moved.append((path + (renamed[key],), path + (key,)))
+            moved.append((at + (renamed[key],), path + (key,)))
     steps = adapted.get("steps")
     if isinstance(steps, list):
-        written_as = field_map["steps"] if "steps" in field_map else ("steps",)  # where problems point
-        adapted["steps"] = [adapt(step, field_map, path + written_as + (index,), moved)
+        written_as = field_map.get("steps", ("steps",))  # where the steps are in the record as read
+        adapted["steps"] = [_adapt(step, field_map, path + written_as + (index,), at + ("steps", index), moved)
                             for index, step in enumerate(steps)]
-        if moved is not None and written_as != ("steps",):
-            for index in range(len(steps)):  # the steps' own paths, for the moves made inside them
-                moved[:] = [(data_path, text_path) if data_path[:len(path) + 2] != path + written_as + (index,)
-                            else (path + ("steps", index) + data_path[len(path) + len(written_as) + 1:], text_path)
-                            for data_path, text_path in moved]
     return adapted
 
 

@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ..kinds import CONFIG_FILE_NAMES
 from ..problems import ChatconvError, Problem
-from .arrays import element_records, holds_records
+from .arrays import element_records
 from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
 from .stdin import read_stdin
@@ -139,21 +139,20 @@ def iter_records(path: str | Path, split: Callable[[Any], bool] | None = None) -
             if empty:
                 yield Record(file, 1, error=empty_file_problem(file))
         return
-    yield from _split((load_document(read_bytes(path), file, fmt),), split)
+    yield from _split(load_document(read_bytes(path), file, fmt), split)
 
 
-def _split(documents: Iterable[Record], split: Callable[[Any], bool] | None) -> Iterator[Record]:
-    for record in documents:
-        # Only JSON documents (they keep their text, which locates each element); not JSONL lines.
-        if split is not None and record.error is None and isinstance(record.text, bytes) and isinstance(record.data, list) \
-                and split(record.data):
-            if not record.data:
-                yield Record(record.file, 1, error=Problem(record.file, 1, 1, "$", "the file holds an empty array: no "
-                                                           "record", "error", "a file must hold a record",
-                                                           "empty-file"))
-            yield from element_records(record)
-        else:
-            yield record
+def _split(record: Record, split: Callable[[Any], bool] | None) -> Iterator[Record]:
+    """The document's record, or its elements' when split says it holds an array of records."""
+    # Only JSON documents (they keep their text, which locates each element); not YAML.
+    if split is None or record.error is not None or not isinstance(record.text, bytes) \
+            or not isinstance(record.data, list) or not split(record.data):
+        yield record
+    elif not record.data:
+        yield Record(record.file, 1, error=Problem(record.file, 1, 1, "$", "the file holds an empty array: no record",
+                                                   "error", "a file must hold a record", "empty-file"))
+    else:
+        yield from element_records(record)
 
 
 
@@ -183,4 +182,4 @@ def iter_stdin_records(split: Callable[[Any], bool] | None = None) -> Iterator[R
             yield from iter_jsonl(io.BytesIO(batch.data), "-", batch.first_line)
         return
     fmt, data = stdin.document()
-    yield from _split((load_document(data, "-", fmt),), split)
+    yield from _split(load_document(data, "-", fmt), split)

@@ -53,11 +53,18 @@ class Record:
 
 
 def _apply_moves(positions: dict[tuple, Position], moved) -> None:
+    """Each position found under a moved value's text path, given under its data path too. One
+    pass over the positions: a conversation has a move per step, and a position per value."""
+    if not moved:
+        return
+    data_paths: dict[tuple, list[tuple]] = {}  # text path -> the data paths of the values read there
     for data_path, text_path in moved:
-        size = len(text_path)
-        found = [(path, position) for path, position in positions.items() if path[:size] == text_path]
-        for path, position in found:
-            positions[data_path + path[size:]] = position
+        data_paths.setdefault(text_path, []).append(data_path)
+    sizes = {len(text_path) for text_path in data_paths}
+    for path, position in list(positions.items()):
+        for size in sizes:
+            for data_path in data_paths.get(path[:size], ()) if len(path) >= size else ():
+                positions[data_path + path[size:]] = position
 
 
 def problem_at(record: Record, path: tuple, message: str, severity="error", hint=None, *,

@@ -124,8 +124,9 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
     return Entry(where, problems, StepRun(step.conversation_id, index, index, 1, tool_lines))
 
 
-def _by_place(problems) -> tuple[Problem, ...]:
-    return tuple(sorted(problems, key=Problem.place.fget))
+def _by_place(problems: tuple[Problem, ...]) -> tuple[Problem, ...]:
+    # Most records have no problem: a conversation record comes here whether or not it has one.
+    return tuple(sorted(problems, key=Problem.place.fget)) if len(problems) > 1 else problems
 
 
 class _StepCollector:

@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from ..kinds import checked_kind, config_era, is_config_file
 from ..messages import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput
-from ..schemas import load_schema
-from ..sources import (BATCH_BYTES, Batch, FieldClash, adapt, adapt_record, detect_kind, discover, empty_file_problem, eval_pattern_config,
-                       file_format, holds_no_record, holds_records, iter_line_batches, iter_records, open_binary)
+from ..sources import (BATCH_BYTES, Batch, adapt_record, discover, empty_file_problem, eval_pattern_config, file_format,
+                       holds_no_record, iter_line_batches, iter_records, open_binary, read_as_records)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
 from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, check_file_lines, check_lines,
                     entries_from_wire, record_entry)
@@ -142,7 +141,7 @@ class Validator:
         if path == "-" or file_format(path) != "jsonl" or self.field_map:
             # Read whole, record by record: a JSON array of records gives one per element; with
             # --field, JSONL lines too (the fast path reads the keys as written).
-            split = partial(_holds_records, options.kind, self.field_map)
+            split = partial(read_as_records, field_map=self.field_map, kind=options.kind)
             records = (adapt_record(record, self.field_map) for record in iter_records(path, split))
             yield WITHOUT_DATA, (record_entry(record, record, options, first=index == 0)
                                  for index, record in enumerate(records))
@@ -195,23 +194,6 @@ class Validator:
         if self._pool is not None:
             self._pool.close()
             self._pool = None
-
-
-def _holds_records(kind: str | None, field_map: dict | None, data) -> bool:
-    """Whether a JSON document is an array of records, each checked as a record of its own: an
-    array of objects that is not itself a record (sources.holds_records) whose first element (its
-    fields read as --field says) is of a kind told from its content; with --kind, any array of
-    objects unless that kind is itself an array (a chat prompt). Any other array stays one record:
-    a list another tool wrote (OpenAI messages, say) is of unknown kind, as it always was."""
-    if kind is not None:
-        return (isinstance(data, list) and bool(data) and all(isinstance(item, dict) for item in data)
-                and load_schema(kind).get("type") != "array")
-    if not holds_records(data):
-        return False
-    try:
-        return detect_kind(adapt(data[0], field_map or {})) is not None
-    except FieldClash:
-        return True  # each element is reported where its field cannot be read
 
 
 def _worker_tasks(batches: Iterable[Batch], options: LineOptions) -> Iterator[tuple]:
