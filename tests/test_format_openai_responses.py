@@ -189,7 +189,7 @@ def test_imported_fixtures_validate_and_every_call_is_answered(tmp_path):
 
 @pytest.mark.parametrize("record, path, words", [
     ({"input": [{"type": "message", "role": "user", "content": [{"type": "input_video", "url": "x"}]}]},
-     "$.input[0].content[0]", "input_video part"),
+     "$.input[0].content[0]", "a part of type 'input_video'"),
     ({"input": [{"type": "hologram_call", "id": "h1"}]}, "$.input[0]", "'hologram_call'"),
     ({"input": [{"type": "message", "role": "robot", "content": "hi"}]}, "$.input[0].role", "role"),
     ({"input": [{"type": "function_call", "name": "f", "arguments": "{}"}]}, "$.input[0]", "call_id"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .reading import Reading, rest_of, string_value
+from .reading import Reading, part_named, rest_of, string_value
 
 AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 
@@ -46,7 +46,7 @@ def _user_part(part: Any, reading: Reading, path: tuple) -> dict | None:
             return _file_part(part, reading)
     except (KeyError, TypeError):
         pass
-    reading.error(path, f"a {kind or 'content'} part chatconv cannot read",
+    reading.error(path, f"{part_named(kind)} chatconv cannot read",
                   "user parts are text, image_url (with url), input_audio (data, format) and file "
                   "(file_data or file_id), as OpenAI's API has them", code="wrong-type")
     return None

@@ -141,3 +141,8 @@ def string_value(value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError("not a string")
     return value
+
+
+def part_named(kind: Any) -> str:
+    """A part (block, item) as a problem names it, whatever its `type` holds."""
+    return f"a part of type {kind!r}" if isinstance(kind, str) else "a part with no type"

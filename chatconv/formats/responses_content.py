@@ -13,7 +13,7 @@ import mimetypes
 from typing import Any
 
 from .openai_chat_parts import AUDIO_TYPES
-from .reading import Reading, rest_of
+from .reading import Reading, part_named, rest_of
 
 NAME = "openai-responses"
 USER_PARTS = ("input_text", "input_image", "input_file", "input_audio")
@@ -59,7 +59,7 @@ def user_part(part: Any, reading: Reading, path: tuple) -> dict | None:
         return reading.keep({"type": "file", "data": audio["data"], "mediaType": media_type},
                             {"type": "input_audio"}, {**rest_of(part, ("type", "input_audio")),
                                                       **rest_of(audio, ("data",))})
-    reading.error(path, f"a {kind or 'content'} part chatconv cannot read in a user message",
+    reading.error(path, f"{part_named(kind)} chatconv cannot read in a user message",
                   "user parts are input_text (text), input_image (image_url or file_id), input_file "
                   "(file_data, file_url or file_id) and input_audio (data, format), as OpenAI's API has them",
                   code="wrong-type")
@@ -96,7 +96,7 @@ def assistant_parts(content: Any, reading: Reading, path: tuple) -> list[dict] |
             parts.append(reading.keep({"type": "text", "text": part["refusal"]},
                                       {"refusal": True}, rest_of(part, ("type", "refusal"))))
         else:
-            reading.error(path + ("content", index), f"a {kind or 'content'} part chatconv cannot read in an "
+            reading.error(path + ("content", index), f"{part_named(kind)} chatconv cannot read in an "
                           "assistant message", "assistant parts are output_text (text) and refusal (refusal)",
                           code="wrong-type")
             return None
