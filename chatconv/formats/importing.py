@@ -179,7 +179,8 @@ def _format_of(data: Any, readers, forced):
 
 def _unknown(record: Record, forced) -> Problem:
     if forced is not None:
-        return problem_at(record, (), f"not a {forced.NAME} record: a record is a JSON object (or an array of them)",
+        return problem_at(record, (), f"not a record of the {forced.NAME} format: a record is a JSON object "
+                          "(or an array of them)",
                           "error", "check the record, or name another format with --from", code="unknown-format")
     if ai_sdk.detect(record.data):
         return problem_at(record, (), "already a chatconv recording (AI SDK steps): nothing to import", "error",
@@ -194,7 +195,8 @@ def _conversations(reading_format, reading: Reading) -> Iterator[Imported]:
     except ChatconvError as exc:
         reading.problems.extend(exc.problems)
     except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:  # a shape the reader did not foresee
-        reading.error((), f"not a {reading_format.NAME} record as chatconv reads it ({type(exc).__name__}: {exc})",
+        reading.error((), f"not a record of the {reading_format.NAME} format as chatconv reads it "
+                          f"({type(exc).__name__}: {exc})",
                       f"check the record against the {reading_format.NAME} format, or name another with --from",
                       code="unknown-format")
 
