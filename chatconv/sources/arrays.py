@@ -46,11 +46,11 @@ def _objects(data: Any) -> bool:
 
 
 def element_records(record: Record) -> list[Record]:
-    """One Record per element of a JSON document that is an array (load_document's: its text is
-    bytes), each with its own text (so that its problems are located at it), line, and prefix
+    """One Record per element of a document that is an array (a JSON one's text is bytes; a YAML
+    one has none, and its positions), each with its own text (so that its problems are located at it), line, and prefix
     (its index). The document's problems (its repeated keys) go to the elements that hold them."""
-    text = record.text.removeprefix(UTF8_BOM).decode("utf-8", "replace")
-    spans = _element_spans(text, len(record.data))
+    text = record.text.removeprefix(UTF8_BOM).decode("utf-8", "replace") if record.text else None
+    spans = _element_spans(text, len(record.data)) if text else None
     elements = []
     for index, item in enumerate(record.data):
         if spans is None:  # no JSON text (YAML: located as it was read), or not found in it (nested too deep)
