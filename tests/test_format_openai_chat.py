@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chatconv.formats import ExportRun, export_bodies, from_openai_messages, import_paths, openai_chat, read, write
+from chatconv.formats import ExportRun, export_bodies, from_openai_messages, import_paths, read, write
 from chatconv.problems import ChatconvError
 from chatconv.recordings import tool_rows
 
@@ -350,3 +350,19 @@ def test_a_refusal_part_and_a_null_refusal_are_no_clash():
     log = [{"role": "assistant", "content": [{"type": "refusal", "refusal": "no"}], "refusal": None}]
     [message] = from_openai_messages(log)
     assert write([message], "openai-chat")["messages"] == log
+
+
+@pytest.mark.parametrize("record, path, words", [
+    ({"model": "gpt-4o"}, "$", "holds `messages`, a list"),
+    ({"messages": 3}, "$.messages", "holds `messages`, a list"),
+    ({"choices": [7]}, "$.choices[0]", "holds its `message`"),
+    ({"id": "c", "choices": [{"message": {"role": "human"}}]}, "$.choices[0].message", "not an OpenAI chat message"),
+])
+def test_a_record_forced_as_openai_chat_that_is_not_one_says_what_it_lacks(tmp_path, record, path, words):
+    source = tmp_path / "r.jsonl"
+    source.write_text(json.dumps(record) + "\n")
+    problems: list = []
+    assert import_paths([str(source)], "openai-chat", problems=problems) == []
+    [problem] = problems
+    assert (problem.path, problem.line) == (path, 1) and words in problem.message
+    assert "Error" not in problem.message  # the reader's own check, not the importer's safety net

@@ -20,7 +20,7 @@ from ..schemas import fast_validator
 from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record, discover, element_records, exact_json,
                        iter_records, problem_at)
 from ..validate import check_schema
-from .reading import Imported, Reading
+from .reading import Imported, Reading, name_results
 from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named
 
 STARTS_A_STEP = ("user", "system")
@@ -116,7 +116,7 @@ class Importer:
                 if touched is not None:
                     touched.append(imported.id)
                 if not reading.failed:
-                    _name_results(imported, reading, self.state.names_of(imported.id))
+                    name_results(imported, reading, self.state.names_of(imported.id))
                 if not reading.failed:
                     yield imported, reading
                 run.problems.extend(reading.problems)  # a reader leaves out what it could not read
@@ -239,24 +239,3 @@ def _name_after(reading: Reading, number: int) -> str:
     """A conversation id for a source that has none: the file's name and the record's line."""
     name = f"{os.path.basename(reading.record.file)}:{reading.record.line}"
     return name if number == 0 else f"{name}#{number}"
-
-
-def _name_results(imported: Imported, reading: Reading, names: dict[str, str]) -> None:
-    """Give each tool result the name of the call it answers, by id; a result that answers no
-    call it can be paired with is an error (its toolName would be invented)."""
-    for index, message in enumerate(imported.messages):
-        if not isinstance(message.get("content"), list):
-            continue
-        for position, part in enumerate(message["content"]):
-            if part.get("type") == "tool-call":
-                names[part["toolCallId"]] = part["toolName"]
-            elif part.get("type") == "tool-result" and not part.get("toolName"):
-                name = names.get(part["toolCallId"])
-                if name is None:
-                    where = imported.paths[index] if index < len(imported.paths) else ()
-                    reading.error(where, f"tool result {part['toolCallId']!r} answers no earlier tool call of its "
-                                  "conversation, so its tool's name is unknown",
-                                  "import the record that holds the call too (same conversation), or remove the result",
-                                  code="tool-result-orphan")
-                    return
-                part["toolName"] = name

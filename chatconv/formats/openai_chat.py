@@ -16,7 +16,7 @@ from ..problems import ChatconvError
 from ..sources import Record
 from .openai_chat_body import MESSAGE_MARKS, NAME, PART_MARKS, TARGET, write
 from .openai_chat_parts import user_parts
-from .reading import Imported, Reading, free_of_marks, rest_of, tool_input
+from .reading import Imported, Reading, free_of_marks, name_results, rest_of, tool_input
 
 __all__ = ["NAME", "TARGET", "detect", "from_openai_messages", "read", "to_model_messages", "write"]
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
@@ -55,16 +55,31 @@ def read(reading: Reading) -> Iterator[Imported]:
         messages, paths = _messages(data, reading, ())
         yield Imported(None, messages, {}, paths)
         return
-    if "choices" not in data:
+    key = "choices" if "choices" in data else "messages"
+    if not isinstance(data.get(key), list):  # as --from openai-chat may force on any object
+        reading.error((key,) if key in data else (), f"an OpenAI chat {'response' if key == 'choices' else 'body'} "
+                      f"holds `{key}`, a list", code="wrong-type" if key in data else "missing-key")
+        return
+    if key == "messages":
         messages, paths = _messages(data["messages"], reading, ("messages",))
         yield Imported(None, messages, rest_of(data, ("messages",)), paths)
         return
+    yield from _choices(data, reading)
+
+
+def _choices(data: dict, reading: Reading) -> Iterator[Imported]:
+    """Each choice of a response object: a conversation of its one message, named by the response id."""
     response = rest_of(data, ("choices",))
     if not data["choices"]:  # no choice: nothing to import, which the importer says
         yield Imported(None, [], response, [])
     for index, choice in enumerate(data["choices"]):
         where = ("choices", index, "message")
-        [message], _ = _messages([choice["message"]], reading, where)
+        if not (isinstance(choice, dict) and isinstance(choice.get("message"), dict)):
+            reading.error(where[:2], "a choice holds its `message`, an object", code="wrong-type")
+            continue
+        message = _checked_message(choice["message"], reading, where, {})
+        if message is None:
+            continue  # its problem is said
         reading.keep(message, {"choice": rest_of(choice, ("message",)) or None, "response": response or None})
         conversation_id = data.get("id") if isinstance(data.get("id"), str) else None
         if conversation_id is not None and index:
@@ -84,26 +99,11 @@ def from_openai_messages(messages: list[dict]) -> list[dict]:
     if not isinstance(messages, list):
         messages = [messages]
     reading = Reading(Record("<openai log>", 1, data=messages), NAME)
-    converted, _ = _messages(messages, reading, ())
-    _name_results(converted, reading)
+    converted, paths = _messages(messages, reading, ())
+    name_results(Imported(None, converted, {}, paths), reading, {})
     if reading.failed:
         raise ChatconvError([p for p in reading.problems if p.is_error])
     return converted
-
-
-def _name_results(messages: list[dict], reading: Reading) -> None:
-    names = {}
-    for index, message in enumerate(messages):
-        for part in message["content"] if isinstance(message["content"], list) else []:
-            if part["type"] == "tool-call":
-                names[part["toolCallId"]] = part["toolName"]
-            elif part["type"] == "tool-result" and not part["toolName"]:
-                if part["toolCallId"] not in names:
-                    reading.error((index,), f"tool result {part['toolCallId']!r} answers no earlier tool call",
-                                  "a tool message follows the assistant message whose tool_calls it answers",
-                                  code="tool-result-orphan")
-                    continue
-                part["toolName"] = names[part["toolCallId"]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,18 +115,21 @@ def _messages(messages: Any, reading: Reading, where: tuple) -> tuple[list[dict]
     out, paths = [], []
     legacy_calls: dict[str, list[str]] = {}  # function name -> ids given to its unanswered function_calls
     for index, message in enumerate(messages):
-        path = where + (index,)
-        if not isinstance(message, dict) or message.get("role") not in ROLES:
-            reading.error(path, f"not an OpenAI chat message (role must be one of {', '.join(ROLES)})",
-                          code="wrong-type")
-            continue
-        if not _free_of_marks(message, reading, path):
-            continue
-        converted = _message(message, reading, path, legacy_calls)
+        converted = _checked_message(message, reading, where + (index,), legacy_calls)
         if converted is not None:
             out.append(converted)
-            paths.append(path)
+            paths.append(where + (index,))
     return out, paths
+
+
+def _checked_message(message: Any, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:
+    """One message at `path`, as a model message; None, with its problem, if it cannot be read."""
+    if not isinstance(message, dict) or message.get("role") not in ROLES:
+        reading.error(path, f"not an OpenAI chat message (role must be one of {', '.join(ROLES)})", code="wrong-type")
+        return None
+    if not _free_of_marks(message, reading, path):
+        return None
+    return _message(message, reading, path, legacy_calls)
 
 
 def _free_of_marks(message: dict, reading: Reading, path: tuple) -> bool:

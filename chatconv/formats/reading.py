@@ -146,3 +146,25 @@ def string_value(value: Any) -> str:
 def part_named(kind: Any) -> str:
     """A part (block, item) as a problem names it, whatever its `type` holds."""
     return f"a part of type {kind!r}" if isinstance(kind, str) else "a part with no type"
+
+
+def name_results(imported: Imported, reading: Reading, names: dict[str, str]) -> None:
+    """Give each tool result the name of the call it answers, by id (`names`: the calls of the
+    conversation so far, gaining this one's); a result that answers no call it can be paired with
+    is an error (its toolName would be invented)."""
+    for index, message in enumerate(imported.messages):
+        if not isinstance(message.get("content"), list):
+            continue
+        for part in message["content"]:
+            if part.get("type") == "tool-call":
+                names[part["toolCallId"]] = part["toolName"]
+            elif part.get("type") == "tool-result" and not part.get("toolName"):
+                name = names.get(part["toolCallId"])
+                if name is None:
+                    where = imported.paths[index] if index < len(imported.paths) else ()
+                    reading.error(where, f"tool result {part['toolCallId']!r} answers no earlier tool call of its "
+                                  "conversation, so its tool's name is unknown",
+                                  "import the record that holds the call too (same conversation), or remove the result",
+                                  code="tool-result-orphan")
+                    return
+                part["toolName"] = name
