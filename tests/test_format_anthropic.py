@@ -342,3 +342,18 @@ def test_import_then_export_gives_back_any_body(tmp_path_factory, body):
     assert import_paths([str(source)], "anthropic") == records
     assert anthropic.detect(body) == ("system" in body or any(
         isinstance(m["content"], list) and any(b["type"] != "text" for b in m["content"]) for m in body["messages"]))
+
+
+@pytest.mark.parametrize("record, path, words", [
+    ({"model": "claude"}, "$", "holds `messages`, a list"),
+    ({"messages": 3}, "$.messages", "holds `messages`, a list"),
+    ({"type": "message", "role": "assistant", "content": 5}, "$.content", "holds `content`, a list"),
+    ({"request": 3, "response": {}}, "$.request", "must be an object"),
+])
+def test_a_record_forced_as_anthropic_that_is_not_one_says_what_it_lacks(tmp_path, record, path, words):
+    source = tmp_path / "r.jsonl"
+    source.write_text(json.dumps(record) + "\n")
+    problems: list = []
+    assert import_paths([str(source)], "anthropic", problems=problems) == []
+    [problem] = problems
+    assert problem.path == path and words in problem.message and "Error" not in problem.message

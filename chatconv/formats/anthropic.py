@@ -58,6 +58,8 @@ def read(reading: Reading) -> Iterator[Imported]:
     if isinstance(data, list):
         messages, paths = read_messages(data, reading, ())
         yield Imported(None, messages, {}, paths)
+    elif not _is_shaped(data, reading):
+        return  # its problem is said
     elif "request" in data and "response" in data:
         yield _exchange(data, reading)
     elif _is_response(data):
@@ -65,6 +67,29 @@ def read(reading: Reading) -> Iterator[Imported]:
         yield Imported(data["id"] if isinstance(data.get("id"), str) else None, message, {}, paths)
     else:
         yield _request(data, reading, ())
+
+
+def _is_shaped(data: dict, reading: Reading) -> bool:
+    """Whether a record has what the reading of its kind needs (as --from anthropic may force on
+    any object): a body its `messages` list, a response its `content` list, an exchange both
+    parts as objects; an error at the place that lacks it, else."""
+    if "request" in data and "response" in data:
+        parts = [(key, data[key]) for key in ("request", "response") if not isinstance(data[key], dict)]
+        if parts:
+            reading.error((parts[0][0],), f"the exchange's {parts[0][0]} must be an object", code="wrong-type")
+            return False
+        return (_has_list(data["request"], "messages", reading, ("request",))
+                and _has_list(data["response"], "content", reading, ("response",)))
+    key = "content" if data.get("type") == "message" else "messages"
+    return _has_list(data, key, reading, ())
+
+
+def _has_list(data: dict, key: str, reading: Reading, where: tuple) -> bool:
+    if isinstance(data.get(key), list):
+        return True
+    reading.error(where + (key,) if key in data else where, f"an Anthropic {'response' if key == 'content' else 'body'} "
+                  f"holds `{key}`, a list", code="wrong-type" if key in data else "missing-key")
+    return False
 
 
 def _request(data: dict, reading: Reading, where: tuple) -> Imported:
