@@ -60,8 +60,8 @@ class ClusterPool:
             while pending:
                 yield self._taken(pending.popleft())
         finally:
-            for _, future in pending:
-                future.cancel()
+            if pending and self.client.status == "running":  # closed already when a task failed
+                self.client.cancel([future for _, future in pending])
 
     @staticmethod
     def _taken(item: tuple[Any, Any]) -> tuple[Any, "_ClusterResult"]:
@@ -71,17 +71,20 @@ class ClusterPool:
 
 class _ClusterResult:
     """A Dask future whose result() raises WorkerLost when the cluster could not run its task
-    (a worker died with it, the scheduler went away), as a local pool's does."""
+    (a worker died with it, the scheduler went away, the workers cannot load chatconv), as a
+    local pool's does: the user is told, never shown a traceback."""
 
     def __init__(self, future):
         self.future = future
 
     def result(self) -> Any:
-        from distributed.client import FutureCancelledError
-        from distributed.comm.core import CommClosedError
         from distributed.scheduler import KilledWorker
 
         try:
             return self.future.result()
-        except (KilledWorker, CommClosedError, FutureCancelledError, OSError) as exc:
-            raise WorkerLost(f"the Dask cluster lost the task ({type(exc).__name__})") from None
+        except KilledWorker:
+            raise WorkerLost("the Dask cluster lost a worker running the task") from None
+        except Exception as exc:  # the task's functions are chatconv's and raise nothing: the cluster failed
+            first_line = str(exc).split("\n", 1)[0]
+            raise WorkerLost(f"the Dask cluster could not run the task ({type(exc).__name__}: {first_line}); "
+                             "its workers need chatconv installed, the version this machine runs") from None

@@ -75,3 +75,25 @@ def test_without_dask_the_scheduler_option_says_how_to_install_it(tmp_path, monk
     monkeypatch.setitem(sys.modules, "distributed", None)  # as if Dask were not installed
     with pytest.raises(UsageError, match=r'pip install "chatconv\[dask\]"'):
         ClusterPool("tcp://127.0.0.1:8786")
+
+
+class _FailedFuture:
+    def __init__(self, exc):
+        self.exc = exc
+
+    def result(self):
+        raise self.exc
+
+
+def test_a_task_the_cluster_cannot_run_stops_its_file_with_a_message():
+    from chatconv.cluster import _ClusterResult
+    from chatconv.problems import UnreadableInput
+    from chatconv.workers import worker_result
+
+    failed = _ClusterResult(_FailedFuture(RuntimeError("Error during deserialization of the task graph.\nmore")))
+    with pytest.raises(UnreadableInput) as stopped:
+        worker_result(failed, "run.jsonl", "validation")
+    [problem] = stopped.value.problems
+    assert (problem.file, problem.code) == ("run.jsonl", "unreadable-file")
+    assert "could not run the task (RuntimeError: Error during deserialization of the task graph.)" in problem.message
+    assert "workers need chatconv installed" in problem.message
