@@ -175,7 +175,8 @@ class DecompressedStream:
             self._buffer, self._start = b"".join(parts), 0
         if not held:
             return self._end()
-        return self._take(len(self._buffer) if size is None or size < 0 else min(size, len(self._buffer)))
+        whole = size is None or size < 0
+        return self._take(len(self._buffer) if whole else min(self._start + size, len(self._buffer)))
 
     def readline(self, size: int = -1) -> bytes:
         while (end := self._buffer.find(b"\n", self._start)) < 0:
@@ -223,23 +224,26 @@ class DecompressedStream:
 
 
 class CompressedWriter:
-    """Writes `kind` compressed data to `stream` (its own bytes stay its caller's to close):
-    close() ends the compressed data without closing the stream.
+    """Writes `kind` compressed data to `stream`: close() writes the end of it, leaving the
+    stream open. Dropped without close() (a run that failed), it writes nothing more, so that
+    what was written never passes for whole data.
 
-    gzip's header names no file and no time, so that the same records give the same bytes.
+    gzip's header names no file and no time (zlib writes it so), so that the same records give
+    the same bytes.
     """
 
     def __init__(self, stream: BinaryIO, kind: str):
         self.stream = stream
         if kind == "gzip":
-            self._writer = gzip.GzipFile(filename="", mode="wb", fileobj=stream, compresslevel=GZIP_LEVEL, mtime=0)
+            self._compressor = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # 16+: gzip framing
         else:
             import zstandard  # here: only .zst files need it
 
-            self._writer = zstandard.ZstdCompressor(level=ZSTD_LEVEL).stream_writer(stream, closefd=False)
+            self._compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compressobj()
 
     def write(self, data: bytes) -> None:
-        self._writer.write(data)
+        if compressed := self._compressor.compress(data):
+            self.stream.write(compressed)
 
     def close(self) -> None:
-        self._writer.close()  # writes the end of the data; GzipFile leaves a given fileobj open
+        self.stream.write(self._compressor.flush())
