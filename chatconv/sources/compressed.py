@@ -3,8 +3,8 @@ decompressed bytes, and written compressed the same way.
 
 A compressed file is never decompressed whole, into memory or onto disk: readers take its
 lines as they take a plain file's, a chunk of decompressed bytes at a time. Data that is cut
-short or corrupt is one problem naming the file and the last whole line, given after every line
-before it was handed out (so that those are checked, as in a plain file cut short).
+short or corrupt is one problem naming the file and the last whole line, given once every whole
+line before it was handed out (so that those are checked); the line it cuts is not.
 """
 
 from __future__ import annotations
@@ -106,7 +106,8 @@ class DecompressedStream:
     readline(), peek(n), iteration by line. Lines are split at b"\\n" only, as for a plain file.
 
     A failure (corrupt or cut-short data, a read error) is raised as UnreadableInput only once
-    every byte decompressed before it was handed out; then on every read.
+    every whole line decompressed before it was handed out (the part of a line before it is
+    not, unless a read(n) handed it out already); then on every read.
     """
 
     def __init__(self, raw: BinaryIO, file: str, kind: str, chunks: Iterator[bytes]):
@@ -151,6 +152,10 @@ class DecompressedStream:
             "error", f"copy the file whole again, if a copy or download was cut short; `{tool} -dc FILE > "
                      "PART.jsonl` keeps the lines before", "compressed-data"))
 
+    def _drop_cut_line(self) -> None:
+        """Once the data failed: the bytes after the last whole line held are not handed out."""
+        self._buffer = self._buffer[:max(self._buffer.rfind(b"\n", self._start) + 1, self._start)]
+
     def _end(self) -> bytes:
         """b"" at the end of the data; the failure, once every good byte was handed out."""
         if self._failure is not None:
@@ -173,6 +178,9 @@ class DecompressedStream:
                 parts.append(chunk)
                 held += len(chunk)
             self._buffer, self._start = b"".join(parts), 0
+            if self._failure is not None:
+                self._drop_cut_line()
+            held = len(self._buffer) - self._start
         if not held:
             return self._end()
         whole = size is None or size < 0
@@ -182,6 +190,8 @@ class DecompressedStream:
         while (end := self._buffer.find(b"\n", self._start)) < 0:
             chunk = self._more()
             if not chunk:
+                if self._failure is not None:
+                    self._drop_cut_line()
                 if self._start == len(self._buffer):
                     return self._end()
                 return self._take(len(self._buffer))  # the last line, without its newline

@@ -150,8 +150,7 @@ def iter_line_batches(stream: BinaryIO, batch_bytes: int = BATCH_BYTES) -> Itera
     """The batches of whole lines of `stream`, in order, each about `batch_bytes` long.
 
     A batch ends with the line that holds its `batch_bytes`-th byte (a long line makes it
-    longer); the last line of the file may lack its newline (as may the last before a
-    compressed file's data fails, see compressed.py). Lines are numbered as iterating
+    longer); the last line of the file may lack its newline. Lines are numbered as iterating
     the stream numbers them (split at b"\\n" only). See batch_spans for the same batches of a
     file that worker processes read themselves.
     """
@@ -161,8 +160,9 @@ def iter_line_batches(stream: BinaryIO, batch_bytes: int = BATCH_BYTES) -> Itera
         if not data.endswith(b"\n"):
             try:
                 data += stream.readline()  # finish the line the read cut
-            except UnreadableInput:  # compressed data that fails here: the lines before come first
-                yield Batch(number, offset, data)
+            except UnreadableInput:  # compressed data that fails here: its whole lines come first
+                if whole := data[:data.rfind(b"\n") + 1]:
+                    yield Batch(number, offset, whole)
                 raise
         yield Batch(number, offset, data)
         number += data.count(b"\n")
