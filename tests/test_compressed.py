@@ -271,6 +271,16 @@ def test_a_file_named_for_a_compression_it_does_not_hold_is_one_problem(tmp_path
     assert text.returncode == 2 and says in text.stderr_text
 
 
+@pytest.mark.parametrize("suffix", [".gz", ".zst"])
+@pytest.mark.parametrize("command", ["validate", "migrate", "text"])
+def test_compressed_standard_input_is_one_problem_that_says_what_to_do(command, suffix):
+    result = run_chatconv(command, "-", stdin=compress(WEATHER.read_bytes(), suffix))
+    kind = "gzip" if suffix == ".gz" else "zstd"
+    assert result.returncode == 2
+    assert (f"standard input is {kind} data (name the file instead, which is read decompressed, or decompress it "
+            f"into the pipe: {kind} -dc FILE{suffix} | chatconv ...)") in result.stdout_text + result.stderr_text
+
+
 def test_a_bad_compressed_file_leaves_the_in_place_file_as_it_was(tmp_path):
     packed = tmp_path / "run.jsonl.gz"
     packed.write_bytes(_cut(compressed_copy(_big_plain(tmp_path, 60), tmp_path, ".gz")))

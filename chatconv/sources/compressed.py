@@ -22,7 +22,7 @@ _SUFFIX_OF = {kind: suffix for suffix, kind in COMPRESSIONS.items()}
 # Decompressed bytes asked of gzip at a time; compressed bytes fed to zstd at a time. zstd's
 # one-shot decompress has no output bound, so a small input keeps each chunk near 10x this.
 _GZIP_CHUNK = 256 * 1024
-_ZSTD_INPUT = 32 * 1024
+_ZSTD_INPUT = 16 * 1024
 GZIP_LEVEL = 6  # gzip's own default: level 9 (the gzip module's) costs twice the time for ~1% less
 ZSTD_LEVEL = 3  # zstd's own default
 
@@ -38,6 +38,17 @@ def without_compression(path: str | Path) -> str:
     """The name with its compression suffix taken off (`run.jsonl.gz` -> `run.jsonl`)."""
     path = str(path)
     return path[:-len(Path(path).suffix)] if compression_of(path) else path
+
+
+def refuse_compressed_input(head: bytes, file: str = "-") -> None:
+    """UnreadableInput when `head`, the first bytes of standard input, are gzip or zstd data:
+    it is not decompressed (a file is, by its name)."""
+    kind = next((k for k, magic in _MAGIC.items() if head.startswith(magic)), None)
+    if kind is not None:
+        raise UnreadableInput(Problem(file, None, None, "$", f"standard input is {kind} data", "error",
+                                      f"name the file instead, which is read decompressed, or decompress it into "
+                                      f"the pipe: {kind} -dc FILE{_SUFFIX_OF[kind]} | chatconv ...",
+                                      "compressed-data"))
 
 
 def open_decompressed(raw: BinaryIO, file: str, kind: str) -> DecompressedStream:
