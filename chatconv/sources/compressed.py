@@ -128,7 +128,7 @@ class DecompressedStream:
         self._chunks = chunks
         self._buffer = b""
         self._start = 0  # where the bytes not yet handed out start in _buffer
-        self._lines = 0  # newlines in the bytes decompressed so far
+        self._good = 0  # bytes decompressed so far (their lines are counted only on a failure)
         self._failure: UnreadableInput | None = None
         self._done = False
 
@@ -147,15 +147,31 @@ class DecompressedStream:
             self._failure = self._corrupt(exc)
             return b""
         except OSError as exc:
-            self._failure = UnreadableInput(Problem(self.name, self._lines + 1, None, "$", "cannot be read past "
-                                                    f"line {self._lines}: {exc.strerror or exc}", "error", None,
+            whole = self._lines_before(self._good)
+            self._failure = UnreadableInput(Problem(self.name, whole + 1, None, "$", "cannot be read past "
+                                                    f"line {whole}: {exc.strerror or exc}", "error", None,
                                                     "unreadable-file"))
             return b""
-        self._lines += chunk.count(b"\n")
+        self._good += len(chunk)
         return chunk
 
+    def _lines_before(self, size: int) -> int:
+        """The newlines in the first `size` decompressed bytes, read again from the start: only
+        a failure asks, so that reading whole data pays no count."""
+        count = 0
+        try:
+            with open(self.name, "rb") as raw:
+                for chunk in _gzip_chunks(raw) if self.kind == "gzip" else _zstd_chunks(raw):
+                    count += chunk.count(b"\n", 0, size)
+                    size -= len(chunk)
+                    if size <= 0:
+                        break
+        except (OSError, *_corrupt_errors()):
+            pass  # it fails where it did: the bytes before are counted
+        return count
+
     def _corrupt(self, exc: BaseException) -> UnreadableInput:
-        whole = self._lines
+        whole = self._lines_before(self._good)
         where = f"after line {whole}, the last whole line" if whole else "before its first line ends"
         tool = "gzip" if self.kind == "gzip" else "zstd"
         return UnreadableInput(Problem(
@@ -181,7 +197,7 @@ class DecompressedStream:
     def read(self, size: int = -1) -> bytes:
         held = len(self._buffer) - self._start
         if size is None or size < 0 or held < size:
-            parts = [self._buffer[self._start:]]
+            parts = [memoryview(self._buffer)[self._start:]]  # joined below: not copied twice
             while size is None or size < 0 or held < size:
                 chunk = self._more()
                 if not chunk:
@@ -206,7 +222,7 @@ class DecompressedStream:
                 if self._start == len(self._buffer):
                     return self._end()
                 return self._take(len(self._buffer))  # the last line, without its newline
-            self._buffer, self._start = self._buffer[self._start:] + chunk, 0
+            self._buffer, self._start = b"".join((memoryview(self._buffer)[self._start:], chunk)), 0
         return self._take(end + 1)
 
     def __iter__(self) -> Iterator[bytes]:
