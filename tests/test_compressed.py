@@ -235,14 +235,31 @@ def decompress_prefix(path: Path, suffix: str) -> bytes:
     return b"".join(out)
 
 
-@pytest.mark.parametrize("command", [("text",), ("tools",), ("dataset",), ("import",), ("export", "--to", "openai-chat"),
-                                     ("migrate", "--dry-run")], ids=" ".join)
+@pytest.mark.parametrize("command", [("text",), ("tools",), ("dataset",), ("import",), ("import", "--jobs", "2"),
+                                     ("export", "--to", "openai-chat"), ("migrate", "--dry-run")], ids=" ".join)
 def test_every_command_reports_a_cut_short_file_with_status_2(tmp_path, command):
     packed = compressed_copy(_big_plain(tmp_path, 60), tmp_path, ".gz")
     packed.write_bytes(_cut(packed))
     result = run_chatconv(*command, packed)
     assert result.returncode == 2
     assert "the gzip data is cut short or corrupt after line" in result.stderr_text
+
+
+def test_import_jobs_2_gives_every_line_before_a_cut_short_file_s_failure(tmp_path):
+    plain = tmp_path / "ft.jsonl"
+    plain.write_bytes(b"".join(orjson.dumps({"messages": [{"role": "user", "content": f"question {i} " + "x" * 200},
+                                                           {"role": "assistant", "content": f"answer {i}"}]}) + b"\n"
+                               for i in range(3000)))
+    packed = compressed_copy(plain, tmp_path, ".gz")
+    packed.write_bytes(_cut(packed))
+    whole = decompress_prefix(packed, ".gz").count(b"\n")
+    for jobs in (1, 2):
+        run = ImportRun()
+        lines = []
+        with pytest.raises(UnreadableInput) as raised:
+            for line in import_records([str(packed)], run=run, jobs=jobs, batch_bytes=4096):
+                lines.append(line)
+        assert len(lines) == whole and raised.value.problems[0].line == whole + 1
 
 
 def test_corrupt_data_is_one_problem(tmp_path):
