@@ -441,3 +441,16 @@ def test_migrating_a_compressed_file_is_compressing_the_migrated_plain_file(tmp_
         results[path] = (decompress(written, suffix) if path is packed else written, tally.read, tally.migrated,
                          tally.rejected, rejects_path.read_bytes().replace(packed.name.encode(), plain.name.encode()))
     assert results[packed] == results[plain]
+
+
+def test_a_compressed_eval_file_named_on_the_command_line_is_read_and_migrated_whole(tmp_path):
+    source = next(iter(sorted((Path(__file__).parent.parent / "examples" / "evals").glob("*.yaml"))))
+    plain = _plain_copy(source, tmp_path)
+    packed = compressed_copy(plain, tmp_path, ".gz")
+    expected = run_chatconv("validate", plain)
+    assert _normalized(run_chatconv("validate", packed), packed, plain) == (expected.stdout, expected.stderr,
+                                                                             expected.returncode)
+    assert run_chatconv("migrate", "--in-place", plain).returncode == 0
+    assert plain.read_bytes() != source.read_bytes()  # an older era's file: it moved on
+    assert run_chatconv("migrate", "--in-place", packed).returncode == 0
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
