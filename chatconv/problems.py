@@ -71,6 +71,7 @@ CODES = {
     "arguments-not-json": "tool call arguments that are not JSON: kept as a string input",
     "arguments-double-encoded": "tool call arguments encoded as JSON twice: decoded once more",
     "arguments-inexact": "tool call arguments holding an integer beyond 64 bits: kept as a string input",
+    "compressed-data": "a .gz or .zst file that does not hold such data, or whose data is cut short or corrupt",
     "bad-archive": "an archive (inspect's .eval zip) that is damaged, or an entry of it that cannot be read",
     "import-skipped": "entries of another tool's record that hold no conversation (OTel spans without messages)",
     "part-kept": "a part of another tool's message with no model-message counterpart: kept whole on its message",

@@ -32,7 +32,7 @@ def _tasks_run(cluster, prefix: str) -> int:
 
 def test_validate_on_a_cluster_reports_what_a_local_run_reports(tmp_path, cluster):
     path = _faulty_recording(tmp_path / "faulty.jsonl")  # every kind of fault, some across batches
-    before = _tasks_run(cluster, "check_lines_to_wire")
+    before = _tasks_run(cluster, "check_sent_lines")
     local = validate_path(path, jobs=1, batch_bytes=16 * 1024)
     on_cluster = validate_path(path, batch_bytes=16 * 1024, scheduler=cluster.scheduler_address)
     assert on_cluster == local
@@ -40,7 +40,7 @@ def test_validate_on_a_cluster_reports_what_a_local_run_reports(tmp_path, cluste
     with open(path, "rb") as stream:
         batches = sum(1 for _ in iter_line_batches(stream, 16 * 1024))
     assert batches > 100
-    assert _tasks_run(cluster, "check_lines_to_wire") - before == batches  # the cluster checked them all
+    assert _tasks_run(cluster, "check_sent_lines") - before == batches  # the cluster checked them all
 
 
 def test_validate_scheduler_option_prints_what_a_local_run_prints(tmp_path, cluster):

@@ -60,8 +60,8 @@ def _report(problems, summary: str) -> None:
 
 @click.command("import", help=f"""Read recordings of another tool's format into chatconv's recordings.
 
-    PATHS are files, folders (searched for .jsonl, .json, .yaml files, and .eval logs) or - for
-    standard input. Each record's format is told from its content; --from names it. Formats:
+    PATHS are files, folders (searched for .jsonl, .json, .yaml files, .jsonl.gz and .jsonl.zst,
+    and .eval logs) or - for standard input. Each record's format is told from its content; --from names it. Formats:
     {', '.join(IMPORTED_NAMES)}.
 
     \b

@@ -37,8 +37,8 @@ def _recording_options(command):
     return click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))(command)
 
 
-_RECORDING_FILE = """PATHS are files, folders (searched for .jsonl, .ndjson and .json files, as `validate`
-    searches them) or - for standard input, read in the order found. A file holds one step per
+_RECORDING_FILE = """PATHS are files, folders (searched for .jsonl, .ndjson and .json files, and .jsonl.gz
+    and .jsonl.zst ones, as `validate` searches them) or - for standard input, read in the order found. A file holds one step per
     line or one conversation per line, or (.json) an array of them; legacy shapes are read too.
     A step that is invalid, or whose output cannot be written exactly, is reported on standard
     error and left out (exit status 1); a path that cannot be read is reported and the others

@@ -40,8 +40,8 @@ def validate(paths, kind, era, output_format, max_errors, allow_outside_root, sk
              scheduler):
     """Check eval files, configs and recorded conversations against their schemas.
 
-    PATHS are files, folders (searched for .yaml, .yml, .json and .jsonl files) or - for
-    standard input. The kind of each record is told from its content; --kind forces one.
+    PATHS are files, folders (searched for .yaml, .yml, .json and .jsonl files, .jsonl.gz and
+    .jsonl.zst too: read decompressed, streamed) or - for standard input. The kind of each record is told from its content; --kind forces one.
     An eval file is checked against its own era's schema (--era forces one); a file that a
     config's eval_patterns names is an eval file. Unknown keys in config files are warnings.
     Legacy shapes are reported as warnings that name the migration which rewrites them.

@@ -12,12 +12,12 @@ queue-operation, ...) go, with their index, to the conversation's metadata (`ent
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Iterator
 
 import orjson
 
-from ..sources import Record, iter_jsonl, open_binary
+from ..problems import ChatconvError
+from ..sources import Record, data_suffix, iter_jsonl, open_binary
 from .anthropic import read_message
 from .reading import Imported, Reading, rest_of
 
@@ -28,10 +28,10 @@ _LOOK_AHEAD = 20  # lines read to tell a transcript: summaries and snapshots may
 
 def claims(file: str) -> bool:
     """A .jsonl file whose lines are typed objects, the first message line with its sessionId."""
-    if file == "-" or Path(file).suffix.lower() != ".jsonl":
+    if file == "-" or data_suffix(file) not in (".jsonl", ".jsonl.gz", ".jsonl.zst"):
         return False
     try:
-        with open(file, "rb") as stream:
+        with open_binary(file) as stream:  # a compressed transcript too
             for number, line in enumerate(stream):
                 if number >= _LOOK_AHEAD:
                     return False
@@ -43,7 +43,7 @@ def claims(file: str) -> bool:
                     continue
                 if data["type"] in MESSAGE_LINES:
                     return isinstance(data.get("sessionId"), str) and isinstance(data.get("message"), dict)
-    except OSError:
+    except (OSError, ChatconvError):  # unreadable: told when the file is read as records
         return False
     return False
 

@@ -17,7 +17,7 @@ import io
 import os
 from typing import Iterator, Sequence
 
-from ..problems import ChatconvError, Problem, UsageError
+from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, discover, file_format, iter_jsonl,
                        iter_line_batches, open_binary)
 from ..validate import PARALLEL_MIN_BYTES
@@ -94,12 +94,22 @@ def import_in_workers(importer: Importer, file: str, jobs: int, batch_bytes: int
     from ..workers import OrderedPool, worker_result  # here: a run without workers skips multiprocessing
 
     settings = (importer.format_name, importer.conversations, importer.field_map)
+    unread: list[UnreadableInput] = []  # compressed data that failed: raised after the batches before it
     with open_binary(file) as source, OrderedPool(jobs) as pool:
         tasks = ((batch, _import_batch, (file, batch.first_line, batch.data, settings))
-                 for batch in iter_line_batches(source, batch_bytes))
+                 for batch in _until_unreadable(iter_line_batches(source, batch_bytes), unread))
         for batch, future in pool.ordered(tasks):
             blob, results = worker_result(future, file, "import")
             yield from _taken(importer, file, batch, blob, results)
+    if unread:
+        raise unread[0]
+
+
+def _until_unreadable(batches: Iterator[Batch], unread: list[UnreadableInput]) -> Iterator[Batch]:
+    try:
+        yield from batches
+    except UnreadableInput as exc:
+        unread.append(exc)
 
 
 def _taken(importer: Importer, file: str, batch: Batch, blob: bytes, results: list[RecordResult]) -> Iterator[bytes]:

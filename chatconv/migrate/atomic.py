@@ -1,5 +1,6 @@
-"""Atomic rewrites: a new file written beside its target, fsynced, given the target's mode and
-owner, and swapped in whole (the old one kept as TARGET.bak on request), or thrown away.
+"""Atomic rewrites: a new file written beside its target (compressed on request), fsynced, given
+the target's mode and owner, and swapped in whole (the old one kept as TARGET.bak on request), or
+thrown away.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from ..problems import Problem, UnreadableInput
+from ..sources import CompressedWriter
 
 
 class AtomicFile:
@@ -18,14 +20,18 @@ class AtomicFile:
     The data is fsynced before os.replace (atomic), and the folder after it: a crash at any
     moment leaves the old file or the new one. A killed run may leave its `.NAME.*.tmp` behind,
     never a partial TARGET. With backup, the old file is kept as TARGET.bak (a hard link).
+    compression (gzip or zstd, see sources.compression_of): what write() is given is written
+    compressed so; the temporary file then holds compressed bytes only this object may append.
     """
 
-    def __init__(self, target: Path, backup: bool = False):
+    def __init__(self, target: Path, backup: bool = False, compression: str | None = None):
         self.target = target
         self.backup = backup
+        self.compression = compression
         handle, self.temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
                                                   suffix=".tmp")
         self.stream = os.fdopen(handle, "wb")
+        self._writer = CompressedWriter(self.stream, compression) if compression else None
 
     def __enter__(self) -> AtomicFile:
         return self
@@ -35,11 +41,17 @@ class AtomicFile:
 
     def write(self, data: bytes) -> None:
         try:
-            self.stream.write(data)
+            (self._writer or self.stream).write(data)
         except OSError as exc:
             raise unwritable(self.target, exc) from None
 
     def commit(self) -> None:
+        if self._writer is not None:
+            try:
+                self._writer.close()  # the end of the compressed data, before the bytes are made durable
+            except OSError as exc:
+                raise unwritable(self.target, exc) from None
+            self._writer = None
         self.stream.flush()
         os.fsync(self.stream.fileno())
         self.stream.close()
@@ -51,6 +63,7 @@ class AtomicFile:
         _fsync_folder(self.target.parent)
 
     def discard(self) -> None:
+        self._writer = None  # its end is not written: the temporary file goes
         self.stream.close()
         if os.path.exists(self.temporary):
             os.unlink(self.temporary)

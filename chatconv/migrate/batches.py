@@ -1,6 +1,7 @@
 """A JSONL file migrated a batch of whole lines at a time, in this process or in worker
-processes that read their batch from the file, migrate it and append it to the new file in
-turn; results come back in file order with the file's line numbers.
+processes that read their batch from the file (a compressed file's lines are sent to them),
+migrate it and append it to the new file in turn; results come back in file order with the
+file's line numbers.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 from typing import BinaryIO, Iterator
 
-from ..sources import StdinInput, batch_spans, iter_line_batches
+from ..sources import StdinInput, batch_spans, compression_of, iter_line_batches
 from ..workers import OrderedPool, worker_context, worker_result
 from .lines import LineRejected, MigratedLines, migrate_lines
 
@@ -58,9 +59,12 @@ class Workers:
         with condition:
             turn.value = 0
         lines_before = 0
-        tasks = ((offset + length, _migrate_file_part, (file, offset, length, keep_rejects, batch, append_to, to_era,
-                                                         field_map))
-                 for batch, (offset, length) in enumerate(batch_spans(source)))
+        if compression_of(file):  # it cannot be read by offset: this process decompresses, workers get the lines
+            parts = ((offset + len(lines), lines) for _, offset, lines in iter_line_batches(source))
+        else:
+            parts = ((offset + length, (offset, length)) for offset, length in batch_spans(source))
+        tasks = ((done, _migrate_file_part, (file, part, keep_rejects, batch, append_to, to_era, field_map))
+                 for batch, (done, part) in enumerate(parts))
         ordered = self._pool.ordered(tasks)
         try:
             for done, future in ordered:
@@ -82,13 +86,16 @@ def _start_worker(turn: tuple) -> None:
     _turn = turn
 
 
-def _migrate_file_part(file: str, offset: int, length: int, keep_rejects: bool, batch: int,
+def _migrate_file_part(file: str, part: tuple[int, int] | bytes, keep_rejects: bool, batch: int,
                        append_to: str | None, to_era: str | None, field_map: dict | None = None) -> MigratedLines:
-    """migrate_lines on a part of a file, its lines numbered from 1 (see _result); with
-    append_to, the lines are appended to that file in the batch's turn, not returned."""
-    with open(file, "rb") as stream:
-        stream.seek(offset)
-        data = stream.read(length)
+    """migrate_lines on a part of a file, (offset, length) or its lines, numbered from 1 (see
+    _result); with append_to, the lines are appended to that file in the batch's turn, not returned."""
+    if isinstance(part, bytes):
+        data = part
+    else:
+        with open(file, "rb") as stream:
+            stream.seek(part[0])
+            data = stream.read(part[1])
     try:
         result = migrate_lines(data, file, 1, keep_rejects, to_era, field_map)
     except BaseException:

@@ -1,6 +1,7 @@
 """One file migrated (`-` is standard input): to a new file swapped in atomically, to a stream,
 or only counted; JSONL a batch at a time (see batches.py), YAML and JSON whole. Rejected
-records go to a rejects file, made durable before the file they leave is replaced.
+records go to a rejects file, made durable before the file they leave is replaced. A file
+named .gz or .zst is written compressed so; a stream gets the input's compression.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
 from ..problems import Problem, UnreadableInput
-from ..sources import file_format, open_binary, read_stdin
+from ..sources import CompressedWriter, compression_of, file_format, open_binary, read_stdin
 from .atomic import AtomicFile, unwritable
 from .batches import Workers
 from .documents import migrate_document
@@ -39,14 +40,18 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
     tally = Tally()
     with _open_input(path) as source:
         sink = _atomic_output(output, backup) if isinstance(output, Path) else None
+        # A stream (standard output, a device) is written compressed as the input is.
+        kind = compression_of(path)
+        writer = CompressedWriter(output, kind) if kind and output is not None and sink is None else None
         results: Iterable = ()
         try:
             stdin = read_stdin(source) if path == "-" else None  # its format told by its first lines
             fmt = stdin.format if stdin is not None else file_format(path)
             if fmt == "jsonl":
                 # Worker processes write straight into a file (a dry run's into nowhere); what
-                # goes to a stream comes back to be written here.
-                append_to = sink.temporary if sink is not None else os.devnull if output is None else None
+                # goes to a stream, or is compressed, comes back to be written here.
+                append_to = (sink.temporary if sink is not None and not sink.compression else
+                             os.devnull if output is None else None)
                 results = (workers or Workers()).migrate(path, stdin or source, keep_rejects, append_to, to_era,
                                                                  field_map)
             else:
@@ -57,11 +62,13 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
                 if sink is not None:
                     sink.write(result.data)
                 elif output is not None:
-                    _write_stream(output, result.data)
+                    _write_stream(output, result.data, writer)
                 if result.rejects:
                     _set_aside(rejects, result.rejects)
-                if progress is not None:
-                    progress(done)
+                if progress is not None:  # against the file's size: a compressed file's bytes read
+                    progress(source.compressed_tell() if hasattr(source, "compressed_tell") else done)
+            if writer is not None:
+                _write_stream(output, None, writer)  # the end of the compressed data
             if sink is not None and _should_commit(fmt, tally, in_place):
                 if backup and os.path.lexists(f"{sink.target}.bak"):
                     raise UnreadableInput(Problem(
@@ -82,9 +89,13 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
     return tally
 
 
-def _write_stream(output: BinaryIO, data: bytes) -> None:
+def _write_stream(output: BinaryIO, data: bytes | None, writer: CompressedWriter | None = None) -> None:
+    """data to output, through writer (compressing) if given; with no data, writer's end."""
     try:
-        output.write(data)
+        if data is None:
+            writer.close()
+        else:
+            (writer or output).write(data)
     except OSError as exc:  # a full device; standard output's errors are the caller's to name
         if output is getattr(sys.stdout, "buffer", None):
             raise
@@ -119,7 +130,7 @@ def _unless_unwritable(results: Iterable, sink: AtomicFile | None) -> Iterator:
 
 def _atomic_output(target: Path, backup: bool) -> AtomicFile:
     try:
-        return AtomicFile(target, backup)
+        return AtomicFile(target, backup, compression_of(target))  # run.jsonl.gz stays gzip
     except OSError as exc:
         raise unwritable(target, exc) from None
 

@@ -1,16 +1,16 @@
 """Sources: YAML, JSON and JSONL read into records that know where they came from.
 
-text (bytes, encodings, blank lines, batches), yaml, json, record (positions), stdin, files
-(discovery and every record of a file). The names below are the package's public API.
+text (bytes, encodings, blank lines, batches), compressed (.gz and .zst read and written), yaml,
+json, record (positions), stdin, files (discovery and every record of a file). The names below are the package's public API.
 """
 
 from ..kinds import detect_kind
 from .arrays import element_records, holds_records, read_as_records
 from .fields import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, FieldMap, adapt, adapt_record, parse_field_map,
                      restore, split_key)
-from .files import (DATA_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, discover, eval_pattern_config, file_format,
-                    iter_records,
-                    load_document)
+from .compressed import COMPRESSIONS, CompressedWriter, compression_of, without_compression
+from .files import (COMPRESSED_JSONL_SUFFIXES, DATA_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, data_suffix,
+                    discover, eval_pattern_config, file_format, iter_records, load_document)
 from .json import NotWritten, duplicate_keys, exact_json, integers_beyond_64_bits, iter_jsonl, load_json
 from .record import Position, Record, problem_at
 from .stdin import StdinInput, read_stdin, read_stdin_head, stdin_document_format
@@ -22,12 +22,13 @@ from .yaml import MAX_ALIAS_COPIES, MAX_YAML_DEPTH, load_yaml, yaml_parse_proble
 __all__ = [
     "CONVERSATION_FIELDS", "FIELD_NAMES", "STEP_FIELDS", "FieldClash", "FieldMap", "adapt", "adapt_record", "parse_field_map", "restore",
     "split_key",
-    "BATCH_BYTES", "DATA_SUFFIXES", "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAX_ALIAS_COPIES", "MAX_YAML_DEPTH",
-    "UTF8_BOM", "YAML_SUFFIXES", "Batch",
-    "NotWritten", "Position", "Record", "StdinInput", "batch_spans", "decode_utf8", "detect_kind", "eval_pattern_config",
+    "BATCH_BYTES", "COMPRESSED_JSONL_SUFFIXES", "COMPRESSIONS", "CompressedWriter", "DATA_SUFFIXES", "JSONL_SUFFIXES",
+    "JSON_SUFFIXES", "MAX_ALIAS_COPIES", "MAX_YAML_DEPTH", "UTF8_BOM", "YAML_SUFFIXES", "Batch",
+    "NotWritten", "Position", "Record", "StdinInput", "batch_spans", "compression_of", "data_suffix", "decode_utf8",
+    "detect_kind", "eval_pattern_config",
     "discover", "duplicate_keys", "element_records", "holds_records", "empty_file_problem", "exact_json", "file_format",
     "holds_no_record", "integers_beyond_64_bits", "read_as_records", "is_blank_line", "iter_jsonl",
     "iter_line_batches", "iter_records", "load_document", "load_json", "load_yaml", "open_binary",
     "problem_at", "read_bytes", "read_stdin", "read_stdin_head", "refuse_foreign_encoding",
-    "stdin_document_format", "yaml_parse_problem",
+    "stdin_document_format", "without_compression", "yaml_parse_problem",
 ]

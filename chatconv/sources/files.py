@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable, Iterator
 from ..kinds import CONFIG_FILE_NAMES
 from ..problems import ChatconvError, Problem
 from .arrays import element_records
+from .compressed import COMPRESSIONS, without_compression
 from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
 from .stdin import read_stdin
@@ -20,7 +21,9 @@ from .yaml import load_yaml
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
 JSON_SUFFIXES = {".json"}
 YAML_SUFFIXES = {".yaml", ".yml"}
-DATA_SUFFIXES = JSONL_SUFFIXES | JSON_SUFFIXES | YAML_SUFFIXES
+# Compressed recordings are searched for in folders too (any file named is read compressed).
+COMPRESSED_JSONL_SUFFIXES = {suffix + compressed for suffix in JSONL_SUFFIXES for compressed in COMPRESSIONS}
+DATA_SUFFIXES = JSONL_SUFFIXES | JSON_SUFFIXES | YAML_SUFFIXES | COMPRESSED_JSONL_SUFFIXES
 
 _SKIPPED_FOLDERS = {"node_modules", "__pycache__", "venv"}
 
@@ -37,10 +40,18 @@ def discover(paths: Iterable[str | Path], suffixes: Iterable[str] = DATA_SUFFIXE
                 for name in sorted(files):
                     file = os.path.join(folder, name)
                     # Only regular files: reading a named pipe or a device found there could block.
-                    if Path(name).suffix.lower() in suffixes and os.path.isfile(file):
+                    if data_suffix(name) in suffixes and os.path.isfile(file):
                         yield file, False
         else:
             yield path, True
+
+
+def data_suffix(name: str | Path) -> str:
+    """The suffix that says what a file holds, lower case: its last (`.jsonl`), or its last two
+    when the last is a compression's (`.jsonl.gz`)."""
+    name = str(name)
+    plain = without_compression(name)
+    return (Path(plain).suffix + name[len(plain):]).lower()
 
 
 def _searched(folder: str) -> bool:
@@ -109,8 +120,9 @@ def _nearest_agentv_config(folder: Path, seen: dict) -> tuple[Path, dict] | None
 
 
 def file_format(path: str | Path) -> str:
-    """jsonl, json or yaml, from the file name; unknown names are read as YAML (a JSON superset)."""
-    suffix = Path(str(path)).suffix.lower()
+    """jsonl, json or yaml, from the file name (a compressed file's, `run.jsonl.gz`, is what it
+    holds); unknown names are read as YAML (a JSON superset)."""
+    suffix = Path(without_compression(path)).suffix.lower()
     if suffix in JSONL_SUFFIXES:
         return "jsonl"
     if suffix in JSON_SUFFIXES:

@@ -10,6 +10,7 @@ from typing import BinaryIO, Iterator
 
 import orjson
 
+from .compressed import refuse_compressed_input
 from .text import UTF8_BOM, Batch, is_blank_line, iter_line_batches, refuse_foreign_encoding
 from .yaml import yaml_parse_problem
 
@@ -39,6 +40,7 @@ class StdinInput:
 def read_stdin(stream: BinaryIO | None = None) -> StdinInput:
     """Standard input (or `stream`), its format told; UnreadableInput when it is UTF-16 or -32."""
     stream = sys.stdin.buffer if stream is None else stream
+    refuse_compressed_input(stream.peek(4)[:4] if hasattr(stream, "peek") else b"")
     fmt, head = read_stdin_head(stream)
     refuse_foreign_encoding(head[:4], "-")  # one problem, as for a file given by name
     return StdinInput(fmt, head, stream)

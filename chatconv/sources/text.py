@@ -10,15 +10,20 @@ from pathlib import Path
 from typing import BinaryIO, Iterator, NamedTuple
 
 from ..problems import ChatconvError, Problem, UnreadableInput
+from .compressed import compression_of, open_decompressed
 
 UTF8_BOM = b"\xef\xbb\xbf"
 BATCH_BYTES = 1 << 20  # JSONL files are read, checked and migrated about this many bytes at a time
 
 
 def read_bytes(path: str | Path) -> bytes:
-    """The whole file (`-` is standard input); UnreadableInput says why it cannot be read."""
+    """The whole file (`-` is standard input), decompressed when it is a `.gz` or `.zst`;
+    UnreadableInput says why it cannot be read."""
     if str(path) == "-":
         data = sys.stdin.buffer.read()
+    elif compression_of(path) is not None:
+        with open_binary(path) as stream:  # a document: held whole anyway, as a plain one is
+            return stream.read()
     else:
         data = _read_file(path)
     refuse_foreign_encoding(data[:4], str(path))
@@ -93,12 +98,16 @@ def decode_utf8(data: bytes, file: str, first_line: int = 1) -> str:
 
 def open_binary(path: str | Path) -> BinaryIO:
     """The file, open for reading bytes; UnreadableInput says why it cannot be (e.g. it is
-    UTF-16: refused here, once, rather than line by line)."""
+    UTF-16: refused here, once, rather than line by line). A `.gz` or `.zst` file gives its
+    decompressed bytes, streamed (see compressed.py): it cannot be read by offset then."""
     try:
         stream = open(path, "rb")
     except OSError:
         _read_file(path)  # raises the right UnreadableInput
         raise
+    kind = compression_of(path)
+    if kind is not None:
+        stream = open_decompressed(stream, str(path), kind)
     try:
         refuse_foreign_encoding(stream.peek(4)[:4], str(path))
     except UnreadableInput:
@@ -149,7 +158,12 @@ def iter_line_batches(stream: BinaryIO, batch_bytes: int = BATCH_BYTES) -> Itera
     offset = 0
     while data := stream.read(batch_bytes):
         if not data.endswith(b"\n"):
-            data += stream.readline()  # finish the line the read cut
+            try:
+                data += stream.readline()  # finish the line the read cut
+            except UnreadableInput:  # compressed data that fails here: its whole lines come first
+                if whole := data[:data.rfind(b"\n") + 1]:
+                    yield Batch(number, offset, whole)
+                raise
         yield Batch(number, offset, data)
         number += data.count(b"\n")
         offset += len(data)

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from ..kinds import checked_kind, config_era, is_config_file
 from ..messages import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput
-from ..sources import (BATCH_BYTES, Batch, adapt_record, discover, empty_file_problem, eval_pattern_config, file_format,
-                       holds_no_record, iter_line_batches, iter_records, open_binary, read_as_records)
+from ..sources import (BATCH_BYTES, Batch, adapt_record, compression_of, discover, empty_file_problem, eval_pattern_config,
+                       file_format, holds_no_record, iter_line_batches, iter_records, open_binary, read_as_records)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
 from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, check_file_lines, check_lines,
-                    check_lines_to_wire, entries_from_wire, record_entry)
+                    check_sent_lines, entries_from_wire, record_entry)
 
 if TYPE_CHECKING:
     from ..workers import OrderedPool
@@ -148,7 +148,7 @@ class Validator:
                                  for index, record in enumerate(records))
             return
         with open_binary(path) as stream:
-            jobs = self._jobs_for(os.fstat(stream.fileno()).st_size)
+            jobs = self._jobs_for(os.fstat(stream.fileno()).st_size, compression_of(path) is not None)
             batches = iter_line_batches(stream, self.batch_bytes)
             if jobs > 1:
                 yield from self._checked_by_workers(batches, options, jobs)
@@ -158,10 +158,12 @@ class Validator:
                 yield LineBatch(path, lines), check_lines(lines, first_line, options, opens_file)
                 opens_file = opens_file and holds_no_record(lines)
 
-    def _jobs_for(self, size: int) -> int:
+    def _jobs_for(self, size: int, compressed: bool = False) -> int:
+        """Workers for a file of `size` bytes (a compressed file's: it holds more than one batch
+        as soon as it is worth compressing, so --jobs N always applies)."""
         if self.scheduler is not None:
             return 2  # every batch goes to the cluster, which has the workers
-        if size <= self.batch_bytes:
+        if size <= self.batch_bytes and not compressed:
             return 1  # one batch: nothing to share out
         if self.jobs is not None:
             return self.jobs
@@ -175,14 +177,16 @@ class Validator:
                             jobs: int) -> Iterator[tuple[LineBatch, list]]:
         """Batches checked by worker processes, handed on in file order (workers.OrderedPool).
 
-        Workers read their batch from the file themselves (cheaper than a pipe); this process
-        keeps it to locate the few problems found across lines.
+        Workers read their batch from the file themselves (cheaper than a pipe); a compressed
+        file's batches, which cannot be read by offset, are sent to them. This process keeps
+        each batch to locate the few problems found across lines.
         """
         from ..workers import OrderedPool, worker_result
 
         if self._pool is None:
             self._pool = OrderedPool(jobs) if self.scheduler is None else _cluster_pool(self.scheduler)
-        checked = self._pool.ordered(_worker_tasks(batches, options, ship_lines=self.scheduler is not None))
+        unread: list[UnreadableInput] = []  # compressed data that failed: after the batches before it
+        checked = self._pool.ordered(_worker_tasks(batches, options, unread, send_lines=self.scheduler is not None))
         try:
             for lines, future in checked:
                 entries = entries_from_wire(worker_result(future, options.file, "validation"))
@@ -192,6 +196,8 @@ class Validator:
             raise
         finally:
             checked.close()  # now: the batches queued are cancelled, those running ended
+        if unread:
+            raise unread[0]
 
     def _stop_workers(self) -> None:
         if self._pool is not None:
@@ -199,16 +205,23 @@ class Validator:
             self._pool = None
 
 
-def _worker_tasks(batches: Iterable[Batch], options: LineOptions, ship_lines: bool = False) -> Iterator[tuple]:
-    """(the batch's lines, the function that checks them, its arguments) of each batch, in order:
-    a local worker reads its lines from the file, a cluster's is sent them (`ship_lines`)."""
+def _worker_tasks(batches: Iterable[Batch], options: LineOptions, unread: list[UnreadableInput],
+                  send_lines: bool = False) -> Iterator[tuple]:
+    """(the batch's lines, check_file_lines, its arguments) of each batch, in order; for a
+    compressed file, or with `send_lines` (a Dask cluster's workers need not see the file),
+    check_sent_lines and the lines themselves. A file whose data fails to be read ends the
+    tasks there, the failure put in `unread` (the batches in flight are done first)."""
     opens_file = True
-    for first_line, offset, lines in batches:
-        if ship_lines:
-            yield lines, check_lines_to_wire, (lines, first_line, options, opens_file)
-        else:
-            yield lines, check_file_lines, (offset, len(lines), first_line, options, opens_file)
-        opens_file = opens_file and holds_no_record(lines)
+    sent = send_lines or compression_of(options.file) is not None
+    try:
+        for first_line, offset, lines in batches:
+            if sent:
+                yield lines, check_sent_lines, (lines, first_line, options, opens_file)
+            else:
+                yield lines, check_file_lines, (offset, len(lines), first_line, options, opens_file)
+            opens_file = opens_file and holds_no_record(lines)
+    except UnreadableInput as exc:
+        unread.append(exc)
 
 
 def _cluster_pool(address: str):

@@ -1,0 +1,286 @@
+"""Compressed files (gzip `.gz`, zstd `.zst`): told by name, read as a stream of their
+decompressed bytes, and written compressed the same way.
+
+A compressed file is never decompressed whole, into memory or onto disk: readers take its
+lines as they take a plain file's, a chunk of decompressed bytes at a time. Data that is cut
+short or corrupt is one problem naming the file and the last whole line, given once every whole
+line before it was handed out (so that those are checked); the line it cuts is not.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+from ..problems import Problem, UnreadableInput
+
+COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}  # suffix -> kind
+_MAGIC = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd"}
+_SUFFIX_OF = {kind: suffix for suffix, kind in COMPRESSIONS.items()}
+# Decompressed bytes asked of gzip at a time; compressed bytes fed to zstd at a time. zstd's
+# one-shot decompress has no output bound, so a small input keeps each chunk near 10x this.
+_GZIP_CHUNK = 256 * 1024
+_ZSTD_INPUT = 16 * 1024
+GZIP_LEVEL = 6  # gzip's own default: level 9 (the gzip module's) costs twice the time for ~1% less
+ZSTD_LEVEL = 3  # zstd's own default
+
+
+def compression_of(path: str | Path) -> str | None:
+    """gzip or zstd when the file's name ends in .gz or .zst (any case), else None."""
+    if str(path) == "-":
+        return None
+    return COMPRESSIONS.get(Path(str(path)).suffix.lower())
+
+
+def without_compression(path: str | Path) -> str:
+    """The name with its compression suffix taken off (`run.jsonl.gz` -> `run.jsonl`)."""
+    path = str(path)
+    return path[:-len(Path(path).suffix)] if compression_of(path) else path
+
+
+def refuse_compressed_input(head: bytes, file: str = "-") -> None:
+    """UnreadableInput when `head`, the first bytes of standard input, are gzip or zstd data:
+    it is not decompressed (a file is, by its name)."""
+    kind = next((k for k, magic in _MAGIC.items() if head.startswith(magic)), None)
+    if kind is not None:
+        raise UnreadableInput(Problem(file, None, None, "$", f"standard input is {kind} data", "error",
+                                      f"name the file instead, which is read decompressed, or decompress it into "
+                                      f"the pipe: {kind} -dc FILE{_SUFFIX_OF[kind]} | chatconv ...",
+                                      "compressed-data"))
+
+
+def open_decompressed(raw: BinaryIO, file: str, kind: str) -> DecompressedStream:
+    """A stream of the decompressed bytes of `raw` (open on `file`, named as `kind` data).
+
+    UnreadableInput at once when the file does not start as `kind` data does (a plain file
+    named .gz, say); an empty file reads as empty.
+    """
+    head = raw.peek(4)[:4]
+    if head and not head.startswith(_MAGIC[kind]):
+        raw.close()
+        other = next((k for k, magic in _MAGIC.items() if head.startswith(magic)), None)
+        suffix = _SUFFIX_OF[kind]
+        hint = (f"it holds {other} data: rename it to end in {_SUFFIX_OF[other]}" if other else
+                f"if it is plain text, rename it without {suffix}; else compress it with {kind}")
+        raise UnreadableInput(Problem(file, None, None, "$", f"the file is named {suffix} but does not hold "
+                                      f"{kind} data", "error", hint, "compressed-data"))
+    chunks = _gzip_chunks(raw) if kind == "gzip" else _zstd_chunks(raw)
+    return DecompressedStream(raw, file, kind, chunks)
+
+
+def _gzip_chunks(raw: BinaryIO) -> Iterator[bytes]:
+    # GzipFile reads every member of a multi-member file (`cat a.gz b.gz`) and checks each CRC.
+    # read1: what one step decompressed, so that the bytes before a failure are handed out.
+    with gzip.GzipFile(fileobj=raw, mode="rb") as stream:
+        while chunk := stream.read1(_GZIP_CHUNK):
+            yield chunk
+
+
+class _Truncated(Exception):
+    """The compressed data ends inside a frame."""
+
+
+def _zstd_chunks(raw: BinaryIO) -> Iterator[bytes]:
+    # zstandard's stream_reader ends quietly where a file is cut short; a decompressobj says
+    # whether its frame ended (eof), so each frame gets its own, and a file may hold several.
+    import zstandard  # here: only .zst files need it
+
+    decompressor = zstandard.ZstdDecompressor()
+    frame, begun = decompressor.decompressobj(), False
+    while data := raw.read(_ZSTD_INPUT):
+        while data:
+            begun = True
+            chunk = frame.decompress(data)
+            data = b""
+            if frame.eof:
+                data = frame.unused_data
+                frame, begun = decompressor.decompressobj(), False
+            if chunk:
+                yield chunk
+    if begun:
+        raise _Truncated("the data ends inside a frame")
+
+
+def _corrupt_errors() -> tuple[type[BaseException], ...]:
+    errors: tuple[type[BaseException], ...] = (EOFError, zlib.error, gzip.BadGzipFile, _Truncated)
+    try:
+        import zstandard
+    except ImportError:  # never raised then
+        return errors
+    return errors + (zstandard.ZstdError,)
+
+
+class DecompressedStream:
+    """The decompressed bytes of a compressed file, read as a plain binary file is: read(n),
+    readline(), peek(n), iteration by line. Lines are split at b"\\n" only, as for a plain file.
+
+    A failure (corrupt or cut-short data, a read error) is raised as UnreadableInput only once
+    every whole line decompressed before it was handed out (the part of a line before it is
+    not, unless a read(n) handed it out already); then on every read.
+    """
+
+    def __init__(self, raw: BinaryIO, file: str, kind: str, chunks: Iterator[bytes]):
+        self.raw = raw
+        self.name = file
+        self.kind = kind
+        self._chunks = chunks
+        self._buffer = b""
+        self._start = 0  # where the bytes not yet handed out start in _buffer
+        self._good = 0  # bytes decompressed so far (their lines are counted only on a failure)
+        self._failure: UnreadableInput | None = None
+        self._done = False
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def _more(self) -> bytes:
+        """The next decompressed bytes; b"" at the end, or when the data fails from here."""
+        if self._done or self._failure is not None:
+            return b""
+        try:
+            chunk = next(self._chunks)
+        except StopIteration:
+            self._done = True
+            return b""
+        except _corrupt_errors() as exc:
+            self._failure = self._corrupt(exc)
+            return b""
+        except OSError as exc:
+            whole = self._lines_before(self._good)
+            self._failure = UnreadableInput(Problem(self.name, whole + 1, None, "$", "cannot be read past "
+                                                    f"line {whole}: {exc.strerror or exc}", "error", None,
+                                                    "unreadable-file"))
+            return b""
+        self._good += len(chunk)
+        return chunk
+
+    def _lines_before(self, size: int) -> int:
+        """The newlines in the first `size` decompressed bytes, read again from the start: only
+        a failure asks, so that reading whole data pays no count."""
+        count = 0
+        try:
+            with open(self.name, "rb") as raw:
+                for chunk in _gzip_chunks(raw) if self.kind == "gzip" else _zstd_chunks(raw):
+                    count += chunk.count(b"\n", 0, size)
+                    size -= len(chunk)
+                    if size <= 0:
+                        break
+        except (OSError, *_corrupt_errors()):
+            pass  # it fails where it did: the bytes before are counted
+        return count
+
+    def _corrupt(self, exc: BaseException) -> UnreadableInput:
+        whole = self._lines_before(self._good)
+        where = f"after line {whole}, the last whole line" if whole else "before its first line ends"
+        tool = "gzip" if self.kind == "gzip" else "zstd"
+        return UnreadableInput(Problem(
+            self.name, whole + 1, None, "$", f"the {self.kind} data is cut short or corrupt {where} ({exc})",
+            "error", f"copy the file whole again, if a copy or download was cut short; `{tool} -dc FILE > "
+                     "PART.jsonl` keeps the lines before", "compressed-data"))
+
+    def _drop_cut_line(self) -> None:
+        """Once the data failed: the bytes after the last whole line held are not handed out."""
+        self._buffer = self._buffer[:max(self._buffer.rfind(b"\n", self._start) + 1, self._start)]
+
+    def _end(self) -> bytes:
+        """b"" at the end of the data; the failure, once every good byte was handed out."""
+        if self._failure is not None:
+            raise self._failure
+        return b""
+
+    def _take(self, end: int) -> bytes:
+        data = self._buffer[self._start:end]
+        self._start = end
+        return data
+
+    def read(self, size: int = -1) -> bytes:
+        held = len(self._buffer) - self._start
+        if size is None or size < 0 or held < size:
+            parts = [memoryview(self._buffer)[self._start:]]  # joined below: not copied twice
+            while size is None or size < 0 or held < size:
+                chunk = self._more()
+                if not chunk:
+                    break
+                parts.append(chunk)
+                held += len(chunk)
+            self._buffer, self._start = b"".join(parts), 0
+            if self._failure is not None:
+                self._drop_cut_line()
+            held = len(self._buffer) - self._start
+        if not held:
+            return self._end()
+        whole = size is None or size < 0
+        return self._take(len(self._buffer) if whole else min(self._start + size, len(self._buffer)))
+
+    def readline(self, size: int = -1) -> bytes:
+        while (end := self._buffer.find(b"\n", self._start)) < 0:
+            chunk = self._more()
+            if not chunk:
+                if self._failure is not None:
+                    self._drop_cut_line()
+                if self._start == len(self._buffer):
+                    return self._end()
+                return self._take(len(self._buffer))  # the last line, without its newline
+            self._buffer, self._start = b"".join((memoryview(self._buffer)[self._start:], chunk)), 0
+        return self._take(end + 1)
+
+    def __iter__(self) -> Iterator[bytes]:
+        while line := self.readline():
+            yield line
+
+    def peek(self, size: int = 1) -> bytes:
+        """At least `size` bytes ahead when there are (fewer at the end), without using them."""
+        while len(self._buffer) - self._start < size and (chunk := self._more()):
+            self._buffer, self._start = self._buffer[self._start:] + chunk, 0
+        return self._buffer[self._start:]
+
+    def compressed_tell(self) -> int:
+        """The compressed bytes read so far (for progress against the file's size)."""
+        return self.raw.tell()
+
+    # -- the file ---------------------------------------------------------------------------
+
+    def fileno(self) -> int:
+        return self.raw.fileno()
+
+    def seekable(self) -> bool:
+        return False  # workers cannot read a batch of it by offset
+
+    def close(self) -> None:
+        close = getattr(self._chunks, "close", None)
+        if close is not None:
+            close()
+        self.raw.close()
+
+    def __enter__(self) -> DecompressedStream:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+class CompressedWriter:
+    """Writes `kind` compressed data to `stream`: close() writes the end of it, leaving the
+    stream open. Dropped without close() (a run that failed), it writes nothing more, so that
+    what was written never passes for whole data.
+
+    gzip's header names no file and no time (zlib writes it so), so that the same records give
+    the same bytes.
+    """
+
+    def __init__(self, stream: BinaryIO, kind: str):
+        self.stream = stream
+        if kind == "gzip":
+            self._compressor = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # 16+: gzip framing
+        else:
+            import zstandard  # here: only .zst files need it
+
+            self._compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compressobj()
+
+    def write(self, data: bytes) -> None:
+        if compressed := self._compressor.compress(data):
+            self.stream.write(compressed)
+
+    def close(self) -> None:
+        self.stream.write(self._compressor.flush())
