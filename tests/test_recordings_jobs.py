@@ -125,7 +125,7 @@ def test_past_max_memory_the_oldest_conversations_are_finished_early(tmp_path):
 def _held_after_one_waiting_call(args):
     record = load_json(orjson.dumps(_step("c", 0, ["big"], args=args)), "f.jsonl", 1)
     rows = ToolRows("f.jsonl", None, "jsonl")
-    assert list(rows.add(None, tool_facts(record, 0, (None, "jsonl")))) == []  # waiting for its result
+    assert list(rows.add(None, tool_facts([(record, 0)], (None, "jsonl"))[0])) == []  # waiting for its result
     return rows.held
 
 

@@ -104,8 +104,14 @@ def text(paths, field_map, output_format, jobs):
     {{"conversationId", "stepIndex", "toolCallId", "toolName", "args", "result", "status"}}
     status is ok, error or unanswered; result is the tool result's output value (null when
     unanswered). Calls are paired within a file: a conversation split across files is paired
-    in each. Calls come out per file, per conversation, in order. Results that answer no call
-    and repeated ids are reported on stderr.
+    in each. A conversation's calls come out in order, each once it and the calls before it are
+    final (answered; or unanswered when the conversation leaves --window or the file ends).
+    Results that answer no call and repeated ids are reported on stderr.
+
+    A call waiting for its result holds its id, name and place, not its arguments (read again
+    from its line when its row is written); what is held is capped by --max-memory: past it,
+    the least recently active conversations are finished early (their waiting calls written
+    unanswered, with a warning).
 
     \b
     Example: chatconv tools runs/ stepTraces.json --field input=turn.userMessage --field output=agentMessages

@@ -18,26 +18,23 @@ from ..sources import BATCH_BYTES, Record, empty_file_problem, file_format, is_b
     iter_records, load_json, open_binary
 from ..validate import PARALLEL_MIN_BYTES
 
-# (record, its byte offset in the file or None when it cannot be read again there, settings) -> result
-RecordWork = Callable[[Record, Any, Any], Any]
+# ([(record, its byte offset in the file, or None when it cannot be read again there)], settings)
+# -> results: a command's work on some records (a batch's, or one read whole), in a worker or here.
+RecordWork = Callable[[list[tuple[Record, Any]], Any], list]
 
 JOBS_HELP = ("Worker processes that read JSONL files (output is the same for any N). "
              "[default: one per core for files of 16 MiB or more, else 1]")
 
 
-def batch_records(file: str, first_line: int, offset: int, data: bytes) -> Iterator[tuple[Record, int]]:
+def batch_records(file: str, first_line: int, offset: int, data: bytes) -> list[tuple[Record, int]]:
     """(Record, byte offset in the file) of each line of a batch that is not blank, as iter_jsonl reads them."""
-    start = 0
-    number = first_line
-    size = len(data)
-    while start < size:
-        end = data.find(b"\n", start)
-        end = size if end < 0 else end + 1
-        line = data[start:end]
+    records = []
+    at = offset
+    for number, line in enumerate(data.split(b"\n"), first_line):
         if not is_blank_line(line):
-            yield load_json(line, file, number), offset + start
-        number += 1
-        start = end
+            records.append((load_json(line, file, number), at))
+        at += len(line) + 1
+    return records
 
 
 def record_at(file: str, offset: int, line: int) -> Record:
@@ -47,9 +44,11 @@ def record_at(file: str, offset: int, line: int) -> Record:
         return load_json(stream.readline(), file, line)
 
 
-def _work_batch(work: RecordWork, file: str, first_line: int, offset: int, data: bytes, settings: Any) -> list:
-    """In a worker (or here): work's result for each record of a batch, in order."""
-    return [work(record, at, settings) for record, at in batch_records(file, first_line, offset, data)]
+def _work_batch(work: RecordWork, file: str, first_line: int, offset: int, data: bytes,
+                settings: Any) -> tuple[bool, list]:
+    """In a worker (or here): whether the batch holds a record, and work's results on its records."""
+    records = batch_records(file, first_line, offset, data)
+    return bool(records), work(records, settings)
 
 
 class RecordRunner:
@@ -71,13 +70,15 @@ class RecordRunner:
 
     def results(self, file: str, work: RecordWork, settings: Any, split: Callable[[Any], bool] | None = None
                 ) -> Iterator[tuple[Record | None, Any]]:
-        """(the Record or None, work's result) for each record of `file`: the Record is given
-        for a record read here whole (its offset is then None), None for a JSONL line (read it
-        again with record_at). An empty JSONL file gives one record, its empty-file error.
-        Raises UnreadableInput when the file cannot be read."""
+        """(a Record or None, a result of work) for the records of `file`, in order: the Record
+        is given with the results of a record read here whole (its offset is then None), None
+        with those of a JSONL file's batch (its lines are read again with record_at). An empty
+        JSONL file gives its one record, its empty-file error. Raises UnreadableInput when the
+        file cannot be read."""
         if file == "-" or file_format(file) != "jsonl":
             for record in iter_records(file, split):
-                yield record, work(record, None, settings)
+                for result in work([(record, None)], settings):
+                    yield record, result
             return
         empty = True
         with open_binary(file) as stream:
@@ -88,13 +89,14 @@ class RecordRunner:
             else:
                 chunks = (_work_batch(work, file, batch.first_line, batch.offset, batch.data, settings)
                           for batch in batches)
-            for chunk in chunks:
+            for any_record, chunk in chunks:
+                empty = empty and not any_record
                 for result in chunk:
-                    empty = False
                     yield None, result
         if empty:
             record = Record(file, 1, error=empty_file_problem(file))
-            yield record, work(record, None, settings)
+            for result in work([(record, None)], settings):
+                yield record, result
 
     def _jobs_for(self, size: int) -> int:
         if size <= self.batch_bytes or self.jobs == 1:
@@ -107,7 +109,7 @@ class RecordRunner:
 
         return available_cores()
 
-    def _by_workers(self, file: str, batches, work: RecordWork, settings: Any, jobs: int) -> Iterator[list]:
+    def _by_workers(self, file: str, batches, work: RecordWork, settings: Any, jobs: int) -> Iterator[tuple]:
         from ..workers import OrderedPool, worker_result
 
         if self._pool is None:

@@ -39,22 +39,24 @@ def _text_row(item) -> dict:
 _MAKERS = {"text": (_text_row, TEXT_COLUMNS), "dataset": (dataset_item, DATASET_COLUMNS)}
 
 
-def step_rows(record: Record, offset: Any, settings: tuple) -> tuple[bytes, list[Problem]]:
-    """The rows of one record's steps, written, and its problems: a step that cannot be read or
-    written exactly is left out with a problem. settings: (command, field map, output format)."""
+def step_rows(records: list[tuple[Record, Any]], settings: tuple) -> list[tuple[bytes, list[Problem]]]:
+    """The rows of some records' steps, written, and their problems, as one result: a step that
+    cannot be read or written exactly is left out with a problem. settings: (command, field
+    map, output format)."""
     command, field_map, output_format = settings
     make, columns = _MAKERS[command]
     problems: list[Problem] = []
     out = []
-    for item in _record_steps(record, field_map, problems):
-        row = make(item)
-        try:
-            line = step_row_json(item, row)
-        except ChatconvError as exc:
-            problems.extend(exc.problems)
-            continue
-        out.append(row_line(row, line, output_format, columns))
-    return b"".join(out), problems
+    for record, _ in records:
+        for item in _record_steps(record, field_map, problems):
+            row = make(item)
+            try:
+                line = step_row_json(item, row)
+            except ChatconvError as exc:
+                problems.extend(exc.problems)
+                continue
+            out.append(row_line(row, line, output_format, columns))
+    return [(b"".join(out), problems)]
 
 
 def iter_step_rows(paths: Iterable[str | Path], command: str, field_map: FieldMap | None = None,

@@ -100,17 +100,20 @@ def _step_events(item: Step, keep_args: bool, output_format: str, problems: list
     return tuple(tuple(event) for event in events)
 
 
-def tool_facts(record: Record, offset: Any, settings: tuple) -> tuple:
-    """In a worker (or here): (line, offset, problems of the record, its steps as
-    (conversation id, step index, step path, problems, events))."""
+def tool_facts(records: list[tuple[Record, Any]], settings: tuple) -> list[tuple]:
+    """In a worker (or here), for each record: (line, offset, problems of the record, its steps
+    as (conversation id, step index, step path, problems, events))."""
     field_map, output_format = settings
-    problems: list[Problem] = []
-    steps = []
-    for item in _record_steps(record, field_map, problems):
-        found: list[Problem] = []
-        events = _step_events(item, offset is None, output_format, found)
-        steps.append((item.conversation_id, item.step.get("stepIndex"), item.path, found, events))
-    return record.line, offset, problems, steps
+    facts = []
+    for record, offset in records:
+        problems: list[Problem] = []
+        steps = []
+        for item in _record_steps(record, field_map, problems):
+            found: list[Problem] = []
+            events = _step_events(item, offset is None, output_format, found)
+            steps.append((item.conversation_id, item.step.get("stepIndex"), item.path, found, events))
+        facts.append((record.line, offset, problems, steps))
+    return facts
 
 
 class _Call:
