@@ -170,3 +170,16 @@ def test_any_recording_gives_the_same_rows_and_problems_with_workers(tmp_path, s
     path = write_jsonl(tmp_path / "any.jsonl", steps)
     for command in ("tools", "dataset"):
         assert _run(command, path, 2, batch) == _run(command, path, 1, 1 << 20)
+
+
+def test_max_memory_takes_a_size_with_its_unit(tmp_path):
+    from conftest import run_chatconv
+
+    steps = [_step(f"conv{i}", 0, [f"call{i}"]) for i in range(30)]
+    path = write_jsonl(tmp_path / "wide.jsonl", steps)
+    capped = run_chatconv("tools", path, "--max-memory", "6KiB")
+    assert capped.returncode == 0 and "memory-cap" not in capped.stdout_text
+    assert "warning" in capped.stderr_text and "--max-memory (6144 bytes) reached" in capped.stderr_text
+    assert run_chatconv("tools", path, "--max-memory", "1GiB").stderr_text.count("warning") == 0
+    wrong = run_chatconv("tools", path, "--max-memory", "lots")
+    assert wrong.returncode == 2 and "'lots' is not a size" in wrong.stderr_text

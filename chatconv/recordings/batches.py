@@ -11,7 +11,7 @@ record by record here: they are read whole, or cannot be cut.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterator
+from typing import Any, BinaryIO, Callable, Iterator
 
 from ..problems import UnreadableInput
 from ..sources import BATCH_BYTES, Record, empty_file_problem, file_format, is_blank_line, iter_line_batches, \
@@ -37,11 +37,14 @@ def batch_records(file: str, first_line: int, offset: int, data: bytes) -> list[
     return records
 
 
-def record_at(file: str, offset: int, line: int) -> Record:
-    """The record of the JSONL line at `offset` of `file` (numbered `line`), read again."""
-    with open(file, "rb") as stream:
-        stream.seek(offset)
-        return load_json(stream.readline(), file, line)
+def record_at(file: str, offset: int, line: int, stream: BinaryIO | None = None) -> Record:
+    """The record of the JSONL line at `offset` of `file` (numbered `line`), read again (from
+    `stream`, the file open, when given)."""
+    if stream is None:
+        with open(file, "rb") as stream:
+            return record_at(file, offset, line, stream)
+    stream.seek(offset)
+    return load_json(stream.readline(), file, line)
 
 
 def _work_batch(work: RecordWork, file: str, first_line: int, offset: int, data: bytes,

@@ -151,6 +151,7 @@ class ToolRows:
         self.held = 0  # bytes held, by the estimate
         self._window: ConversationWindow[_Conversation] = ConversationWindow(window, self._new_conversation)
         self._cached: tuple[Any, Record] | None = None  # the last record read again
+        self._stream = None  # the file, open while lines are read again
 
     def add(self, record: Record | None, facts: tuple) -> Iterator[bytes]:
         """The rows made final by one record's facts; `record` is the Record when its line
@@ -164,7 +165,13 @@ class ToolRows:
             for gone_id, gone in evicted:
                 yield from self._close(gone_id, gone)
             for event in events:
-                if event[0] == CALL:
+                if event[0] == CALL and event[4] is not None and not conversation.queue:
+                    # Answered in its own step with no call of its conversation waiting (so no
+                    # earlier call of its id open either): the usual call, written at once.
+                    self._seen(conversation, event[1], step_path + event[3], where)
+                    if event[4]:
+                        yield event[4]
+                elif event[0] == CALL:
                     yield from self._call(conversation_id, conversation, step_index, step_path, where, event)
                 else:
                     yield from self._result(conversation_id, conversation, step_path, where, event)
@@ -183,14 +190,16 @@ class ToolRows:
     def finish(self) -> Iterator[bytes]:
         for conversation_id, conversation in self._window.drain():
             yield from self._close(conversation_id, conversation)
+        self.close()
+
+    def close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
 
     def _call(self, conversation_id, conversation: _Conversation, step_index, step_path, where, event) -> Iterator[bytes]:
         _, call_id, name, path, row, args, left_out = event
-        if call_id in conversation.seen:
-            self.problems.append(duplicate_call_problem(self._record(where), step_path + path, call_id))
-        else:
-            conversation.seen.add(call_id)
-            self._hold(conversation, _ID_COST + _size(call_id))
+        self._seen(conversation, call_id, step_path + path, where)
         earlier = conversation.open.pop(call_id, None)
         if earlier is not None:  # a call whose id is used again: no result can answer it now
             self._settle(conversation_id, conversation, earlier, None, "unanswered")
@@ -204,6 +213,14 @@ class ToolRows:
             conversation.open[call_id] = call
             self._hold(conversation, _CALL_COST + _size(call_id) + _size(name) + len(args or b""))
         return iter(())
+
+    def _seen(self, conversation: _Conversation, call_id: Any, path: tuple, where) -> None:
+        """Notes a call's id; a repeated one is a problem at the call."""
+        if call_id in conversation.seen:
+            self.problems.append(duplicate_call_problem(self._record(where), path, call_id))
+        else:
+            conversation.seen.add(call_id)
+            self._hold(conversation, _ID_COST + _size(call_id))
 
     def _result(self, conversation_id, conversation: _Conversation, step_path, where, event) -> Iterator[bytes]:
         _, call_id, path, status, value = event
@@ -262,7 +279,9 @@ class ToolRows:
             return where
         if self._cached is not None and self._cached[0] == where:
             return self._cached[1]
-        record = record_at(self.file, *where)
+        if self._stream is None:
+            self._stream = open(self.file, "rb")
+        record = record_at(self.file, *where, self._stream)
         list(_record_steps(record, self.field_map, []))  # adapts and upgrades it as it was read
         self._cached = (where, record)
         return record
@@ -292,14 +311,17 @@ def tool_row_lines(paths: str | Path | Iterable[str | Path], field_map: FieldMap
         for file, _ in discover(paths):
             try:
                 rows = ToolRows(file, field_map, output_format, window, max_memory, found)
-                for record, facts in runner.results(file, tool_facts, (field_map, output_format), _is_array):
-                    yield from rows.add(record, facts)
-                    if problems is None and found:
-                        errors = [problem for problem in found if problem.is_error]
-                        if errors:
-                            raise ChatconvError(errors)
-                        found.clear()  # warnings, with no list given to keep them in
-                yield from rows.finish()
+                try:
+                    for record, facts in runner.results(file, tool_facts, (field_map, output_format), _is_array):
+                        yield from rows.add(record, facts)
+                        if problems is None and found:
+                            errors = [problem for problem in found if problem.is_error]
+                            if errors:
+                                raise ChatconvError(errors)
+                            found.clear()  # warnings, with no list given to keep them in
+                    yield from rows.finish()
+                finally:
+                    rows.close()
             except UnreadableInput as exc:
                 if unreadable is None:
                     raise
