@@ -64,6 +64,64 @@ def row_bytes(conversation_id: Any, step_index: Any, call_id: Any, name: Any, ar
 
 def _step_events(item: Step, keep_args: bool, output_format: str, problems: list[Problem]) -> tuple:
     """The tool events of a step, in the order of its parts (see the module's docstring)."""
+    events = _plain_step_events(item, keep_args, output_format)
+    if events is not None:
+        return events
+    return _checked_step_events(item, keep_args, output_format, problems)
+
+
+def _plain_step_events(item: Step, keep_args: bool, output_format: str) -> tuple | None:
+    """_step_events for a step whose values are all written as read (nearly every step), a row
+    written in one go; None when one is not, for _checked_step_events to say which."""
+    events: list = []
+    local: dict[Any, list] = {}
+    index = item.step.get("stepIndex")
+    text = item.record.text
+    try:
+        for path, part in tool_parts(item):
+            if part["type"] == "tool-call":
+                call = tool_call_of(part)
+                event = local[call["toolCallId"]] = [CALL, call["toolCallId"], call["toolName"], path, None,
+                                                     call["args"], False]
+                events.append(event)
+                continue
+            result = tool_result_of(part)
+            call_id = result["toolCallId"]
+            value = result["output"].get("value")
+            status = "error" if is_error_output(result["output"]) else "ok"
+            event = local.pop(call_id, None)
+            if event is None:
+                events.append((RESULT, call_id, path, status, _plain([value], text)[1:-1]))
+                continue
+            row = {"conversationId": item.conversation_id, "stepIndex": index, "toolCallId": call_id,
+                   "toolName": event[2], "args": event[5], "result": value, "status": status}
+            event[4] = row_line(row, _plain(row, text), output_format, TOOL_COLUMNS)
+            event[5] = None
+        waiting = [event for event in events if event[0] == CALL and event[4] is None]
+        if waiting:
+            _plain([index], text)
+        for event in waiting:
+            written = _plain([event[5]], text)[1:-1]
+            event[5] = written if keep_args else None
+    except NotWritten:
+        return None
+    return tuple(tuple(event) for event in events)
+
+
+def _plain(value: Any, text: Any) -> bytes:
+    """`value` as JSON; NotWritten when it may not be written as read (see exact_json)."""
+    try:
+        line = orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        raise NotWritten("", None) from None
+    if b"+" in line and text:
+        raise NotWritten("", None)  # perhaps an integer beyond 64 bits: exact_json looks
+    return line
+
+
+def _checked_step_events(item: Step, keep_args: bool, output_format: str, problems: list[Problem]) -> tuple:
+    """_step_events, each value checked in turn (exact_json), with a problem for each that
+    cannot be written."""
     events: list = []
     local: dict[Any, list] = {}  # call id -> its event, while not answered in this step
     index = item.step.get("stepIndex")
