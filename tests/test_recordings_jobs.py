@@ -183,3 +183,13 @@ def test_max_memory_takes_a_size_with_its_unit(tmp_path):
     assert run_chatconv("tools", path, "--max-memory", "1GiB").stderr_text.count("warning") == 0
     wrong = run_chatconv("tools", path, "--max-memory", "lots")
     assert wrong.returncode == 2 and "'lots' is not a size" in wrong.stderr_text
+
+
+def test_the_hot_path_finds_the_tool_parts_tool_parts_finds(tmp_path):
+    from chatconv.recordings import iter_recording_steps, tool_parts
+    from chatconv.recordings.tools import _tool_parts_list
+    from conftest import recorded_files
+
+    for path in [*recorded_files(), _awkward_file(tmp_path)]:
+        for item in iter_recording_steps(path, problems=[]):
+            assert _tool_parts_list(item) == list(tool_parts(item))

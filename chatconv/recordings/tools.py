@@ -62,6 +62,28 @@ def row_bytes(conversation_id: Any, step_index: Any, call_id: Any, name: Any, ar
     return row_line(row, None, output_format, TOOL_COLUMNS)
 
 
+_TOOL_TYPES = ("tool-call", "tool-result")
+
+
+def _tool_parts_list(item: Step) -> list[tuple[tuple, dict]]:
+    """tool_parts as a list, read without generators: the same parts and paths, for the hot path."""
+    found = []
+    step = item.step
+    messages = [(("input",), step.get("input"))] if "input" in step else []
+    output = step.get("output")
+    if isinstance(output, list):
+        messages += [(("output", index), message) for index, message in enumerate(output)]
+    elif isinstance(output, dict):
+        messages.append((("output",), output))
+    for path, message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            for index, part in enumerate(content):
+                if isinstance(part, dict) and part.get("type") in _TOOL_TYPES:
+                    found.append((item.path + path + ("content", index), part))
+    return found
+
+
 def _step_events(item: Step, keep_args: bool, output_format: str, problems: list[Problem]) -> tuple:
     """The tool events of a step, in the order of its parts (see the module's docstring)."""
     events = _plain_step_events(item, keep_args, output_format)
@@ -78,7 +100,7 @@ def _plain_step_events(item: Step, keep_args: bool, output_format: str) -> tuple
     index = item.step.get("stepIndex")
     text = item.record.text
     try:
-        for path, part in tool_parts(item):
+        for path, part in _tool_parts_list(item):
             if part["type"] == "tool-call":
                 call = tool_call_of(part)
                 event = local[call["toolCallId"]] = [CALL, call["toolCallId"], call["toolName"], path, None,
