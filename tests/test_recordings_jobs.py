@@ -193,3 +193,18 @@ def test_the_hot_path_finds_the_tool_parts_tool_parts_finds(tmp_path):
     for path in [*recorded_files(), _awkward_file(tmp_path)]:
         for item in iter_recording_steps(path, problems=[]):
             assert _tool_parts_list(item) == list(tool_parts(item))
+
+
+_content = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.one_of(
+    st.integers(), st.fixed_dictionaries({"type": st.sampled_from(["text", "reasoning", "tool-call"])},
+                                         optional={"text": st.one_of(st.text(max_size=5), st.integers())})),
+    max_size=3))
+_message = st.one_of(st.integers(), st.fixed_dictionaries({"role": st.just("assistant")}, optional={"content": _content}))
+
+
+@given(output=st.one_of(st.lists(_message, max_size=4), _message.filter(lambda m: isinstance(m, dict))))
+def test_step_text_is_the_text_of_the_normalized_output(output):
+    from chatconv.messages import extract_text_from_messages, normalize_output
+    from chatconv.recordings import step_text
+
+    assert step_text({"output": output}) == extract_text_from_messages(normalize_output(output))

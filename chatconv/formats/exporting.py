@@ -19,7 +19,7 @@ earlier steps read again from their lines. The bodies and problems are those of 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ..messages import CONVERSATION_WINDOW, ConversationWindow, conversation_messages
 from ..problems import ChatconvError, Problem, UsageError
@@ -75,7 +75,7 @@ def export_bodies(paths: Sequence[str], format_name: str, per: str = "step", gat
 Facts = tuple[list[tuple[int, Any, list, list[tuple]]], dict]
 
 
-def _export_facts(records: list[tuple[Record, Any]], settings: tuple) -> list[Facts]:
+def _export_facts(records: Iterable[tuple[Record, Any]], settings: tuple) -> list[Facts]:
     format_name, per, gather_tools, field_map = settings
     fmt = format_named(format_name)
     gathered: dict[Any, list[Step]] = {}  # the batch's steps by conversation; the batch bounds it

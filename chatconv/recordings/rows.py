@@ -12,7 +12,7 @@ from ..problems import ChatconvError, Problem, UnreadableInput
 from ..sources import BATCH_BYTES, FieldMap, Record, discover
 from .batches import RecordRunner
 from .dataset import dataset_item, step_text
-from .steps import _is_array, _record_steps, step_row_json
+from .steps import _is_array, record_steps, step_row_json
 
 TEXT_COLUMNS = ("conversationId", "stepIndex", "text")
 DATASET_COLUMNS = ("id", "prompt", "completion")
@@ -39,7 +39,7 @@ def _text_row(item) -> dict:
 _MAKERS = {"text": (_text_row, TEXT_COLUMNS), "dataset": (dataset_item, DATASET_COLUMNS)}
 
 
-def step_rows(records: list[tuple[Record, Any]], settings: tuple) -> list[tuple[bytes, list[Problem]]]:
+def step_rows(records: Iterable[tuple[Record, Any]], settings: tuple) -> list[tuple[bytes, list[Problem]]]:
     """The rows of some records' steps, written, and their problems, as one result: a step that
     cannot be read or written exactly is left out with a problem. settings: (command, field
     map, output format)."""
@@ -48,7 +48,7 @@ def step_rows(records: list[tuple[Record, Any]], settings: tuple) -> list[tuple[
     problems: list[Problem] = []
     out = []
     for record, _ in records:
-        for item in _record_steps(record, field_map, problems):
+        for item in record_steps(record, field_map, problems):
             row = make(item)
             try:
                 line = step_row_json(item, row)

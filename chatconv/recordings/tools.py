@@ -26,7 +26,7 @@ from ..sources import BATCH_BYTES, FieldMap, NotWritten, Record, discover, exact
 from ..validate import duplicate_call_problem, orphan_result_problem
 from .batches import RecordRunner, record_at
 from .rows import row_line
-from .steps import Step, _is_array, _record_steps
+from .steps import Step, _is_array, _record_steps, record_steps
 
 DEFAULT_MAX_MEMORY = 64 * 1024 * 1024
 TOOL_COLUMNS = ("conversationId", "stepIndex", "toolName", "status", "toolCallId")
@@ -180,7 +180,7 @@ def _checked_step_events(item: Step, keep_args: bool, output_format: str, proble
     return tuple(tuple(event) for event in events)
 
 
-def tool_facts(records: list[tuple[Record, Any]], settings: tuple) -> list[tuple]:
+def tool_facts(records: Iterable[tuple[Record, Any]], settings: tuple) -> list[tuple]:
     """In a worker (or here), for each record: (line, offset, problems of the record, its steps
     as (conversation id, step index, step path, problems, events))."""
     field_map, output_format = settings
@@ -188,7 +188,7 @@ def tool_facts(records: list[tuple[Record, Any]], settings: tuple) -> list[tuple
     for record, offset in records:
         problems: list[Problem] = []
         steps = []
-        for item in _record_steps(record, field_map, problems):
+        for item in record_steps(record, field_map, problems):
             found: list[Problem] = []
             events = _step_events(item, offset is None, output_format, found)
             steps.append((item.conversation_id, item.step.get("stepIndex"), item.path, found, events))
