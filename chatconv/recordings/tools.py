@@ -30,6 +30,10 @@ from .steps import Step, _is_array, _record_steps, record_steps
 
 DEFAULT_MAX_MEMORY = 64 * 1024 * 1024
 TOOL_COLUMNS = ("conversationId", "stepIndex", "toolName", "status", "toolCallId")
+# A step's tool events, in the order of its parts: [CALL, toolCallId, toolName, path of the part
+# in its record, its row written when answered in its own step (b"" when left out) or None, its
+# arguments as JSON when its line cannot be read again or None, left out (not written exactly)]
+# and (RESULT, toolCallId, path, status, its value as JSON or None when not written exactly).
 CALL, RESULT = 0, 1
 # What holding each thing costs, in bytes, over the lengths of its strings: Python's objects
 # and the dicts and sets they sit in (measured roughly; the cap is on this estimate).
