@@ -70,22 +70,29 @@ _TOOL_TYPES = ("tool-call", "tool-result")
 
 
 def _tool_parts_list(item: Step) -> list[tuple[tuple, dict]]:
-    """tool_parts as a list, read without generators: the same parts and paths, for the hot path."""
-    found = []
+    """tool_parts as a list, read without generators: the same parts and paths, for the hot path
+    (a path is made only for a tool part)."""
+    found: list[tuple[tuple, dict]] = []
     step = item.step
-    messages = [(("input",), step.get("input"))] if "input" in step else []
+    message = step.get("input")
+    if isinstance(message, dict):
+        _add_tool_parts(message, item.path + ("input",), found)
     output = step.get("output")
     if isinstance(output, list):
-        messages += [(("output", index), message) for index, message in enumerate(output)]
+        for index, message in enumerate(output):
+            if isinstance(message, dict):
+                _add_tool_parts(message, (index,), found, item.path + ("output",))
     elif isinstance(output, dict):
-        messages.append((("output",), output))
-    for path, message in messages:
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list):
-            for index, part in enumerate(content):
-                if isinstance(part, dict) and part.get("type") in _TOOL_TYPES:
-                    found.append((item.path + path + ("content", index), part))
+        _add_tool_parts(output, item.path + ("output",), found)
     return found
+
+
+def _add_tool_parts(message: dict, path: tuple, found: list, prefix: tuple = ()) -> None:
+    content = message.get("content")
+    if isinstance(content, list):
+        for index, part in enumerate(content):
+            if isinstance(part, dict) and part.get("type") in _TOOL_TYPES:
+                found.append((prefix + path + ("content", index), part))
 
 
 def _step_events(item: Step, keep_args: bool, output_format: str, problems: list[Problem]) -> tuple:
