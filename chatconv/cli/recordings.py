@@ -8,7 +8,6 @@ import sys
 
 import click
 
-from ..problems import ChatconvError
 from ..messages import CONVERSATION_WINDOW
 from ..recordings import FIELD_NAMES, parse_field_map
 from ..recordings.batches import JOBS_HELP
@@ -121,7 +120,8 @@ def text(paths, field_map, output_format, jobs):
 @_recording_options
 @click.option("--window", type=click.IntRange(min=1), default=CONVERSATION_WINDOW, show_default=True,
               help="Conversations followed at once: calls are paired within this many recent conversations.")
-@click.option("--max-memory", type=SIZE, default="64MiB", show_default=True, metavar="SIZE",
+@click.option("--max-memory", type=SIZE, default=f"{DEFAULT_MAX_MEMORY >> 20}MiB", show_default=True,
+              metavar="SIZE",
               help="What is held between lines, at most (e.g. 256MiB, 1GiB): each conversation's call ids, its "
                    "calls waiting for a result (id, name and place, not their arguments) and the rows waiting "
                    "behind them. Past it, the least recently active conversations are finished early: their "
