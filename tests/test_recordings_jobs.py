@@ -208,3 +208,17 @@ def test_step_text_is_the_text_of_the_normalized_output(output):
     from chatconv.recordings import step_text
 
     assert step_text({"output": output}) == extract_text_from_messages(normalize_output(output))
+
+
+def test_a_batch_reads_its_lines_as_a_file_is_read(tmp_path):
+    from chatconv.recordings.batches import batch_records
+    from chatconv.sources import iter_records
+
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(b'{"a": tru\n\n  \n"abc\n\xef\xbb\xbf{"b": 1}\r\n{"conversationId": "a", "stepIndex": \n[1,')
+    read = [(r.line, r.data, r.error) for r in iter_records(path)]
+    data = path.read_bytes()
+    batched = [(r.line, r.data, r.error) for r, _ in batch_records(str(path), 1, 0, data)]
+    assert batched == read and len(read) == 5
+    offsets = [at for _, at in batch_records(str(path), 1, 0, data)]
+    assert [data[at:].split(b"\n")[0] for at in offsets] == [line for line in data.split(b"\n") if line.strip()]

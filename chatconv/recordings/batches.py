@@ -30,12 +30,16 @@ JOBS_HELP = ("Worker processes that read JSONL files (output is the same for any
 
 def batch_records(file: str, first_line: int, offset: int, data: bytes) -> Iterator[tuple[Record, int]]:
     """(Record, byte offset in the file) of each line of a batch that is not blank, as iter_jsonl
-    reads them; one at a time, so that the records of a batch are not all held at once."""
-    at = offset
-    for number, line in enumerate(data.split(b"\n"), first_line):
+    reads them (each line with its newline: a cut line's problem is located as validate locates
+    it); one at a time, so that the records of a batch are not all held at once."""
+    start, number, size = 0, first_line, len(data)
+    while start < size:
+        end = data.find(b"\n", start) + 1 or size
+        line = data[start:end]
         if not is_blank_line(line):
-            yield load_json(line, file, number), at
-        at += len(line) + 1
+            yield load_json(line, file, number), offset + start
+        number += 1
+        start = end
 
 
 def record_at(file: str, offset: int, line: int, stream: BinaryIO | None = None) -> Record:
