@@ -70,3 +70,20 @@ def test_any_interleaving_exports_alike_with_workers(tmp_path, order, batch, per
     assert _export(path, per, 2, batch) == _export(path, per, 1, 1 << 20)
     bodies = [orjson.loads(body) for body in _export(path, per, 2, batch)[0]]
     assert len(bodies) == (len(steps) if per == "step" else len(counts))
+
+
+@pytest.mark.parametrize("per", ["step", "conversation"])
+def test_only_conversations_that_cross_a_batch_are_written_by_the_main_process(tmp_path, monkeypatch, per):
+    from chatconv.formats import exporting
+
+    steps = [_step(f"c{number // 3}", number % 3, f"t{number}") for number in range(60)]  # 20 of 3 steps
+    path = write_jsonl(tmp_path / "runs.jsonl", steps)
+    here = []
+    original = exporting._FileExport._here
+    monkeypatch.setattr(exporting._FileExport, "_here", lambda self, followed: here.append(followed) or original(
+        self, followed))
+    bodies, problems, _, _ = _export(path, per, 1, 1 << 20)  # one batch: the worker's bodies all taken
+    assert here == [] and problems == [] and len(bodies) == (60 if per == "step" else 20)
+    assert _export(path, per, 1, 1000)[0] == bodies  # 8 lines a batch: some conversations cross one
+    crossing = {followed.places[0] for followed in here}
+    assert 0 < len(crossing) < 20
