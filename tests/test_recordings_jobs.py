@@ -222,3 +222,24 @@ def test_a_batch_reads_its_lines_as_a_file_is_read(tmp_path):
     assert batched == read and len(read) == 5
     offsets = [at for _, at in batch_records(str(path), 1, 0, data)]
     assert [data[at:].split(b"\n")[0] for at in offsets] == [line for line in data.split(b"\n") if line.strip()]
+
+
+def test_a_waiting_call_read_from_standard_input_keeps_its_arguments_not_its_record(tmp_path):
+    from chatconv.sources import Record
+
+    record = load_json(orjson.dumps(_step("c", 0, ["big"], args={"q": "x" * 1000}, text="t" * 100_000)), "-", 1)
+    rows = ToolRows("-", None, "jsonl")
+    assert list(rows.add(record, tool_facts([(record, None)], (None, "jsonl"))[0])) == []
+    [waiting] = rows._window.drain()[0][1].open.values()
+    assert waiting.where is None and not isinstance(waiting.where, Record)
+    assert orjson.loads(waiting.args) == {"q": "x" * 1000}
+    assert 1000 < rows.held < 5000  # its arguments, not the record's 100 KB of text
+
+
+def test_tools_reads_standard_input_and_pairs_across_its_steps(tmp_path):
+    from conftest import run_chatconv
+
+    path = write_jsonl(tmp_path / "pairs.jsonl", [_step("c", 0, ["k0"]), _step("c", 1, [], ["k0"])])
+    result = run_chatconv("tools", "-", stdin=path.read_bytes())
+    [row] = [orjson.loads(line) for line in result.stdout.splitlines()]
+    assert (row["args"], row["result"], row["status"]) == ({"q": "k0"}, {"r": "k0"}, "ok")

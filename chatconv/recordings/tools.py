@@ -294,7 +294,9 @@ class ToolRows:
         earlier = conversation.open.pop(call_id, None)
         if earlier is not None:  # a call whose id is used again: no result can answer it now
             self._settle(conversation_id, conversation, earlier, None, "unanswered")
-        call = _Call(call_id, name, step_index, step_path + path, where, args, left_out)
+        # A call read whole here (not from a line read again) keeps its arguments, not its record.
+        call = _Call(call_id, name, step_index, step_path + path, where if isinstance(where, tuple) else None, args,
+                     left_out)
         conversation.queue.append(call)
         if row is not None:
             call.final, call.row = True, row or None
