@@ -276,6 +276,13 @@ class ConversationWindow(Generic[State]):
         state = self._recent[conversation_id] = self._new()
         return state, evicted
 
+    def __len__(self) -> int:
+        return len(self._recent)
+
+    def pop_oldest(self) -> tuple[Any, State]:
+        """The least recently active conversation, no longer followed (the caller settles it)."""
+        return self._recent.popitem(last=False)
+
     def drain(self) -> list[tuple[Any, State]]:
         """Every conversation still followed, least recently active first; the window empties."""
         states = list(self._recent.items())

@@ -61,6 +61,7 @@ CODES = {
     "step-order": "a stepIndex that does not follow the previous step of its conversation",
     "no-newer-home": "a key that has no place in the era a file is migrated to: the file is left as it is",
     "not-written": "a value that would not be written exactly (too deep, an integer beyond 64 bits)",
+    "memory-cap": "`tools` past --max-memory: a conversation finished early, its waiting calls written unanswered",
     "field-clash": "a --field mapping onto a key the record already has",
     "provider-rule": "a prompt the target provider's API would refuse",
     "usage": "a command-line or library call that cannot be carried out as given",

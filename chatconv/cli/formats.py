@@ -14,6 +14,7 @@ import click
 from ..formats import EXPORTED, IMPORTED_NAMES, ExportRun, ImportRun, export_bodies, import_records
 from ..problems import UsageError
 from ..sources import parse_field_map
+from ..recordings.batches import JOBS_HELP
 from .recordings import FIELD_HELP, field_map_option
 from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, plural
 
@@ -131,8 +132,9 @@ def import_(paths, format_name, conversations, field_map, output, jobs):
 @click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option, help=FIELD_HELP)
 @click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
               help="Write to FILE (replaced whole at the end) instead of standard output.")
-def export(paths, format_name, per, gather_tools, field_map, output):
+@click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)
+def export(paths, format_name, per, gather_tools, field_map, output, jobs):
     run = ExportRun()
-    _written(export_bodies(paths, format_name, per, gather_tools, field_map, run), output)
+    _written(export_bodies(paths, format_name, per, gather_tools, field_map, run, jobs), output)
     _report(run.problems, f"{plural(run.steps, 'step')} read: {plural(run.bodies, 'body', 'bodies')} written")
 

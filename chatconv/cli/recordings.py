@@ -7,12 +7,12 @@ from __future__ import annotations
 import sys
 
 import click
-import orjson
 
-from ..problems import ChatconvError
 from ..messages import CONVERSATION_WINDOW
-from ..recordings import (FIELD_NAMES, dataset_item, iter_paths_steps, parse_field_map, step_row_json, step_text,
-                          tool_rows)
+from ..recordings import FIELD_NAMES, parse_field_map
+from ..recordings.batches import JOBS_HELP
+from ..recordings.rows import iter_step_rows
+from ..recordings.tools import DEFAULT_MAX_MEMORY, tool_row_lines
 from .reporters import EXIT_UNREADABLE, fail, finish
 
 FIELD_HELP = (
@@ -34,6 +34,7 @@ def _recording_options(command):
                            show_default=True, help="jsonl: one JSON object per line; table: for a person.")(command)
     command = click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option,
                            help=FIELD_HELP)(command)
+    command = click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)(command)
     return click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))(command)
 
 
@@ -45,6 +46,30 @@ _RECORDING_FILE = """PATHS are files, folders (searched for .jsonl, .ndjson and 
     are read (exit status 2)."""
 
 
+class _Size(click.ParamType):
+    """A size in bytes: a number with an optional unit, B, KB/MB/GB (powers of 1000) or KiB/MiB/GiB."""
+
+    name = "size"
+    _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        text = str(value).strip().lower().replace(" ", "")
+        number = text.rstrip("bgikm")
+        unit = text[len(number):]
+        try:
+            size = int(float(number) * self._UNITS[unit])
+        except (ValueError, KeyError):
+            self.fail(f"{value!r} is not a size: write a number and a unit, e.g. 64MiB or 1GiB", param, ctx)
+        if size < 1:
+            self.fail(f"{value!r}: the size must be above 0", param, ctx)
+        return size
+
+
+SIZE = _Size()
+
+
 def _finish(problems: list, unreadable: list):
     """Report the problems; exit 2 when a path could not be read, else as finish does."""
     if unreadable:
@@ -52,27 +77,10 @@ def _finish(problems: list, unreadable: list):
     finish(problems)
 
 
-def _emit_step_row(item, row: dict, output_format: str, columns: tuple, problems) -> None:
-    """Write a row made of one step, unless it cannot be written exactly: then a problem."""
-    try:
-        line = step_row_json(item, row)
-    except ChatconvError as exc:
-        problems.extend(exc.problems)
-        return
-    _emit(row, output_format, columns, line)
-
-
-def _emit(row: dict, output_format: str, columns: tuple, line: bytes | None = None) -> None:
-    if output_format == "jsonl":
-        sys.stdout.buffer.write((line or orjson.dumps(row)) + b"\n")
-        return
-    cells = []
-    for column in columns:
-        value = row[column]
-        text = value if isinstance(value, str) else orjson.dumps(value).decode()
-        text = text.replace("\n", " ")
-        cells.append(text if len(text) <= 60 else text[:57] + "...")
-    click.echo("  ".join(cells))
+def _write(lines) -> None:
+    out = sys.stdout.buffer
+    for line in lines:
+        out.write(line)
 
 
 @click.command(help=f"""The text of each step's whole output array: {{"conversationId", "stepIndex", "text"}}.
@@ -83,12 +91,9 @@ def _emit(row: dict, output_format: str, columns: tuple, line: bytes | None = No
     {_RECORDING_FILE}
     """)
 @_recording_options
-def text(paths, field_map, output_format):
+def text(paths, field_map, output_format, jobs):
     problems, unreadable = [], []
-    for item in iter_paths_steps(paths, field_map, problems, unreadable):
-        row = {"conversationId": item.conversation_id, "stepIndex": item.step["stepIndex"],
-               "text": step_text(item.step)}
-        _emit_step_row(item, row, output_format, ("conversationId", "stepIndex", "text"), problems)
+    _write(iter_step_rows(paths, "text", field_map, output_format, problems, unreadable, jobs))
     _finish(problems, unreadable)
 
 
@@ -98,8 +103,14 @@ def text(paths, field_map, output_format):
     {{"conversationId", "stepIndex", "toolCallId", "toolName", "args", "result", "status"}}
     status is ok, error or unanswered; result is the tool result's output value (null when
     unanswered). Calls are paired within a file: a conversation split across files is paired
-    in each. Calls come out per file, per conversation, in order. Results that answer no call
-    and repeated ids are reported on stderr.
+    in each. A conversation's calls come out in order, each once it and the calls before it are
+    final (answered; or unanswered when the conversation leaves --window or the file ends).
+    Results that answer no call and repeated ids are reported on stderr.
+
+    A call waiting for its result holds its id, name and place, not its arguments (read again
+    from its line when its row is written); what is held is capped by --max-memory: past it,
+    the least recently active conversations are finished early (their waiting calls written
+    unanswered, with a warning).
 
     \b
     Example: chatconv tools runs/ stepTraces.json --field input=turn.userMessage --field output=agentMessages
@@ -109,10 +120,15 @@ def text(paths, field_map, output_format):
 @_recording_options
 @click.option("--window", type=click.IntRange(min=1), default=CONVERSATION_WINDOW, show_default=True,
               help="Conversations followed at once: calls are paired within this many recent conversations.")
-def tools(paths, field_map, output_format, window):
+@click.option("--max-memory", type=SIZE, default=f"{DEFAULT_MAX_MEMORY >> 20}MiB", show_default=True,
+              metavar="SIZE",
+              help="What is held between lines, at most (e.g. 256MiB, 1GiB): each conversation's call ids, its "
+                   "calls waiting for a result (id, name and place, not their arguments) and the rows waiting "
+                   "behind them. Past it, the least recently active conversations are finished early: their "
+                   "waiting calls are written unanswered, with a warning, and a later result for one answers no call.")
+def tools(paths, field_map, output_format, window, jobs, max_memory):
     problems, unreadable = [], []
-    for row in tool_rows(paths, field_map, window, problems, unreadable):
-        _emit(row, output_format, ("conversationId", "stepIndex", "toolName", "status", "toolCallId"))
+    _write(tool_row_lines(paths, field_map, window, problems, unreadable, output_format, jobs, max_memory))
     _finish(problems, unreadable)
 
 
@@ -127,8 +143,7 @@ def tools(paths, field_map, output_format, window):
     {_RECORDING_FILE}
     """)
 @_recording_options
-def dataset(paths, field_map, output_format):
+def dataset(paths, field_map, output_format, jobs):
     problems, unreadable = [], []
-    for item in iter_paths_steps(paths, field_map, problems, unreadable):
-        _emit_step_row(item, dataset_item(item), output_format, ("id", "prompt", "completion"), problems)
+    _write(iter_step_rows(paths, "dataset", field_map, output_format, problems, unreadable, jobs))
     _finish(problems, unreadable)

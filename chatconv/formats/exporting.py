@@ -6,19 +6,28 @@ and with that step (`per="step"`). A body is written by its format from the
 messages and what import kept (providerOptions, the first step's metadata[format]), and must
 keep the rules of the API it is for (chatconv.providers checks them): a body the API would
 refuse is a problem at its step, and not written.
+
+A JSONL file of more than a batch is read by worker processes (recordings.batches). A worker
+gathers its batch's steps by conversation as if each started in the batch, and writes their
+bodies (per step; per conversation, each conversation as it stands at the batch's end). This
+process follows the conversations across the file in the one window and takes a worker's body
+when its conversation started in that batch, at its first step there (then the worker saw what
+this process sees); a conversation that goes on from an earlier batch is written here, its
+earlier steps read again from their lines. The bodies and problems are those of one process.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import groupby
-from typing import Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ..messages import CONVERSATION_WINDOW, ConversationWindow, conversation_messages
 from ..problems import ChatconvError, Problem, UsageError
 from ..providers import RENDERERS, ProviderRuleError
-from ..recordings import Step, iter_paths_steps
-from ..sources import NotWritten, exact_json, problem_at
+from ..recordings import Step
+from ..recordings.batches import RecordRunner, record_at
+from ..recordings.steps import _is_array, _record_steps
+from ..sources import BATCH_BYTES, NotWritten, Record, discover, exact_json, problem_at
 from .registry import EXPORTED, format_named
 
 PER = ("step", "conversation")
@@ -32,40 +41,145 @@ class ExportRun:
 
 
 def export_bodies(paths: Sequence[str], format_name: str, per: str = "step", gather_tools: bool = False,
-                  field_map: Mapping[str, str] | None = None, run: ExportRun | None = None) -> Iterator[bytes]:
+                  field_map: Mapping[str, str] | None = None, run: ExportRun | None = None, jobs: int | None = 1,
+                  batch_bytes: int = BATCH_BYTES) -> Iterator[bytes]:
     """Each request body (compact JSON, no newline) made of the recordings in `paths`.
 
     A file's steps are gathered by conversation within a window of the CONVERSATION_WINDOW most
     recently active ones (memory stays bounded, as validate's pairing does): per step, a body is
     written as each answered step arrives; per conversation, when the conversation falls out of
     the window or the file ends (least recently active first: in file order for the usual file,
-    whose conversations are not interleaved)."""
+    whose conversations are not interleaved). `jobs`: worker processes for a JSONL file (None:
+    one per core for files of 16 MiB or more), each given batches of about `batch_bytes`; the
+    bodies and problems are the same whatever the number."""
     fmt = format_named(format_name)
     if fmt.NAME not in EXPORTED:
         raise UsageError(f"{format_name} cannot be exported; export writes {', '.join(EXPORTED)}")
     if per not in PER:
         raise UsageError(f"--per must be one of {', '.join(PER)}")
     run = run if run is not None else ExportRun()
-    for _, steps_of_file in groupby(iter_paths_steps(paths, field_map, run.problems), key=lambda s: s.record.file):
-        window: ConversationWindow[list[Step]] = ConversationWindow(CONVERSATION_WINDOW, list)
-        for item in steps_of_file:
-            run.steps += 1
-            steps, evicted = window.follow(item.conversation_id)
-            if per == "conversation":
-                yield from _bodies(fmt, [done for _, done in evicted], gather_tools, run)
-            steps.append(item)
-            if per == "step" and item.step["output"]:
-                yield from _bodies(fmt, [steps], gather_tools, run)
-        if per == "conversation":
-            yield from _bodies(fmt, [done for _, done in window.drain()], gather_tools, run)
+    settings = (fmt.NAME, per, gather_tools, field_map)
+    with RecordRunner(jobs, batch_bytes) as runner:
+        for file, _ in discover(paths):
+            exporter = _FileExport(file, fmt, per, gather_tools, field_map, run)
+            for batch, (record, facts) in enumerate(runner.results(file, _export_facts, settings, _is_array)):
+                yield from exporter.add(batch, facts)
+            yield from exporter.finish()
 
 
-def _bodies(fmt, conversations: list[list[Step]], gather_tools: bool, run: ExportRun) -> Iterator[bytes]:
-    for steps in conversations:
-        body = _body(fmt, steps, gather_tools, run)
+# What a worker (or this process) says of some records: for each record (its line, its offset
+# or None, its problems, and for each step (conversation id, its place: (offset, line, path)
+# or the Step itself when its line cannot be read again, the number of earlier steps of its
+# conversation in the batch, whether it has an output, its body per step as (bytes or None,
+# problems) or None)); and per conversation, {id: (its steps in the batch, its body then)}.
+Facts = tuple[list[tuple[int, Any, list, list[tuple]]], dict]
+
+
+def _export_facts(records: Iterable[tuple[Record, Any]], settings: tuple) -> list[Facts]:
+    format_name, per, gather_tools, field_map = settings
+    fmt = format_named(format_name)
+    gathered: dict[Any, list[Step]] = {}  # the batch's steps by conversation; the batch bounds it
+    out = []
+    for record, offset in records:
+        problems: list[Problem] = []
+        steps = []
+        for item in _record_steps(record, field_map, problems):
+            has_output = bool(item.step["output"])
+            if offset is None:  # read whole here: this process writes its bodies, from the Steps
+                steps.append((item.conversation_id, item, -1, has_output, None))
+                continue
+            conversation = gathered.setdefault(item.conversation_id, [])
+            earlier = len(conversation)
+            conversation.append(item)
+            body = _made(fmt, conversation, gather_tools) if per == "step" and has_output else None
+            steps.append((item.conversation_id, (offset, record.line, item.path), earlier, has_output, body))
+        out.append((record.line, offset, problems, steps))
+    whole = {}
+    if per == "conversation":
+        whole = {conversation_id: (len(steps), _made(fmt, steps, gather_tools))
+                 for conversation_id, steps in gathered.items()}
+    return [(out, whole)]
+
+
+def _made(fmt, steps: list[Step], gather_tools: bool) -> tuple[bytes | None, list[Problem]]:
+    run = ExportRun()
+    return _body(fmt, steps, gather_tools, run), run.problems
+
+
+class _Followed:
+    """A conversation of the window: the places of its steps; its Steps once they are needed
+    here; and, when it started at its first step of a worker's batch, that batch and the
+    worker's whole body of it (per conversation)."""
+
+    __slots__ = ("places", "steps", "batch", "whole")
+
+    def __init__(self) -> None:
+        self.places: list = []
+        self.steps: list[Step] | None = None
+        self.batch: int | None = None
+        self.whole: tuple | None = None
+
+
+class _FileExport:
+    """One file's conversations followed across its batches, in the window (see the module)."""
+
+    def __init__(self, file: str, fmt, per: str, gather_tools: bool, field_map, run: ExportRun):
+        self.file, self.fmt, self.per, self.gather_tools, self.field_map = file, fmt, per, gather_tools, field_map
+        self.run = run
+        self.window: ConversationWindow[_Followed] = ConversationWindow(CONVERSATION_WINDOW, _Followed)
+        self._read: tuple[Any, list[Step]] | None = None  # the last record read again, its Steps
+
+    def add(self, batch: int, facts: Facts) -> Iterator[bytes]:
+        records, whole = facts
+        for _, _, problems, steps in records:
+            self.run.problems.extend(problems)
+            for conversation_id, place, earlier, has_output, body in steps:
+                self.run.steps += 1
+                followed, evicted = self.window.follow(conversation_id)
+                if self.per == "conversation":
+                    for _, done in evicted:
+                        yield from self._whole(done)
+                if not followed.places and earlier == 0:
+                    followed.batch, followed.whole = batch, whole.get(conversation_id)
+                followed.places.append(place)
+                if followed.steps is not None:
+                    followed.steps.append(self._step(place))
+                if self.per == "step" and has_output:
+                    if followed.batch == batch and body is not None:
+                        yield from self._taken(body)
+                    else:
+                        yield from self._taken(self._here(followed))
+
+    def finish(self) -> Iterator[bytes]:
+        if self.per == "conversation":
+            for _, done in self.window.drain():
+                yield from self._whole(done)
+
+    def _whole(self, followed: _Followed) -> Iterator[bytes]:
+        if followed.whole is not None and followed.whole[0] == len(followed.places):
+            return self._taken(followed.whole[1])  # the worker's batch held all of it
+        return self._taken(self._here(followed))
+
+    def _here(self, followed: _Followed) -> tuple[bytes | None, list[Problem]]:
+        if followed.steps is None:
+            followed.steps = [self._step(place) for place in followed.places]
+        return _made(self.fmt, followed.steps, self.gather_tools)
+
+    def _taken(self, made: tuple[bytes | None, list[Problem]]) -> Iterator[bytes]:
+        body, problems = made
+        self.run.problems.extend(problems)
         if body is not None:
-            run.bodies += 1
+            self.run.bodies += 1
             yield body
+
+    def _step(self, place) -> Step:
+        """The Step at `place`: itself, or read again from its line as it was read."""
+        if isinstance(place, Step):
+            return place
+        offset, line, path = place
+        if self._read is None or self._read[0] != offset:
+            self._read = (offset, list(_record_steps(record_at(self.file, offset, line), self.field_map, [])))
+        return next(item for item in self._read[1] if item.path == path)
 
 
 def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun) -> bytes | None:

@@ -12,12 +12,13 @@ from ..sources import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash
                        exact_json, parse_field_map)
 from .dataset import conversation_to_dataset, dataset_item, step_text, step_to_dataset_item
 from .steps import Step, iter_paths_records, iter_paths_steps, iter_recording_steps, step_row_json
-from .tools import ConversationPairings, tool_parts, tool_rows, unwritten_tool_calls
+from .rows import iter_step_rows
+from .tools import ToolRows, tool_parts, tool_row_lines, tool_rows
 
 __all__ = [
-    "CONVERSATION_FIELDS", "FIELD_NAMES", "STEP_FIELDS", "ConversationPairings", "FieldClash", "NotWritten", "Step",
+    "CONVERSATION_FIELDS", "FIELD_NAMES", "STEP_FIELDS", "ToolRows", "FieldClash", "NotWritten", "Step",
     "adapt", "adapt_record", "exact_json", "iter_paths_records", "iter_paths_steps",
     "conversation_messages", "conversation_to_dataset", "dataset_item",
     "iter_recording_steps", "parse_field_map", "step_row_json", "step_text", "step_to_dataset_item",
-    "tool_parts", "tool_rows", "unwritten_tool_calls",
+    "iter_step_rows", "tool_parts", "tool_row_lines", "tool_rows",
 ]

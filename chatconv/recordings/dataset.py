@@ -5,13 +5,26 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..messages import extract_text_from_message, extract_text_from_messages, normalize_output
+from ..messages import extract_text_from_message, normalize_output
 from .steps import Step
 
 
 def step_text(step: dict) -> str:
-    """The text of a step's whole output array."""
-    return extract_text_from_messages(normalize_output(step["output"]))
+    """The text of a step's whole output array: extract_text_from_messages(normalize_output(
+    output)), written out in one loop, since `text` and `dataset` ask it of every step."""
+    output = step["output"]
+    messages = output if isinstance(output, list) else normalize_output(output)
+    texts = []
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "\n".join([part["text"] for part in content if isinstance(part, dict)
+                                 and part.get("type") == "text" and isinstance(part.get("text"), str)])
+        if content and isinstance(content, str):
+            texts.append(content)
+    return "\n\n".join(texts)
 
 
 def dataset_item(item: Step) -> dict:

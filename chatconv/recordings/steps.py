@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ..problems import ChatconvError, Problem, UnreadableInput
 from ..sources import FieldMap, NotWritten, Record, adapt_record, discover, exact_json, iter_records, problem_at
+from ..schemas import fast_validator
 from ..validate import check_schema
 
 @dataclass
@@ -77,6 +78,17 @@ def iter_paths_records(paths: Iterable[str | Path], split: Callable[[Any], bool]
 def _is_array(data: Any) -> bool:
     # A recording holds steps and conversations, never a bare array: any array is one of records.
     return isinstance(data, list)
+
+
+def record_steps(record: Record, field_map: FieldMap | None, problems: list[Problem]) -> Iterable[Step]:
+    """The steps of one record, as iter_recording_steps gives them (problems appended): a valid
+    step-per-line record read as written (nearly every line of a recording) costs one schema
+    check and no more."""
+    data = record.data
+    if not field_map and record.error is None and type(data) is dict and "steps" not in data \
+            and fast_validator("step-record").is_valid(data):
+        return (Step(record, data.get("conversationId"), data, ()),)
+    return _record_steps(record, field_map, problems)
 
 
 def _record_steps(record: Record, field_map: FieldMap | None, problems: list[Problem] | None) -> Iterator[Step]:

@@ -1,0 +1,86 @@
+"""The rows of `text` and `dataset`: one per step, each made of its own step alone, so a worker
+makes a batch's rows and this process writes them in order (see batches)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import orjson
+
+from ..problems import ChatconvError, Problem, UnreadableInput
+from ..sources import BATCH_BYTES, FieldMap, Record, discover
+from .batches import RecordRunner
+from .dataset import dataset_item, step_text
+from .steps import _is_array, record_steps, step_row_json
+
+TEXT_COLUMNS = ("conversationId", "stepIndex", "text")
+DATASET_COLUMNS = ("id", "prompt", "completion")
+
+
+def row_line(row: dict, line: bytes | None, output_format: str, columns: tuple) -> bytes:
+    """A row as written, with its newline: its JSON (`line`, else orjson's), or for "table" its
+    columns cut to 60 characters, for a person."""
+    if output_format == "jsonl":
+        return (line or orjson.dumps(row)) + b"\n"
+    cells = []
+    for column in columns:
+        value = row[column]
+        text = value if isinstance(value, str) else orjson.dumps(value).decode()
+        text = text.replace("\n", " ")
+        cells.append(text if len(text) <= 60 else text[:57] + "...")
+    return ("  ".join(cells) + "\n").encode("utf-8", "surrogateescape")
+
+
+def _text_row(item) -> dict:
+    return {"conversationId": item.conversation_id, "stepIndex": item.step["stepIndex"], "text": step_text(item.step)}
+
+
+_MAKERS = {"text": (_text_row, TEXT_COLUMNS), "dataset": (dataset_item, DATASET_COLUMNS)}
+
+
+def step_rows(records: Iterable[tuple[Record, Any]], settings: tuple) -> list[tuple[bytes, list[Problem]]]:
+    """The rows of some records' steps, written, and their problems, as one result: a step that
+    cannot be read or written exactly is left out with a problem. settings: (command, field
+    map, output format)."""
+    command, field_map, output_format = settings
+    make, columns = _MAKERS[command]
+    problems: list[Problem] = []
+    out = []
+    for record, _ in records:
+        for item in record_steps(record, field_map, problems):
+            row = make(item)
+            try:
+                line = step_row_json(item, row)
+            except ChatconvError as exc:
+                problems.extend(exc.problems)
+                continue
+            out.append(row_line(row, line, output_format, columns))
+    return [(b"".join(out), problems)]
+
+
+def iter_step_rows(paths: Iterable[str | Path], command: str, field_map: FieldMap | None = None,
+                   output_format: str = "jsonl", problems: list[Problem] | None = None,
+                   unreadable: list[Problem] | None = None, jobs: int | None = 1,
+                   batch_bytes: int = BATCH_BYTES) -> Iterator[bytes]:
+    """The rows of `command` ("text" or "dataset") made of each step of `paths` (files, folders,
+    -), written, in file order, each with its newline. Problems go to `problems` (without a
+    list, the first raises ChatconvError); a path that cannot be read raises UnreadableInput,
+    or with an `unreadable` list is reported there. `jobs`: worker processes for a JSONL file
+    (None: one per core for files of 16 MiB or more), each given batches of about
+    `batch_bytes`; the rows are the same whatever the number."""
+    settings = (command, field_map, output_format)
+    with RecordRunner(jobs, batch_bytes) as runner:
+        for file, _ in discover(paths):
+            try:
+                for _, (chunk, found) in runner.results(file, step_rows, settings, _is_array):
+                    if found:
+                        if problems is None:
+                            raise ChatconvError(found)
+                        problems.extend(found)
+                    if chunk:
+                        yield chunk
+            except UnreadableInput as exc:
+                if unreadable is None:
+                    raise
+                unreadable.extend(exc.problems)
