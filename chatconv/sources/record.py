@@ -32,9 +32,14 @@ class Record:
     prefix: tuple = ()
     # (path in data, path in the text) of each value read from another key (--field), located there.
     moved: tuple[tuple[tuple, tuple], ...] = ()
+    # (path in data, path in the text) of each subtree an upgrade in memory moved: a path under
+    # the first is located at the same path under the second (see unalias).
+    aliases: tuple[tuple[tuple, tuple], ...] = ()
 
     def locate(self, path: tuple[PathPart, ...]) -> Position:
         """Line and column of `path`, or of its nearest ancestor that can be found."""
+        if self.aliases:
+            path = unalias(path, self.aliases)
         if self.positions is None:
             self.positions = _json_positions(self.text, self.line) if self.text else {}
             _apply_moves(self.positions, self.moved)
@@ -50,6 +55,38 @@ class Record:
         self.moved = self.moved + tuple(moved)
         if self.positions is not None:  # located already (YAML records are located as they are read)
             _apply_moves(self.positions, moved)
+
+
+def unalias(path: tuple, aliases: tuple[tuple[tuple, tuple], ...]) -> tuple:
+    """`path` in upgraded data as the path it was read at: the longest alias that holds it, moved."""
+    best = None
+    for moved, written in aliases:
+        if path[:len(moved)] == moved and (best is None or len(moved) > len(best[0])):
+            best = moved, written
+    return path if best is None else best[1] + tuple(path[len(best[0]):])
+
+
+def compact_key_column(text: bytes, data: dict, key: str) -> int | None:
+    """The column of the top-level `key` of `data` in `text`, when `text` is `data` as orjson
+    writes it (compact, one line: how chatconv and most recorders write JSONL); else None, and
+    the key is located the usual way. Found by writing the pairs before the key, in C, rather
+    than by walking the text's tokens in Python: a step's legacy output is located at this cost.
+    """
+    try:
+        if orjson.dumps(data) != text:  # spaces, escapes, other spellings of numbers, a key twice
+            return None
+        before = orjson.dumps({name: value for name, value in _pairs_before(data, key)})
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits, say
+        return None
+    start = len(before) if len(before) > 2 else 1  # `{"a":1}` then `,"key"` at its `}`; `{}` then `{"key"`
+    return (start if before.isascii() else len(before[:start].decode())) + 1
+
+
+def _pairs_before(data: dict, key: str):
+    for name, value in data.items():
+        if name == key:
+            return
+        yield name, value
 
 
 def _apply_moves(positions: dict[tuple, Position], moved) -> None:

@@ -20,6 +20,7 @@ from ..problems import Problem
 from ..schemas import fast_validator
 from ..sources import Record, is_blank_line, load_json, problem_at
 from .conversations import RecordingChecks, ToolPart, step_facts, tool_parts
+from .legacy import OUTPUT_ALIASES, legacy_output_problem
 from .record import check_record
 
 _CHECKED_FURTHER = {"eval-file", "step-record", "conversation"}  # more than the schema to check
@@ -45,12 +46,14 @@ class LineOptions:
 
 class LineSpan(NamedTuple):
     """A line of a batch: its number in the file, where it starts and ends in the batch's bytes,
-    and for a step checked as a Record, its positions (see record_entry)."""
+    and for a step checked as a Record, its positions (see record_entry), or for a step upgraded
+    on the hot path, the aliases of the upgrade (see legacy)."""
 
     number: int
     start: int
     end: int
     positions: dict | None = None
+    aliases: tuple = ()
 
 
 class ToolLine(NamedTuple):
@@ -180,13 +183,13 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
             parts = tool_parts(data) if b'"tool-' in line else None
             if run_where is not None and conversation_id == run_id and index > run_last:
                 if parts:
-                    run_tools.append(_new(ToolLine, (run_count, _new(LineSpan, (number, start, end, None)), parts)))
+                    run_tools.append(_new(ToolLine, (run_count, _new(LineSpan, (number, start, end, None, ())), parts)))
                 run_last = index
                 run_count += 1
                 continue
             if run_where is not None:
                 entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
-            run_where = _new(LineSpan, (number, start, end, None))
+            run_where = _new(LineSpan, (number, start, end, None, ()))
             run_id, run_first, run_last, run_count = conversation_id, index, index, 1
             run_tools = [_new(ToolLine, (0, run_where, parts))] if parts else []
             continue
@@ -196,6 +199,11 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
         if kind is not None and kind not in _CHECKED_FURTHER and fast_validator(kind).is_valid(data):
             entries.append(Entry(LineSpan(number, start, end), ()))
             continue
+        if kind == "step-record" and data.__class__ is dict:
+            legacy = legacy_output_problem(data, line, file, number, is_step)
+            if legacy is not None:
+                entries.append(_legacy_entry(data, line, LineSpan(number, start, end), legacy))
+                continue
         entries.append(record_entry(Record(file, number, data, text=lines[start:end]), LineSpan(number, start, end),
                                     options, opens_file and not entries))
         if entries[-1].outcome is NOT_OURS:
@@ -203,6 +211,16 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
     if run_where is not None:
         entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
     return entries
+
+
+def _legacy_entry(step: dict, line: bytes, where: LineSpan, problem: Problem) -> Entry:
+    """The Entry of a step upgraded on the hot path (legacy): record_entry's for it."""
+    parts = tool_parts(step) if b'"tool-' in line else None
+    if parts:
+        where = where._replace(aliases=OUTPUT_ALIASES)  # the tool parts' problems are located later
+    index = step["stepIndex"]
+    tool_lines = (ToolLine(0, where, parts),) if parts else ()
+    return Entry(where, (problem,), StepRun(step.get("conversationId"), index, index, 1, tool_lines))
 
 
 def _run_entry(where: LineSpan, conversation_id: Any, first_index: int, last_index: int, count: int,
@@ -255,4 +273,5 @@ class LineBatch:
 
     def record(self, where: LineSpan) -> Record:
         """A light Record of one line: enough to locate a problem in it, no parsed data."""
-        return Record(self.file, where.number, text=self.lines[where.start:where.end], positions=where.positions)
+        return Record(self.file, where.number, text=self.lines[where.start:where.end], positions=where.positions,
+                      aliases=where.aliases)

@@ -35,13 +35,16 @@ def check_schema(record: Record, kind: str) -> list[Problem]:
             record.data, applied = original, []
     if applied and places is not None:
         _locate_upgraded_paths(record, places)
-    problems = [problem_at(record, spot, f"legacy shape: {migration.summary}", "warning",
-                           f"read as upgraded; `chatconv migrate` rewrites it (migration {migration.name})",
-                           code="legacy-shape")
-                for migration, spot in applied]
+    problems = [problem_at(record, spot, *legacy_words(migration), code="legacy-shape") for migration, spot in applied]
     if not (applied and fast_validator(kind).is_valid(record.data)):
         problems += explain(record, kind)
     return problems
+
+
+def legacy_words(migration) -> tuple[str, str, str]:
+    """The message, severity and hint of a legacy shape that `migration` upgrades."""
+    return (f"legacy shape: {migration.summary}", "warning",
+            f"read as upgraded; `chatconv migrate` rewrites it (migration {migration.name})")
 
 
 def _copy(data: Any) -> Any:
