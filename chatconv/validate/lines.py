@@ -9,8 +9,9 @@ which the main process hands to RecordingChecks (see run.Validator).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
+from operator import attrgetter
 from typing import Any, Iterator, NamedTuple
 
 import orjson
@@ -27,6 +28,7 @@ _CHECKED_FURTHER = {"eval-file", "step-record", "conversation"}  # more than the
 # The NamedTuples of the hot path are made with this: their own __new__ is a Python call, which
 # would cost checking a few per cent.
 _new = tuple.__new__
+_problem_fields = attrgetter(*(field.name for field in fields(Problem)))
 
 
 @dataclass(frozen=True)
@@ -243,6 +245,8 @@ def check_file_lines(offset: int, length: int, first_line: int, options: LineOpt
             conversation_id, first_index, last_index, count, tool_lines = steps
             steps = (conversation_id, first_index, last_index, count,
                      tuple([(line, tuple(span), parts) for line, span, parts in tool_lines]))
+        if problems:  # as their fields: a Problem costs pickle three times more (a file of warnings has many)
+            problems = tuple([_problem_fields(problem) for problem in problems])
         wire.append((tuple(where), problems, steps, outcome))
     return wire
 
@@ -257,6 +261,9 @@ def entries_from_wire(wire: list[tuple]) -> list[Entry]:
             tool_lines = tuple([_new(ToolLine, (line, _new(LineSpan, span), parts))
                                 for line, span, parts in tool_lines])
             steps = _new(StepRun, (conversation_id, first_index, last_index, count, tool_lines))
+        if problems:
+            problems = tuple([Problem(file, line, column, path, message, severity, hint, code=code)
+                              for file, line, column, path, message, severity, hint, code in problems])
         entries.append(_new(Entry, (where, problems, steps, outcome)))
     return entries
 

@@ -6,6 +6,7 @@ the records of the file.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,12 +36,14 @@ class Summary:
     skipped: int = 0  # files found in folders that hold no chatconv record
     unreadable: int = 0
     stopped: bool = False  # --max-errors was reached
+    by_code: Counter = field(default_factory=Counter)  # (code, severity) -> problems reported
 
     def count(self, problem: Problem) -> None:
         if problem.is_error:
             self.errors += 1
         else:
             self.warnings += 1
+        self.by_code[problem.code, problem.severity] += 1
 
 
 @dataclass

@@ -5,6 +5,7 @@ legacy shapes upgraded in memory (each a warning) and located in the text as wri
 from __future__ import annotations
 
 import copy
+from functools import cache
 from typing import Any
 
 import orjson
@@ -41,6 +42,7 @@ def check_schema(record: Record, kind: str) -> list[Problem]:
     return problems
 
 
+@cache
 def legacy_words(migration) -> tuple[str, str, str]:
     """The message, severity and hint of a legacy shape that `migration` upgrades."""
     return (f"legacy shape: {migration.summary}", "warning",
