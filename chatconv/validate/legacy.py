@@ -5,7 +5,7 @@ A year of such recordings has it on every line. The general path (check_schema) 
 record, notes where every container was, upgrades it with every migration and locates every
 value of its text, so that any problem found later is located as written: a hundred times a
 clean line's cost. Here the one migration is applied in place, the record checked again, the
-warning located from the parsed data (compact_key_column), and the upgrade's one move kept as
+warning located from the parsed data (compact_position), and the upgrade's one move kept as
 an alias ($.output[0]... is written at $.output...). The outcome is the general path's, Problem
 for Problem; a record this cannot settle (another problem, text written otherwise) is left to it.
 """
@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any, Callable
 
 from ..problems import Problem
-from ..sources.record import compact_key_column
+from ..sources.record import compact_position
 from .schema import legacy_words
 
 OUTPUT = ("output",)
@@ -46,12 +46,12 @@ def legacy_output_problem(data: dict, text: bytes, file: str, line: int,
     output = data.get("output")
     if migration is None or output.__class__ is not dict or migration.detect(data) != OUTPUT:
         return None
-    column = compact_key_column(text, data, "output")  # before the upgrade: the text is of data as read
-    if column is None:
+    position = compact_position(text, data, OUTPUT, line)  # before the upgrade: the text is of data as read
+    if position is None:
         return None
     migration.upgrade(data)
     if not is_valid(data):
         data["output"] = output  # as read, for the general path
         return None
     message, severity, hint = legacy_words(migration)
-    return Problem(file, line, column, "$.output", message, severity, hint, "legacy-shape")
+    return Problem(file, line, position[1], "$.output", message, severity, hint, "legacy-shape")
