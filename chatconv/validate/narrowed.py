@@ -22,7 +22,8 @@ def narrowed_validator(kind: str):
     from jsonschema import validators
 
     base = explaining_validator(kind)
-    skipping = validators.extend(type(base), {"properties": _properties, "items": _items})
+    skipping = validators.extend(type(base), {"properties": _properties, "items": _items, "allOf": _all_of,
+                                              "if": _if, "$ref": _ref})
     # The registry is the base validator's: every $ref resolves locally, as there.
     return skipping(base.schema, registry=base._registry)
 
@@ -45,6 +46,42 @@ def _items(validator, items: Any, instance: Any, schema: dict):
     for index in range(len(schema.get("prefixItems", [])), len(instance)):
         if not _is_valid(items, instance[index]):
             yield from validator.descend(instance=instance[index], schema=items, path=index)
+
+
+def _all_of(validator, all_of: list, instance: Any, schema: dict):
+    for index, subschema in enumerate(all_of):
+        if not _is_valid(subschema, instance):
+            yield from validator.descend(instance, subschema, schema_path=index)
+
+
+def _if(validator, if_schema: Any, instance: Any, schema: dict):
+    # The condition told by the compiled validator (jsonschema's own asks the slow one): a
+    # message schema dispatches on its role and each part's type with a dozen of these.
+    check = _compiled(id(if_schema))
+    holds = check(instance) if check is not None else validator.evolve(schema=if_schema).is_valid(instance)
+    branch = "then" if holds else "else"
+    if branch in schema and not _is_valid(schema[branch], instance):
+        yield from validator.descend(instance, schema[branch], schema_path=branch)
+
+
+def _ref(validator, ref: str, instance: Any, schema: dict):
+    # jsonschema's own `$ref`, less the walk of a valid value (it looks the reference up and
+    # descends as this does, through the same private resolver).
+    from jsonschema.exceptions import _WrappedReferencingError
+    from referencing.exceptions import Unresolvable
+
+    try:
+        resolved = validator._resolver.lookup(ref)
+    except Unresolvable as error:
+        raise _WrappedReferencingError(error) from error
+    target = resolved.contents
+    if _is_valid(target, instance):
+        return
+    if isinstance(target, dict) and "$schema" in target:
+        # A schema that names its dialect would be walked by that dialect's own validator
+        # class (jsonschema's evolve), without these keywords: it names the same dialect.
+        target = {key: value for key, value in target.items() if key != "$schema"}
+    yield from validator.descend(instance, target, resolver=resolved.resolver)
 
 
 def _is_valid(subschema: Any, value: Any) -> bool:

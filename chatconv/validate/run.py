@@ -133,8 +133,9 @@ class Validator:
         first = self.summary.records
         conversation, found = checks.add_steps(run.conversation_id, run.first_index, run.last_index, source, where)
         yield from found
-        for offset, tool_where, parts in run.tool_lines:
+        for offset, tool_where, parts, problems in run.tool_lines:
             self.summary.records = first + offset  # exact, should --max-errors stop on this line
+            yield from problems  # a later line's own (a legacy shape), before its tool parts'
             yield from checks.add_tool_parts(conversation, parts, source, tool_where)
         self.summary.records = first + run.count - 1
 
