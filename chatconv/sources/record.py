@@ -84,7 +84,12 @@ def compact_position(text: bytes, data: Any, path: tuple, line: int) -> Position
         node = data
         for part in path:
             if node.__class__ is dict and part in node:
-                before = orjson.dumps(dict(_pairs_before(node, part)))
+                pairs = {}
+                for name, value in node.items():
+                    if name == part:
+                        break
+                    pairs[name] = value
+                before = orjson.dumps(pairs)
                 found = offset + (len(before) if len(before) > 2 else 1)  # at the key, as walking finds
                 offset = found + len(orjson.dumps(part)) + 1
             elif node.__class__ is list and part.__class__ is int and 0 <= part < len(node):
@@ -96,13 +101,6 @@ def compact_position(text: bytes, data: Any, path: tuple, line: int) -> Position
         return None
     head = text[:found]
     return line, (found if head.isascii() else len(head.decode("utf-8", "replace"))) + 1
-
-
-def _pairs_before(data: dict, key: str):
-    for name, value in data.items():
-        if name == key:
-            return
-        yield name, value
 
 
 def _apply_moves(positions: dict[tuple, Position], moved) -> None:

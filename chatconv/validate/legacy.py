@@ -26,11 +26,12 @@ OUTPUT_ALIASES = ((("output", 0), OUTPUT),)
 
 @cache
 def _output_migration():
+    """Migration 0001 and the words of its warning; None if it were not the first to run."""
     from ..migrate import migrations_for  # here: a run without legacy records never loads them
 
     first = migrations_for("step-record")[0]
     # Only the first migration can be applied alone: what a later one finds, an earlier may move.
-    return first if first.name.startswith("0001_") else None
+    return (first, *legacy_words(first)) if first.name.startswith("0001_") else None
 
 
 def legacy_output_problem(data: dict, text: bytes, file: str, line: int,
@@ -42,9 +43,12 @@ def legacy_output_problem(data: dict, text: bytes, file: str, line: int,
     Valid after this one upgrade means no later migration applies: the step schema refuses the
     keys they rename (test_validate_problem_path holds the two paths to the same Problems).
     """
-    migration = _output_migration()
+    found = _output_migration()
     output = data.get("output")
-    if migration is None or output.__class__ is not dict or migration.detect(data) != OUTPUT:
+    if found is None or output.__class__ is not dict:
+        return None
+    migration, message, severity, hint = found
+    if migration.detect(data) != OUTPUT:
         return None
     position = compact_position(text, data, OUTPUT, line)  # before the upgrade: the text is of data as read
     if position is None:
@@ -53,5 +57,4 @@ def legacy_output_problem(data: dict, text: bytes, file: str, line: int,
     if not is_valid(data):
         data["output"] = output  # as read, for the general path
         return None
-    message, severity, hint = legacy_words(migration)
     return Problem(file, line, position[1], "$.output", message, severity, hint, "legacy-shape")

@@ -184,9 +184,11 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
         else:
             kind = forced_kind or detect_kind(data)
         if kind == "step-record":
-            if is_step(data):
+            # A one-message output is never valid: its record goes to legacy without a first check.
+            one_message = data.__class__ is dict and data.get("output").__class__ is dict
+            if not one_message and is_step(data):
                 own, aliases = (), ()
-            elif data.__class__ is dict and (legacy := legacy_output_problem(data, line, file, number, is_step)):
+            elif one_message and (legacy := legacy_output_problem(data, line, file, number, is_step)):
                 own, aliases = (legacy,), OUTPUT_ALIASES  # a step as valid ones are, with its warning
             else:
                 own = None
