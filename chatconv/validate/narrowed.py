@@ -64,16 +64,23 @@ def _if(validator, if_schema: Any, instance: Any, schema: dict):
         yield from validator.descend(instance, schema[branch], schema_path=branch)
 
 
+_RESOLVED: dict[tuple[str, str], Any] = {}  # (base URI, $ref) -> referencing's Resolved
+
+
 def _ref(validator, ref: str, instance: Any, schema: dict):
     # jsonschema's own `$ref`, less the walk of a valid value (it looks the reference up and
     # descends as this does, through the same private resolver).
     from jsonschema.exceptions import _WrappedReferencingError
     from referencing.exceptions import Unresolvable
 
-    try:
-        resolved = validator._resolver.lookup(ref)
-    except Unresolvable as error:
-        raise _WrappedReferencingError(error) from error
+    resolver = validator._resolver
+    key = (resolver._base_uri, ref)  # one registry: a reference from one base resolves to one place
+    resolved = _RESOLVED.get(key)
+    if resolved is None:
+        try:
+            resolved = _RESOLVED[key] = resolver.lookup(ref)
+        except Unresolvable as error:
+            raise _WrappedReferencingError(error) from error
     target = resolved.contents
     if _is_valid(target, instance):
         return
