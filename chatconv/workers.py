@@ -105,6 +105,10 @@ class OrderedPool:
             wait([future for _, future in pending if not future.cancel()])
 
 
+class WorkerLost(Exception):
+    """A task that a pool of another kind (a Dask cluster: cluster.py) could not run to its end."""
+
+
 def worker_result(future: Future, file: str, what: str, hint: str = "run again, or with --jobs 1 "
                   "(e.g. if memory is short)") -> Any:
     """The future's result; UnreadableInput naming `file` when its worker process died."""
@@ -113,3 +117,6 @@ def worker_result(future: Future, file: str, what: str, hint: str = "run again, 
     except BrokenProcessPool:
         raise UnreadableInput(Problem(file, None, None, "$", f"{what} stopped: a worker process ended "
                                       "unexpectedly", "error", hint, "unreadable-file")) from None
+    except WorkerLost as exc:
+        raise UnreadableInput(Problem(file, None, None, "$", f"{what} stopped: {exc}", "error",
+                                      "run again, or without --scheduler", "unreadable-file")) from None

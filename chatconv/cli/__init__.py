@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from ..problems import ChatconvError, UnreadableInput
+from ..problems import ChatconvError, UnreadableInput, UsageError
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, fail
 
 __all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_UNREADABLE", "cli", "main"]
@@ -70,6 +70,9 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except UnreadableInput as exc:
         fail(exc.problems, EXIT_UNREADABLE)
+    except UsageError as exc:  # found once the command runs (a Dask scheduler out of reach, say)
+        click.UsageError(exc.message).show()
+        sys.exit(EXIT_UNREADABLE)
     except ChatconvError as exc:
         fail(exc.problems, EXIT_INVALID)
     except OSError as exc:  # standard output on a full disk, say

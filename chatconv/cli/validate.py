@@ -32,8 +32,13 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS, max_wa
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Worker processes that check JSONL files (output is the same for any N). "
                    "[default: one per core for files of 16 MiB or more, else 1]")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Check JSONL files on the Dask cluster of the scheduler at ADDRESS (e.g. tcp://host:8786; "
+                   'needs pip install "chatconv[dask]"): their batches of lines are sent to its workers, and the '
+                   "problems are the same as a local run's.")
 @max_warnings_option
-def validate(paths, kind, era, output_format, max_errors, allow_outside_root, skip_unknown, field_map, jobs):
+def validate(paths, kind, era, output_format, max_errors, allow_outside_root, skip_unknown, field_map, jobs,
+             scheduler):
     """Check eval files, configs and recorded conversations against their schemas.
 
     PATHS are files, folders (searched for .yaml, .yml, .json and .jsonl files) or - for
@@ -59,7 +64,8 @@ def validate(paths, kind, era, output_format, max_errors, allow_outside_root, sk
     """
     validator = Validator(kind=kind, era=era,
                           allow_outside_root=allow_outside_root, max_errors=max_errors,
-                          skip_unknown=skip_unknown, jobs=jobs, field_map=field_map or None)
+                          skip_unknown=skip_unknown, jobs=jobs, field_map=field_map or None,
+                          scheduler=scheduler)
     reporter = REPORTERS[output_format]()
     for problem in validator.run(paths):
         reporter.problem(problem)

@@ -238,7 +238,13 @@ def check_file_lines(offset: int, length: int, first_line: int, options: LineOpt
     call for each NamedTuple, which would cost the workers more than checking the lines."""
     with open(options.file, "rb") as stream:
         stream.seek(offset)
-        entries = check_lines(stream.read(length), first_line, options, opens_file)
+        return check_lines_to_wire(stream.read(length), first_line, options, opens_file)
+
+
+def check_lines_to_wire(lines: bytes, first_line: int, options: LineOptions, opens_file: bool) -> list[tuple]:
+    """check_lines, its entries as plain tuples: for a worker given its lines (a Dask cluster's,
+    which need not see the file)."""
+    entries = check_lines(lines, first_line, options, opens_file)
     wire = []
     for where, problems, steps, outcome in entries:
         if steps is not None:

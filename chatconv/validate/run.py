@@ -19,7 +19,7 @@ from ..sources import (BATCH_BYTES, Batch, adapt_record, discover, empty_file_pr
                        holds_no_record, iter_line_batches, iter_records, open_binary, read_as_records)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
 from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, check_file_lines, check_lines,
-                    entries_from_wire, record_entry)
+                    check_lines_to_wire, entries_from_wire, record_entry)
 
 if TYPE_CHECKING:
     from ..workers import OrderedPool
@@ -64,6 +64,7 @@ class Validator:
     batch_bytes: int = BATCH_BYTES
     conversation_window: int = CONVERSATION_WINDOW
     field_map: dict | None = None  # fields read from other keys (sources.parse_field_map)
+    scheduler: str | None = None  # a Dask scheduler's address: JSONL batches are checked on its cluster
     summary: Summary = field(default_factory=Summary)
     _pool: OrderedPool | None = field(default=None, init=False, repr=False)
     _configs: dict = field(default_factory=dict, init=False, repr=False)  # eval_pattern_config's
@@ -162,6 +163,8 @@ class Validator:
                 opens_file = opens_file and holds_no_record(lines)
 
     def _jobs_for(self, size: int) -> int:
+        if self.scheduler is not None:
+            return 2  # every batch goes to the cluster, which has the workers
         if size <= self.batch_bytes:
             return 1  # one batch: nothing to share out
         if self.jobs is not None:
@@ -182,8 +185,8 @@ class Validator:
         from ..workers import OrderedPool, worker_result
 
         if self._pool is None:
-            self._pool = OrderedPool(jobs)
-        checked = self._pool.ordered(_worker_tasks(batches, options))
+            self._pool = OrderedPool(jobs) if self.scheduler is None else _cluster_pool(self.scheduler)
+        checked = self._pool.ordered(_worker_tasks(batches, options, ship_lines=self.scheduler is not None))
         try:
             for lines, future in checked:
                 entries = entries_from_wire(worker_result(future, options.file, "validation"))
@@ -200,12 +203,22 @@ class Validator:
             self._pool = None
 
 
-def _worker_tasks(batches: Iterable[Batch], options: LineOptions) -> Iterator[tuple]:
-    """(the batch's lines, check_file_lines, its arguments) of each batch, in order."""
+def _worker_tasks(batches: Iterable[Batch], options: LineOptions, ship_lines: bool = False) -> Iterator[tuple]:
+    """(the batch's lines, the function that checks them, its arguments) of each batch, in order:
+    a local worker reads its lines from the file, a cluster's is sent them (`ship_lines`)."""
     opens_file = True
     for first_line, offset, lines in batches:
-        yield lines, check_file_lines, (offset, len(lines), first_line, options, opens_file)
+        if ship_lines:
+            yield lines, check_lines_to_wire, (lines, first_line, options, opens_file)
+        else:
+            yield lines, check_file_lines, (offset, len(lines), first_line, options, opens_file)
         opens_file = opens_file and holds_no_record(lines)
+
+
+def _cluster_pool(address: str):
+    from ..cluster import ClusterPool  # here: only a run given --scheduler needs Dask
+
+    return ClusterPool(address)
 
 
 def validate_path(path: str | Path, kind: str | None = None, **options) -> tuple[list[Problem], Summary]:

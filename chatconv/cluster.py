@@ -1,0 +1,90 @@
+"""A Dask cluster as the worker pool (`--scheduler ADDRESS`): the same tasks the local worker
+processes run, submitted to a running scheduler, their results taken back in order.
+
+Only the work on each batch of lines goes to the cluster; the batches are read here and sent
+with their task (the cluster's workers need not see this machine's files), and what crosses
+batches (a conversation's step order, its tool calls and results) is merged here, in file
+order, as a local run merges its workers' results. So a run on a cluster reports exactly what a
+local run reports.
+
+Dask is an optional dependency (`pip install "chatconv[dask]"`): it is imported only here,
+only when a scheduler is named.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Callable, Iterable, Iterator
+
+from .problems import UsageError
+from .workers import WorkerLost
+
+CONNECT_SECONDS = 10
+
+
+class ClusterPool:
+    """OrderedPool's interface (ordered, close) over a Dask scheduler at `address`."""
+
+    def __init__(self, address: str, ahead: int = 2):
+        try:
+            from distributed import Client
+        except ImportError:
+            raise UsageError(f'--scheduler {address}: Dask is not installed (pip install "chatconv[dask]")') from None
+        try:
+            self.client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as exc:  # refused, unreachable, not an address
+            raise UsageError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc}); start one "
+                             "(`dask scheduler`) or check the address, e.g. tcp://host:8786") from None
+        # Enough batches in flight to keep every worker thread busy, and no more (memory stays flat).
+        self.jobs = max(1, sum(self.client.nthreads().values()))
+        self.ahead = ahead
+
+    def __enter__(self) -> "ClusterPool":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.client.close()
+
+    def ordered(self, tasks: Iterable[tuple[Any, Callable, tuple]]) -> Iterator[tuple[Any, "_ClusterResult"]]:
+        """(key, result) for each (key, function, args) task, in the order given."""
+        pending: deque[tuple[Any, Any]] = deque()
+        try:
+            for key, function, args in tasks:
+                # pure=False: two batches with the same bytes are still two tasks.
+                pending.append((key, self.client.submit(function, *args, pure=False)))
+                if len(pending) >= self.ahead * self.jobs:
+                    yield self._taken(pending.popleft())
+            while pending:
+                yield self._taken(pending.popleft())
+        finally:
+            if pending and self.client.status == "running":  # closed already when a task failed
+                self.client.cancel([future for _, future in pending])
+
+    @staticmethod
+    def _taken(item: tuple[Any, Any]) -> tuple[Any, "_ClusterResult"]:
+        key, future = item
+        return key, _ClusterResult(future)
+
+
+class _ClusterResult:
+    """A Dask future whose result() raises WorkerLost when the cluster could not run its task
+    (a worker died with it, the scheduler went away, the workers cannot load chatconv), as a
+    local pool's does: the user is told, never shown a traceback."""
+
+    def __init__(self, future):
+        self.future = future
+
+    def result(self) -> Any:
+        from distributed.scheduler import KilledWorker
+
+        try:
+            return self.future.result()
+        except KilledWorker:
+            raise WorkerLost("the Dask cluster lost a worker running the task") from None
+        except Exception as exc:  # the task's functions are chatconv's and raise nothing: the cluster failed
+            first_line = str(exc).split("\n", 1)[0]
+            raise WorkerLost(f"the Dask cluster could not run the task ({type(exc).__name__}: {first_line}); "
+                             "its workers need chatconv installed, the version this machine runs") from None

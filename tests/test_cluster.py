@@ -1,0 +1,99 @@
+"""Beyond one machine: `--scheduler ADDRESS` sends the batches of JSONL files to a Dask cluster's
+workers and reports exactly what a local run reports (a distributed.LocalCluster of 2 worker
+processes stands for the cluster)."""
+
+from __future__ import annotations
+
+import socket
+import sys
+
+import pytest
+from distributed import Client, LocalCluster
+
+from chatconv.sources import iter_line_batches
+from chatconv.validate import validate_path
+from conftest import run_chatconv
+from test_validate_parallel import _faulty_recording
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+        yield local
+
+
+def _tasks_run(cluster, prefix: str) -> int:
+    """How many tasks of the function `prefix` the cluster's scheduler has finished."""
+    with Client(cluster.scheduler_address) as client:
+        counts = client.run_on_scheduler(lambda dask_scheduler: {
+            name: dict(p.state_counts) for name, p in dask_scheduler.task_prefixes.items()})
+    return counts.get(prefix, {}).get("memory", 0)
+
+
+def test_validate_on_a_cluster_reports_what_a_local_run_reports(tmp_path, cluster):
+    path = _faulty_recording(tmp_path / "faulty.jsonl")  # every kind of fault, some across batches
+    before = _tasks_run(cluster, "check_lines_to_wire")
+    local = validate_path(path, jobs=1, batch_bytes=16 * 1024)
+    on_cluster = validate_path(path, batch_bytes=16 * 1024, scheduler=cluster.scheduler_address)
+    assert on_cluster == local
+    assert local[1].errors and local[1].warnings
+    with open(path, "rb") as stream:
+        batches = sum(1 for _ in iter_line_batches(stream, 16 * 1024))
+    assert batches > 100
+    assert _tasks_run(cluster, "check_lines_to_wire") - before == batches  # the cluster checked them all
+
+
+def test_validate_scheduler_option_prints_what_a_local_run_prints(tmp_path, cluster):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for copy in range(2):  # files of a few batches (1 MiB each), so that the cluster has several tasks
+        assert _faulty_recording(folder / f"run-{copy}.jsonl").stat().st_size > 2 * 1024 * 1024
+    local = run_chatconv("validate", folder, "--format", "json")
+    remote = run_chatconv("validate", folder, "--format", "json", "--scheduler", cluster.scheduler_address)
+    assert (remote.returncode, remote.stdout) == (local.returncode, local.stdout) == (1, local.stdout)
+    assert b'"errors"' in local.stdout
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_scheduler_out_of_reach_is_a_usage_error(tmp_path):
+    path = _faulty_recording(tmp_path / "faulty.jsonl")  # more than one batch: the cluster is asked for
+    result = run_chatconv("validate", path, "--scheduler", f"tcp://127.0.0.1:{_free_port()}")
+    assert result.returncode == 2
+    assert b"cannot reach a Dask scheduler" in result.stderr
+    assert b"Traceback" not in result.stderr
+
+
+def test_without_dask_the_scheduler_option_says_how_to_install_it(tmp_path, monkeypatch):
+    from chatconv.cluster import ClusterPool
+    from chatconv.problems import UsageError
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if Dask were not installed
+    with pytest.raises(UsageError, match=r'pip install "chatconv\[dask\]"'):
+        ClusterPool("tcp://127.0.0.1:8786")
+
+
+class _FailedFuture:
+    def __init__(self, exc):
+        self.exc = exc
+
+    def result(self):
+        raise self.exc
+
+
+def test_a_task_the_cluster_cannot_run_stops_its_file_with_a_message():
+    from chatconv.cluster import _ClusterResult
+    from chatconv.problems import UnreadableInput
+    from chatconv.workers import worker_result
+
+    failed = _ClusterResult(_FailedFuture(RuntimeError("Error during deserialization of the task graph.\nmore")))
+    with pytest.raises(UnreadableInput) as stopped:
+        worker_result(failed, "run.jsonl", "validation")
+    [problem] = stopped.value.problems
+    assert (problem.file, problem.code) == ("run.jsonl", "unreadable-file")
+    assert "could not run the task (RuntimeError: Error during deserialization of the task graph.)" in problem.message
+    assert "workers need chatconv installed" in problem.message
