@@ -44,15 +44,19 @@ class Record:
             found = compact_position(self.text, self.data, path, self.line)
             if found is not None:
                 return found
-        if self.positions is None:
-            self.positions = _json_positions(self.text, self.line) if self.text else {}
-            _apply_moves(self.positions, self.moved)
+        positions = self.walked_positions()
         for end in range(len(path), -1, -1):
-            position = self.positions.get(tuple(path[:end]))
+            position = positions.get(tuple(path[:end]))
             if position:
                 return position
         return (self.line, 1)
 
+    def walked_positions(self) -> dict[tuple, Position]:
+        """The position of every path in the text, found by walking it once (then kept)."""
+        if self.positions is None:
+            self.positions = _json_positions(self.text, self.line) if self.text else {}
+            _apply_moves(self.positions, self.moved)
+        return self.positions
 
     def move(self, moved: tuple[tuple[tuple, tuple], ...]) -> None:
         """Locate each value read from another key (data path, text path) where it is in the text."""

@@ -111,7 +111,7 @@ def _locate_upgraded_paths(record: Record, places: dict[int, tuple[Any, tuple, d
                 stack.append((item, path + (index,), original + (index,) if place is not None else None))
     if aliases:
         found = {path: record.locate(original) for path, original in aliases.items()}
-        record.positions.update(found)  # locate made record.positions
+        record.walked_positions().update(found)  # kept with the record: its text no longer holds its data
 
 
 def _holds(value: Any, target: Any, depth: int = 2) -> bool:
