@@ -55,9 +55,10 @@ def test_bad_input_gets_one_clear_message(repo, name):
     path.write_bytes(content.encode() if isinstance(content, str) else content)
     result = run_chatconv("validate", path)
     assert result.returncode == status, result.stdout_text
-    problems = result.stdout_text.splitlines()[:-1]
+    *problems, summary, count = result.stdout_text.splitlines()  # the summary, then the count by code
     assert len(problems) == 1, result.stdout_text
     [problem] = problems
+    assert "1 error" in summary and count.startswith("  1 × ") and count.endswith(" (error)")
     assert problem.startswith(f"{path}:{line}:" if line else f"{path}:")
     assert ": error: " in problem and expected in problem
 
@@ -111,7 +112,8 @@ def test_max_errors_stops_early(tmp_path):
     path.write_text("{}\n" * 50)
     result = run_chatconv("validate", "--kind", "step", "--max-errors", "2", path)
     lines = result.stdout_text.splitlines()
-    assert result.returncode == 1 and len(lines) == 3 and "stopped early" in lines[-1]
+    assert result.returncode == 1 and len(lines) == 4 and "stopped early" in lines[2]
+    assert lines[3] == "  2 × missing-key (error)"  # the counts are of what was reported
 
 
 def test_folders_skip_files_that_are_not_chatconv_records(repo):

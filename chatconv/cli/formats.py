@@ -16,7 +16,7 @@ from ..problems import UsageError
 from ..sources import parse_field_map
 from ..recordings.batches import JOBS_HELP
 from .recordings import FIELD_HELP, field_map_option
-from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, plural
+from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, max_warnings_option, plural
 
 
 def _written(lines: Iterator[bytes], output: str | None) -> None:
@@ -96,6 +96,7 @@ def _report(problems, summary: str) -> None:
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Worker processes that import JSONL files (output is the same for any N). "
                    "[default: one per core for files of 16 MiB or more, else 1]")
+@max_warnings_option
 def import_(paths, format_name, conversations, field_map, output, jobs):
     run = ImportRun()
     _written(import_records(paths, format_name, conversations, run, field_map, jobs), output)

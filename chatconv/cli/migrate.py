@@ -15,7 +15,7 @@ import click
 from ..eras import era_names
 from ..problems import UsageError
 from .recordings import FIELD_HELP, field_map_option
-from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, plural, short_line
+from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, max_warnings_option, plural, short_line
 
 PROGRESS_MIN_BYTES = 32 << 20  # a progress bar on a terminal for files from this size
 
@@ -38,6 +38,7 @@ PROGRESS_MIN_BYTES = 32 << 20  # a progress bar on a terminal for files from thi
                    "a file already there or past it is left as it is.")
 @click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option,
               help=FIELD_HELP + " The field is migrated where it is, under its own key (JSON and JSONL files).")
+@max_warnings_option
 def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs, to_era, field_map):
     """Rewrite recordings (JSONL) and eval files (YAML, JSON) in the current shape.
 

@@ -1,13 +1,15 @@
 """The one place the commands write problems: a reporter per output format (text lines, GitHub
-workflow annotations, one JSON object), the summary line, migrate's short form, and the exit
-status that follows from what was reported.
+workflow annotations, one JSON object), the summary line and the counts by code, migrate's
+short form, --max-warnings, and the exit status that follows from what was reported.
 
 Exit status: 0 valid (warnings allowed), 1 invalid input, 2 usage error or unreadable input.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections import Counter
 from typing import Iterable, NoReturn
 
 import click
@@ -27,15 +29,107 @@ def write_json_line(value) -> None:
     sys.stdout.buffer.write(orjson.dumps(value) + b"\n")
 
 
-def summary_line(summary: Summary) -> str:
-    """`N files, N records: N errors, N warnings`, and why files were skipped or the run stopped."""
+def summary_line(summary: Summary, cap: WarningCap | None = None) -> str:
+    """`N files, N records: N errors, N warnings`, and why files were skipped, the run stopped,
+    or warnings were not printed (--max-warnings)."""
     text = (f"{plural(summary.files, 'file')}, {plural(summary.records, 'record')}: "
             f"{plural(summary.errors, 'error')}, {plural(summary.warnings, 'warning')}")
     if summary.skipped:
         text += f" ({summary.skipped} skipped: not chatconv records)"
     if summary.stopped:
         text += " (stopped early: --max-errors reached)"
+    if cap is not None and cap.hidden:
+        text += f" ({cap.not_printed_text()})"
     return text
+
+
+def count_lines(by_code: Counter, cap: WarningCap | None = None) -> list[str]:
+    """One line per (code, severity) reported, the most frequent first: `  29,060 × legacy-shape
+    (warning)`, with how many of them --max-warnings left unprinted."""
+    lines = []
+    for (code, severity), count in sorted(by_code.items(), key=lambda item: (-item[1], str(item[0]))):
+        hidden = cap.hidden.get(code, 0) if cap is not None and severity == "warning" else 0
+        note = f"; {hidden:,} not printed" if hidden else ""
+        lines.append(f"  {count:,} × {code or 'no code'} ({severity}{note})")
+    return lines
+
+
+def count_objects(by_code: Counter, cap: WarningCap | None = None) -> list[dict]:
+    """The counts by code of the JSON output: [{"code", "severity", "count", "not_printed"}]."""
+    return [{"code": code, "severity": severity, "count": count,
+             "not_printed": cap.hidden.get(code, 0) if cap is not None and severity == "warning" else 0}
+            for (code, severity), count in sorted(by_code.items(), key=lambda item: (-item[1], str(item[0])))]
+
+
+class WarningCap:
+    """--max-warnings N: at most N warning lines of each code are printed; the others are
+    counted, and the counts stay whole. Errors are never held back: a CI run that fails must
+    show every reason it failed (--max-errors stops a run instead)."""
+
+    def __init__(self, limit: int | None = None):
+        self.limit = limit
+        self.printed: Counter = Counter()  # warning lines printed, by code
+        self.hidden: Counter = Counter()  # warning lines held back, by code
+        self.noted = False  # the summary has said how many were held back
+
+    def shows(self, problem: Problem) -> bool:
+        """Whether to print the problem; counts it as held back when not."""
+        if self.limit is None or problem.severity != "warning":
+            return True
+        code = problem.code
+        if self.printed[code] < self.limit:
+            self.printed[code] += 1
+            return True
+        self.hidden[code] += 1
+        return False
+
+    def not_printed_text(self) -> str:
+        total = sum(self.hidden.values())
+        return f"{total:,} {'warning' if total == 1 else 'warnings'} not printed: --max-warnings {self.limit}"
+
+    def note(self) -> list[str]:
+        """What the summary says of the warnings held back, once: a command whose summary line
+        does not know of the cap (import) gets these lines after it."""
+        if self.noted or not self.hidden:
+            return []
+        self.noted = True
+        by_code = Counter({(code, "warning"): self.printed[code] + hidden for code, hidden in self.hidden.items()})
+        return [f"({self.not_printed_text()})", *count_lines(by_code, self)]
+
+
+_CAP = "chatconv.max_warnings"
+
+
+def current_cap() -> WarningCap:
+    """The --max-warnings of the command running (max_warnings_option), else none."""
+    context = click.get_current_context(silent=True)
+    cap = context.find_root().meta.get(_CAP) if context is not None else None
+    return cap if cap is not None else WarningCap()
+
+
+def max_warnings_option(command):
+    """The --max-warnings option of a command that reports problems (validate, migrate, import).
+
+    Its reporters (TextReporter, GithubReporter, JsonReporter, ShortReporter) made while it runs
+    print at most N warning lines of each code; the summary keeps the whole counts and says how
+    many were not printed. A summary line that does not know of the cap is followed by that note.
+    """
+
+    @functools.wraps(command)
+    def run(*args, max_warnings=None, **kwargs):
+        cap = WarningCap(max_warnings)
+        click.get_current_context().find_root().meta[_CAP] = cap
+        try:
+            return command(*args, **kwargs)
+        finally:
+            for line in cap.note():
+                click.echo(line, err=True)
+
+    return click.option(
+        "--max-warnings", type=click.IntRange(min=0), metavar="N",
+        help="Print at most N warnings of each code (e.g. 0: none): a legacy file warns on every line. "
+             "The counts stay whole, and the summary says how many were not printed. Errors are "
+             "always printed (see --max-errors, where there is one, to stop early).")(run)
 
 
 def github_annotation(problem: Problem) -> str:
@@ -56,48 +150,77 @@ def short_line(file: str, message: str, line: int | None = None, hint: str | Non
     return f"{where}: error: {message}" + (f" ({hint})" if hint else "")
 
 
+def _summary_lines(summary: Summary, cap: WarningCap) -> list[str]:
+    cap.noted = True
+    return [summary_line(summary, cap), *count_lines(summary.by_code, cap)]
+
+
 class TextReporter:
-    """One line per problem (FILE:LINE:COL: severity: PATH: message (hint)), then the summary."""
+    """One line per problem (FILE:LINE:COL: severity: PATH: message (hint)), then the summary
+    and the counts by code.
+
+    Lines are written to the stream as they come and flushed with the summary, not one by one
+    (as click.echo does): a legacy file has a warning on every line."""
 
     def __init__(self, err: bool = False):
         self.err = err  # the commands that write data on standard output report on standard error
+        self.out = sys.stderr if err else sys.stdout
+        self.cap = current_cap()
 
     def problem(self, problem: Problem) -> None:
-        click.echo(problem.format_text(), err=self.err)
+        if self.cap.shows(problem):
+            self.out.write(problem.format_text() + "\n")
 
     def summary(self, summary: Summary) -> None:
-        click.echo(summary_line(summary), err=self.err)
+        self.out.write("".join(line + "\n" for line in _summary_lines(summary, self.cap)))
+        self.out.flush()
 
 
 class GithubReporter:
     """A workflow annotation per problem on standard output; the summary on standard error."""
 
+    def __init__(self):
+        self.cap = current_cap()
+
     def problem(self, problem: Problem) -> None:
-        click.echo(github_annotation(problem))
+        if self.cap.shows(problem):
+            sys.stdout.write(github_annotation(problem) + "\n")
 
     def summary(self, summary: Summary) -> None:
-        click.echo(summary_line(summary), err=True)
+        sys.stdout.flush()
+        for line in _summary_lines(summary, self.cap):
+            click.echo(line, err=True)
 
 
 class JsonReporter:
-    """One object at the end: the counts and every problem (SPEC §7)."""
+    """One object at the end: the counts and the problems (SPEC §7), and, added to it, the
+    counts by code (`counts`) and the warnings --max-warnings left out (`not_printed`)."""
 
     def __init__(self):
         self.problems: list[dict] = []
+        self.cap = current_cap()
 
     def problem(self, problem: Problem) -> None:
-        self.problems.append(problem.to_dict())
+        if self.cap.shows(problem):
+            self.problems.append(problem.to_dict())
 
     def summary(self, summary: Summary) -> None:
+        self.cap.noted = True
         write_json_line({"files": summary.files, "records": summary.records, "errors": summary.errors,
-                         "warnings": summary.warnings, "problems": self.problems})
+                         "warnings": summary.warnings, "problems": self.problems,
+                         "counts": count_objects(summary.by_code, self.cap),
+                         "not_printed": sum(self.cap.hidden.values())})
 
 
 class ShortReporter:
     """migrate's problems, on standard error: FILE: error: message (hint)."""
 
+    def __init__(self):
+        self.cap = current_cap()
+
     def problem(self, problem: Problem) -> None:
-        click.echo(short_line(problem.file, problem.message, hint=problem.hint), err=True)
+        if self.cap.shows(problem):
+            click.echo(short_line(problem.file, problem.message, hint=problem.hint), err=True)
 
 
 REPORTERS = {"text": TextReporter, "json": JsonReporter, "github": GithubReporter}

@@ -10,7 +10,7 @@ from ..eras import ERAS, era_names
 from ..kinds import kind_names
 from ..validate import Validator
 from .recordings import FIELD_HELP, field_map_option
-from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS
+from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS, max_warnings_option
 
 
 @click.command()
@@ -36,6 +36,7 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS
               help="Check JSONL files on the Dask cluster of the scheduler at ADDRESS (e.g. tcp://host:8786; "
                    'needs pip install "chatconv[dask]"): their batches of lines are sent to its workers, and the '
                    "problems are the same as a local run's.")
+@max_warnings_option
 def validate(paths, kind, era, output_format, max_errors, allow_outside_root, skip_unknown, field_map, jobs,
              scheduler):
     """Check eval files, configs and recorded conversations against their schemas.
@@ -53,8 +54,12 @@ def validate(paths, kind, era, output_format, max_errors, allow_outside_root, sk
       chatconv validate stepTraces.json --field input=turn.userMessage --field output=agentMessages
 
     \b
-    Text output, one line per problem, then a summary:
+    Text output, one line per problem, then a summary, then a count per code:
       FILE:LINE:COL: error|warning: JSON.PATH: message (hint)
+      N files, N records: N errors, N warnings
+        N × CODE (error|warning)
+    --max-warnings N prints N warnings of each code at most (a legacy recording warns on
+    every line); the counts stay whole.
     Exit status: 0 valid (warnings allowed), 1 invalid, 2 unreadable input or usage error.
     """
     validator = Validator(kind=kind, era=era,

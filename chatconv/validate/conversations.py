@@ -48,7 +48,7 @@ AS_IT_IS, WITHOUT_DATA = _AsItIs(), _WithoutData()
 def light_record(record: Record) -> Record:
     """The record without its data: what locating a problem in it takes, kept for later."""
     return Record(record.file, record.line, text=record.text, positions=record.positions, prefix=record.prefix,
-                  moved=record.moved)
+                  moved=record.moved, aliases=record.aliases)
 
 
 def step_facts(step: dict, text: str | bytes | None, path: tuple = ()) -> tuple[int, tuple[ToolPart, ...] | None]:

@@ -13,8 +13,8 @@ import orjson
 
 from ..kinds import RECORDING_KINDS
 from ..problems import Problem
-from ..schemas import explaining_validator
 from ..sources import Record, integers_beyond_64_bits, problem_at
+from .narrowed import narrowed_validator
 
 _ROLE_SYNONYMS = {"human": "user", "ai": "assistant", "bot": "assistant", "model": "assistant",
                   "function": "tool", "developer": "system"}
@@ -40,7 +40,7 @@ def explain(record: Record, kind: str) -> list[Problem]:
 def _explain(record: Record, kind: str) -> list[Problem]:
     from jsonschema.exceptions import best_match
 
-    errors = list(explaining_validator(kind).iter_errors(record.data))
+    errors = list(narrowed_validator(kind).iter_errors(record.data))
     if not errors:  # the two validators disagree; say so rather than pass the record
         return [problem_at(record, (), f"the record does not match the {kind} schema", code="bad-value")]
     best = best_match(errors)

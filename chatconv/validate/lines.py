@@ -9,8 +9,9 @@ which the main process hands to RecordingChecks (see run.Validator).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
+from operator import attrgetter
 from typing import Any, Iterator, NamedTuple
 
 import orjson
@@ -20,12 +21,14 @@ from ..problems import Problem
 from ..schemas import fast_validator
 from ..sources import Record, is_blank_line, load_json, problem_at
 from .conversations import RecordingChecks, ToolPart, step_facts, tool_parts
+from .legacy import OUTPUT_ALIASES, legacy_output_problem
 from .record import check_record
 
 _CHECKED_FURTHER = {"eval-file", "step-record", "conversation"}  # more than the schema to check
 # The NamedTuples of the hot path are made with this: their own __new__ is a Python call, which
 # would cost checking a few per cent.
 _new = tuple.__new__
+_problem_fields = attrgetter(*(field.name for field in fields(Problem)))
 
 
 @dataclass(frozen=True)
@@ -45,25 +48,30 @@ class LineOptions:
 
 class LineSpan(NamedTuple):
     """A line of a batch: its number in the file, where it starts and ends in the batch's bytes,
-    and for a step checked as a Record, its positions (see record_entry)."""
+    and for a step checked as a Record, its positions (see record_entry), or for a step upgraded
+    on the hot path, the aliases of the upgrade (see legacy)."""
 
     number: int
     start: int
     end: int
     positions: dict | None = None
+    aliases: tuple = ()
 
 
 class ToolLine(NamedTuple):
-    """A line of a StepRun that holds tool parts."""
+    """A line of a StepRun, after its first, that holds tool parts or problems of its own (a
+    legacy shape upgraded on the hot path; see legacy), or the first line, with tool parts."""
 
     offset: int  # lines after the run's first
     where: LineSpan
-    parts: tuple[ToolPart, ...]
+    parts: tuple[ToolPart, ...] | None
+    problems: tuple[Problem, ...] = ()  # reported before the checks of its tool parts
 
 
 class StepRun(NamedTuple):
     """Consecutive lines that are steps of one conversation with increasing stepIndex: what the
-    checks across lines need of them. Only the run's first line may have problems of its own."""
+    checks across lines need of them. The first line's own problems are its Entry's, a later
+    line's its ToolLine's."""
 
     conversation_id: Any
     first_index: int
@@ -120,7 +128,7 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
         # Located already, perhaps with the paths of an upgrade (check_schema), which the text
         # alone does not give: the tool parts' problems are located as one record at a time.
         where = where._replace(positions=record.positions)
-    tool_lines = (ToolLine(0, where, parts),) if parts else ()
+    tool_lines = (ToolLine(0, where, parts, ()),) if parts else ()
     return Entry(where, problems, StepRun(step.conversation_id, index, index, 1, tool_lines))
 
 
@@ -155,7 +163,7 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
     entries: list[Entry] = []
     # The StepRun being gathered, in locals (the hot path makes no object for it): the LineSpan
     # of its first line (None when there is none), then its fields.
-    run_where = run_id = run_first = run_last = None
+    run_where = run_own = run_id = run_first = run_last = None
     run_count, run_tools = 0, []
     end = 0
     for number, line in enumerate(lines.split(b"\n"), first_line):
@@ -166,7 +174,7 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
             # Blank lines are no records, nor is a line that holds just a BOM (as migrate says).
             if not is_blank_line(line):
                 if run_where is not None:
-                    entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
+                    entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools))
                     run_where = None
                 entries.append(record_entry(load_json(lines[start:end], file, number), LineSpan(number, start, end),
                                             options, opens_file and not entries))  # read here when after a BOM
@@ -175,23 +183,35 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
             kind = "step-record"  # what detect_kind says, told without a call: most lines are steps
         else:
             kind = forced_kind or detect_kind(data)
-        if kind == "step-record" and is_step(data):
+        if kind == "step-record":
+            # A one-message output is never valid: its record goes to legacy without a first check.
+            one_message = data.__class__ is dict and data.get("output").__class__ is dict
+            if not one_message and is_step(data):
+                own, aliases = (), ()
+            elif one_message and (legacy := legacy_output_problem(data, line, file, number, is_step)):
+                own, aliases = (legacy,), OUTPUT_ALIASES  # a step as valid ones are, with its warning
+            else:
+                own = None
+        else:
+            own = None
+        if own is not None:
             conversation_id, index = data.get("conversationId"), data["stepIndex"]
             parts = tool_parts(data) if b'"tool-' in line else None
             if run_where is not None and conversation_id == run_id and index > run_last:
-                if parts:
-                    run_tools.append(_new(ToolLine, (run_count, _new(LineSpan, (number, start, end, None)), parts)))
+                if parts or own:
+                    run_tools.append(_new(ToolLine, (run_count, _new(LineSpan, (number, start, end, None, aliases)),
+                                                     parts, own)))
                 run_last = index
                 run_count += 1
                 continue
             if run_where is not None:
-                entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
-            run_where = _new(LineSpan, (number, start, end, None))
+                entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools))
+            run_where, run_own = _new(LineSpan, (number, start, end, None, aliases)), own
             run_id, run_first, run_last, run_count = conversation_id, index, index, 1
-            run_tools = [_new(ToolLine, (0, run_where, parts))] if parts else []
+            run_tools = [_new(ToolLine, (0, run_where, parts, ()))] if parts else []
             continue
         if run_where is not None:
-            entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
+            entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools))
             run_where = None
         if kind is not None and kind not in _CHECKED_FURTHER and fast_validator(kind).is_valid(data):
             entries.append(Entry(LineSpan(number, start, end), ()))
@@ -201,14 +221,14 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
         if entries[-1].outcome is NOT_OURS:
             return entries  # the file is skipped: the rest of it does not matter
     if run_where is not None:
-        entries.append(_run_entry(run_where, run_id, run_first, run_last, run_count, run_tools))
+        entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools))
     return entries
 
 
-def _run_entry(where: LineSpan, conversation_id: Any, first_index: int, last_index: int, count: int,
-               tool_lines: list[ToolLine]) -> Entry:
-    return _new(Entry, (where, (), _new(StepRun, (conversation_id, first_index, last_index, count, tuple(tool_lines))),
-                        RECORD))
+def _run_entry(where: LineSpan, problems: tuple[Problem, ...], conversation_id: Any, first_index: int,
+               last_index: int, count: int, tool_lines: list[ToolLine]) -> Entry:
+    return _new(Entry, (where, problems, _new(StepRun, (conversation_id, first_index, last_index, count,
+                                                        tuple(tool_lines))), RECORD))
 
 
 def check_file_lines(offset: int, length: int, first_line: int, options: LineOptions,
@@ -231,9 +251,19 @@ def check_sent_lines(lines: bytes, first_line: int, options: LineOptions, opens_
         if steps is not None:
             conversation_id, first_index, last_index, count, tool_lines = steps
             steps = (conversation_id, first_index, last_index, count,
-                     tuple([(line, tuple(span), parts) for line, span, parts in tool_lines]))
-        wire.append((tuple(where), problems, steps, outcome))
+                     tuple([(line, tuple(span), parts, _to_wire(own)) for line, span, parts, own in tool_lines]))
+        wire.append((tuple(where), _to_wire(problems), steps, outcome))
     return wire
+
+
+def _to_wire(problems: tuple[Problem, ...]) -> tuple:
+    # As their fields: a Problem costs pickle three times more (a legacy file warns on every line).
+    return tuple([_problem_fields(problem) for problem in problems]) if problems else ()
+
+
+def _from_wire(problems: tuple) -> tuple[Problem, ...]:
+    return tuple([Problem(file, line, column, path, message, severity, hint, code=code)
+                  for file, line, column, path, message, severity, hint, code in problems])
 
 
 def entries_from_wire(wire: list[tuple]) -> list[Entry]:
@@ -243,9 +273,11 @@ def entries_from_wire(wire: list[tuple]) -> list[Entry]:
         where = _new(LineSpan, where)
         if steps is not None:
             conversation_id, first_index, last_index, count, tool_lines = steps
-            tool_lines = tuple([_new(ToolLine, (line, _new(LineSpan, span), parts))
-                                for line, span, parts in tool_lines])
+            tool_lines = tuple([_new(ToolLine, (line, _new(LineSpan, span), parts, _from_wire(own) if own else ()))
+                                for line, span, parts, own in tool_lines])
             steps = _new(StepRun, (conversation_id, first_index, last_index, count, tool_lines))
+        if problems:
+            problems = _from_wire(problems)
         entries.append(_new(Entry, (where, problems, steps, outcome)))
     return entries
 
@@ -262,4 +294,5 @@ class LineBatch:
 
     def record(self, where: LineSpan) -> Record:
         """A light Record of one line: enough to locate a problem in it, no parsed data."""
-        return Record(self.file, where.number, text=self.lines[where.start:where.end], positions=where.positions)
+        return Record(self.file, where.number, text=self.lines[where.start:where.end], positions=where.positions,
+                      aliases=where.aliases)

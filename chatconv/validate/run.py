@@ -6,6 +6,7 @@ the records of the file.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,12 +36,14 @@ class Summary:
     skipped: int = 0  # files found in folders that hold no chatconv record
     unreadable: int = 0
     stopped: bool = False  # --max-errors was reached
+    by_code: Counter = field(default_factory=Counter)  # (code, severity) -> problems reported
 
     def count(self, problem: Problem) -> None:
         if problem.is_error:
             self.errors += 1
         else:
             self.warnings += 1
+        self.by_code[problem.code, problem.severity] += 1
 
 
 @dataclass
@@ -131,8 +134,9 @@ class Validator:
         first = self.summary.records
         conversation, found = checks.add_steps(run.conversation_id, run.first_index, run.last_index, source, where)
         yield from found
-        for offset, tool_where, parts in run.tool_lines:
+        for offset, tool_where, parts, problems in run.tool_lines:
             self.summary.records = first + offset  # exact, should --max-errors stop on this line
+            yield from problems  # a later line's own (a legacy shape), before its tool parts'
             yield from checks.add_tool_parts(conversation, parts, source, tool_where)
         self.summary.records = first + run.count - 1
 

@@ -5,6 +5,7 @@ legacy shapes upgraded in memory (each a warning) and located in the text as wri
 from __future__ import annotations
 
 import copy
+from functools import cache
 from typing import Any
 
 import orjson
@@ -35,13 +36,17 @@ def check_schema(record: Record, kind: str) -> list[Problem]:
             record.data, applied = original, []
     if applied and places is not None:
         _locate_upgraded_paths(record, places)
-    problems = [problem_at(record, spot, f"legacy shape: {migration.summary}", "warning",
-                           f"read as upgraded; `chatconv migrate` rewrites it (migration {migration.name})",
-                           code="legacy-shape")
-                for migration, spot in applied]
+    problems = [problem_at(record, spot, *legacy_words(migration), code="legacy-shape") for migration, spot in applied]
     if not (applied and fast_validator(kind).is_valid(record.data)):
         problems += explain(record, kind)
     return problems
+
+
+@cache
+def legacy_words(migration) -> tuple[str, str, str]:
+    """The message, severity and hint of a legacy shape that `migration` upgrades."""
+    return (f"legacy shape: {migration.summary}", "warning",
+            f"read as upgraded; `chatconv migrate` rewrites it (migration {migration.name})")
 
 
 def _copy(data: Any) -> Any:
@@ -106,7 +111,7 @@ def _locate_upgraded_paths(record: Record, places: dict[int, tuple[Any, tuple, d
                 stack.append((item, path + (index,), original + (index,) if place is not None else None))
     if aliases:
         found = {path: record.locate(original) for path, original in aliases.items()}
-        record.positions.update(found)  # locate made record.positions
+        record.walked_positions().update(found)  # kept with the record: its text no longer holds its data
 
 
 def _holds(value: Any, target: Any, depth: int = 2) -> bool:

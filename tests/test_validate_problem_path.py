@@ -1,0 +1,235 @@
+"""The problem path: files where every line has a warning, or many lines an error, give the same
+problems, in the same order, as one record at a time (the general path), whatever --jobs; the
+summary counts them by code, and --max-warnings caps the lines printed, not the counts."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import sys
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chatconv.sources import Record
+from chatconv.sources.record import _json_positions, compact_position
+from chatconv.validate import validate_path
+from chatconv.validate.explain import explain
+from conftest import read_jsonl, recorded_files, run_chatconv
+
+
+def _base_steps() -> list[dict]:
+    return [step for path in recorded_files() for step in read_jsonl(path) if "steps" not in step]
+
+
+BASE = _base_steps()
+
+
+def _call(call_id, key="input"):
+    return {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": call_id, "toolName": "t", key: {}}]}
+
+
+def _result(call_id):
+    return {"role": "tool", "content": [{"type": "tool-result", "toolCallId": call_id, "toolName": "t",
+                                         "output": {"type": "text", "value": "v"}}]}
+
+
+def _one_message(step: dict) -> dict:
+    return dict(step, output=step["output"][0])
+
+
+# Each fault turns a valid step (its number n in the file) into one line of the file.
+FAULTS = {
+    "clean": lambda step, n: orjson.dumps(step),
+    "legacy": lambda step, n: orjson.dumps(_one_message(step)),
+    "legacy, a call never answered": lambda step, n: orjson.dumps(dict(step, output=_call(f"never-{n}"))),
+    "legacy, a call answered later": lambda step, n: orjson.dumps(dict(step, output=_call("shared"))),
+    "legacy, a result answering nothing": lambda step, n: orjson.dumps(dict(step, output=_result(f"nobody-{n}"))),
+    "legacy and AI SDK 4 parts": lambda step, n: orjson.dumps(dict(step, output=_call(f"old-{n}", "args"))),
+    "legacy, written with spaces": lambda step, n: json.dumps(_one_message(step)).encode(),
+    "legacy, non-ASCII before the output": lambda step, n: orjson.dumps(
+        _one_message(dict(step, input={"role": "user", "content": "café ü → 日本"}))),
+    "legacy, output written twice": lambda step, n: orjson.dumps(_one_message(step))[:-1]
+    + b',"output":' + orjson.dumps(step["output"][0]) + b"}",
+    "legacy, stepIndex going down": lambda step, n: orjson.dumps(_one_message(dict(step, stepIndex=0))),
+    "legacy and an unknown key": lambda step, n: orjson.dumps(dict(_one_message(step), colour="red")),
+    "a schema error": lambda step, n: orjson.dumps(dict(step, input=dict(step["input"], role="human"))),
+    "two schema errors": lambda step, n: orjson.dumps(dict(step, input=dict(step["input"], role="human"),
+                                                           timestamp="yesterday")),
+    "a wrong type deep in the output": lambda step, n: orjson.dumps(
+        dict(step, output=[*step["output"], {"role": "assistant", "content": [{"type": "text", "text": 5}]}])),
+    "unknown key": lambda step, n: orjson.dumps(dict(step, colour="red")),
+}
+
+
+def _write(path, faults: list[str]) -> None:
+    lines = []
+    for n, fault in enumerate(faults):
+        step = dict(BASE[n % len(BASE)], conversationId=f"c{n // 4}", stepIndex=n % 4)
+        lines.append(FAULTS[fault](orjson.loads(orjson.dumps(step)), n) + b"\n")
+    lines.append(orjson.dumps(dict(BASE[0], conversationId="last", output=[_result("shared")])) + b"\n")
+    path.write_bytes(b"".join(lines))
+
+
+def _one_record_at_a_time(monkeypatch, path):
+    """Standard input takes the general path: every record read whole and checked alone."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    problems, summary = validate_path("-")
+    return [dataclasses.replace(problem, file=str(path)) for problem in problems], summary
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(list(FAULTS)), min_size=1, max_size=60))
+def test_the_problem_path_gives_the_general_paths_problems_whatever_the_jobs(tmp_path_factory, monkeypatch, faults):
+    path = tmp_path_factory.mktemp("problems") / "r.jsonl"
+    _write(path, faults)
+    expected = _one_record_at_a_time(monkeypatch, path)
+    assert validate_path(path, jobs=1) == expected
+    assert validate_path(path, jobs=1, batch_bytes=512) == expected
+    assert validate_path(path, jobs=2, batch_bytes=2048) == expected
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_every_fault_is_reported_as_one_record_at_a_time(tmp_path, monkeypatch, jobs):
+    path = tmp_path / "r.jsonl"
+    _write(path, [fault for fault in FAULTS for _ in range(3)] * 4)
+    problems, summary = expected = _one_record_at_a_time(monkeypatch, path)
+    assert validate_path(path, jobs=jobs, batch_bytes=4096) == expected
+    codes = set(summary.by_code)
+    assert {("legacy-shape", "warning"), ("tool-call-unanswered", "warning"), ("tool-result-orphan", "error"),
+            ("bad-value", "error"), ("wrong-type", "error"), ("step-order", "error"),
+            ("unknown-key", "warning")} <= codes
+    assert sum(summary.by_code.values()) == len(problems) == summary.errors + summary.warnings
+    # A call in a legacy step's one message is located in the line as written ($.output.content...).
+    never = next(p for p in problems if "'never-" in p.message)
+    line = path.read_bytes().split(b"\n")[never.line - 1]
+    assert never.path == "$.output[0].content[0].toolCallId"
+    assert never.column == line.index(b'"toolCallId":"never-') + 1
+
+
+def _paths(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, path + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _paths(item, path + (index,))
+
+
+@pytest.mark.parametrize("path", recorded_files(), ids=lambda p: p.name)
+def test_compact_positions_are_the_walked_positions(path):
+    for number, line in enumerate(path.read_bytes().splitlines(), 1):
+        data = orjson.loads(line)
+        text = orjson.dumps(data)  # the fixtures as orjson writes them, non-ASCII text included
+        walked = _json_positions(text, number)
+        for spot in [*_paths(data), ("nowhere",), ("steps", 10**6, "x")]:
+            expected = next(walked[spot[:end]] for end in range(len(spot), -1, -1) if spot[:end] in walked)
+            assert compact_position(text, data, spot, number) == expected, spot
+
+
+def test_text_that_orjson_would_not_write_is_walked():
+    data = {"a": 1, "output": {"x": 1}}
+    assert compact_position(b'{"a": 1, "output": {"x": 1}}', data, ("output",), 1) is None
+    assert compact_position(b'{"a":1,"output":{"x":0},"output":{"x":1}}', data, ("output",), 1) is None
+    assert compact_position(b'{"a":1,"output":{"x":1}}', data, ("output", "x"), 7) == (7, 18)
+
+
+@pytest.mark.parametrize("fault", ["a schema error", "two schema errors", "a wrong type deep in the output",
+                                   "unknown key", "legacy and AI SDK 4 parts"])
+def test_narrowed_explanations_are_the_full_ones(fault, monkeypatch):
+    """Explaining without walking the valid values gives the Problems a full walk gives."""
+    from chatconv.schemas import explaining_validator
+
+    explaining = sys.modules["chatconv.validate.explain"]
+    for n, step in enumerate(BASE):
+        text = FAULTS[fault](orjson.loads(orjson.dumps(step)), n)
+        narrow = explain(Record("f", 1, orjson.loads(text), text=text), "step-record")
+        with monkeypatch.context() as patched:
+            patched.setattr(explaining, "narrowed_validator", explaining_validator)
+            full = explain(Record("f", 1, orjson.loads(text), text=text), "step-record")
+        assert narrow == full and narrow
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line: counts by code, --max-warnings
+
+
+def _legacy_file(tmp_path, count=30):
+    """`count` legacy steps (a warning each), then three with an error each."""
+    path = tmp_path / "legacy.jsonl"
+    answer = {"role": "assistant", "content": "a"}
+    steps = [{"conversationId": "c", "stepIndex": n, "input": {"role": "user", "content": "q"}, "output": answer}
+             for n in range(count)]
+    steps += [{"conversationId": "c", "stepIndex": n, "input": {"role": "human", "content": "q"}, "output": [answer]}
+              for n in range(count, count + 3)]
+    path.write_bytes(b"".join(orjson.dumps(step) + b"\n" for step in steps))
+    return path
+
+
+def test_text_output_counts_problems_by_code(tmp_path):
+    result = run_chatconv("validate", _legacy_file(tmp_path))
+    lines = result.stdout_text.splitlines()
+    assert result.returncode == 1 and len(lines) == 33 + 3
+    assert lines[-3] == "1 file, 33 records: 3 errors, 30 warnings"
+    assert lines[-2:] == ["  30 × legacy-shape (warning)", "  3 × bad-value (error)"]
+
+
+def test_max_warnings_caps_the_lines_of_each_code_not_the_counts(tmp_path):
+    path = _legacy_file(tmp_path)
+    result = run_chatconv("validate", "--max-warnings", "5", path)
+    lines = result.stdout_text.splitlines()
+    warnings = [line for line in lines if ": warning: " in line]
+    errors = [line for line in lines if ": error: " in line]
+    assert result.returncode == 1 and len(warnings) == 5 and len(errors) == 3  # errors are never held back
+    assert warnings == [line for line in run_chatconv("validate", path).stdout_text.splitlines()
+                        if ": warning: " in line][:5]  # the first five, in order
+    assert lines[-3] == "1 file, 33 records: 3 errors, 30 warnings (25 warnings not printed: --max-warnings 5)"
+    assert lines[-2] == "  30 × legacy-shape (warning; 25 not printed)"
+    github = run_chatconv("validate", "--format", "github", "--max-warnings", "0", path)
+    assert github.stdout_text.count("::warning ") == 0 and github.stdout_text.count("::error ") == 3
+    assert "30 warnings (30 warnings not printed: --max-warnings 0)" in github.stderr_text
+
+
+def test_json_output_counts_by_code_and_says_what_was_not_printed(tmp_path):
+    path = _legacy_file(tmp_path)
+    report = json.loads(run_chatconv("validate", "--format", "json", path).stdout)
+    assert (report["errors"], report["warnings"], len(report["problems"])) == (3, 30, 33)
+    assert report["counts"] == [
+        {"code": "legacy-shape", "severity": "warning", "count": 30, "not_printed": 0},
+        {"code": "bad-value", "severity": "error", "count": 3, "not_printed": 0}]
+    assert report["not_printed"] == 0
+    capped = json.loads(run_chatconv("validate", "--format", "json", "--max-warnings", "2", path).stdout)
+    assert len(capped["problems"]) == 5 and capped["warnings"] == 30 and capped["not_printed"] == 28
+    assert capped["counts"][0] == {"code": "legacy-shape", "severity": "warning", "count": 30, "not_printed": 28}
+
+
+def test_import_max_warnings(tmp_path):
+    body = {"messages": [{"role": "user", "content": "hi"},
+                         {"role": "assistant", "content": None, "tool_calls": [
+                             {"id": "c", "type": "function", "function": {"name": "f", "arguments": "not json"}}]},
+                         {"role": "tool", "tool_call_id": "c", "content": "ok"}]}
+    path = tmp_path / "bodies.jsonl"
+    path.write_bytes(orjson.dumps(body) + b"\n" + orjson.dumps(body) + b"\n" + orjson.dumps(body) + b"\n")
+    whole = run_chatconv("import", path)
+    capped = run_chatconv("import", "--max-warnings", "1", path)
+    assert whole.stdout == capped.stdout and whole.returncode == capped.returncode == 0
+    assert whole.stderr_text.count(": warning: ") == 3 and capped.stderr_text.count(": warning: ") == 1
+    assert capped.stderr_text.splitlines()[-2:] == ["(2 warnings not printed: --max-warnings 1)",
+                                                    "  3 × arguments-not-json (warning; 2 not printed)"]
+
+
+def test_migrate_takes_max_warnings(tmp_path):
+    """migrate's problems are errors (a line that stops the run, unreadable input): the option
+    is taken, so that one set of options serves validate, migrate and import, and holds none back."""
+    path = _legacy_file(tmp_path, count=4)
+    path.write_bytes(path.read_bytes().replace(b'"human"', b'"user"'))
+    whole = run_chatconv("migrate", path)
+    capped = run_chatconv("migrate", "--max-warnings", "0", path)
+    assert whole.returncode == capped.returncode == 0 and whole.stdout == capped.stdout
+    assert whole.stderr_text == capped.stderr_text and "4 migrated" in capped.stderr_text
+    missing = run_chatconv("migrate", "--max-warnings", "0", tmp_path / "gone.jsonl")
+    assert missing.returncode == 2 and "gone.jsonl" in missing.stderr_text
