@@ -454,3 +454,36 @@ def test_a_compressed_eval_file_named_on_the_command_line_is_read_and_migrated_w
     assert plain.read_bytes() != source.read_bytes()  # an older era's file: it moved on
     assert run_chatconv("migrate", "--in-place", packed).returncode == 0
     assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+
+
+def _answered_later(conversations: int) -> list[bytes]:
+    """Interleaved conversations whose calls are answered a step later: `tools` reads a waiting
+    call's arguments again, and export a conversation's earlier steps, when they are final."""
+    lines = []
+    for step in range(2):
+        for c in range(conversations):
+            output = ({"role": "assistant", "content": [{"type": "tool-call", "toolCallId": f"id{c}", "toolName": "t",
+                                                         "input": {"q": c, "pad": "x" * 200}}]} if step == 0 else
+                      {"role": "tool", "content": [{"type": "tool-result", "toolCallId": f"id{c}", "toolName": "t",
+                                                    "output": {"type": "text", "value": f"v{c}"}}]})
+            lines.append(orjson.dumps({"conversationId": f"c{c}", "stepIndex": step,
+                                       "input": {"role": "user", "content": "go"}, "output": [output]}) + b"\n")
+    return lines
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".zst"])
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_calls_answered_later_and_conversations_across_batches_read_alike_compressed(tmp_path, suffix, jobs):
+    from chatconv.formats.exporting import export_bodies
+    from chatconv.recordings.tools import tool_row_lines
+
+    plain = tmp_path / "later.jsonl"
+    plain.write_bytes(b"".join(_answered_later(40)))
+    packed = compressed_copy(plain, tmp_path, suffix)
+    rows = {path: b"".join(tool_row_lines([str(path)], jobs=jobs, batch_bytes=2048)) for path in (plain, packed)}
+    assert rows[packed] == rows[plain]
+    assert rows[plain].count(b'"status":"ok"') == 40 and b'"q":39' in rows[plain]
+    for per in ("step", "conversation"):
+        bodies = {path: list(export_bodies([str(path)], "openai-chat", per, jobs=jobs, batch_bytes=2048))
+                  for path in (plain, packed)}
+        assert bodies[packed] == bodies[plain] and len(bodies[plain]) == (80 if per == "step" else 40)

@@ -62,7 +62,7 @@ def export_bodies(paths: Sequence[str], format_name: str, per: str = "step", gat
     with RecordRunner(jobs, batch_bytes) as runner:
         for file, _ in discover(paths):
             exporter = _FileExport(file, fmt, per, gather_tools, field_map, run)
-            for batch, (record, facts) in enumerate(runner.results(file, _export_facts, settings, _is_array)):
+            for batch, (record, facts) in enumerate(runner.results(file, _export_facts, settings, _is_array, reads_again=True)):
                 yield from exporter.add(batch, facts)
             yield from exporter.finish()
 

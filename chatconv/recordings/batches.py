@@ -16,8 +16,8 @@ from itertools import chain
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from ..problems import UnreadableInput
-from ..sources import BATCH_BYTES, Record, empty_file_problem, file_format, is_blank_line, iter_line_batches, \
-    iter_records, load_json, open_binary
+from ..sources import (BATCH_BYTES, Record, compression_of, empty_file_problem, file_format, is_blank_line,
+                       iter_line_batches, iter_records, load_json, open_binary)
 from ..validate import PARALLEL_MIN_BYTES
 
 # ((record, its byte offset in the file, or None when it cannot be read again there), ..., settings)
@@ -87,14 +87,15 @@ class RecordRunner:
             self._pool.close()
             self._pool = None
 
-    def results(self, file: str, work: RecordWork, settings: Any, split: Callable[[Any], bool] | None = None
-                ) -> Iterator[tuple[Record | None, Any]]:
+    def results(self, file: str, work: RecordWork, settings: Any, split: Callable[[Any], bool] | None = None,
+                reads_again: bool = False) -> Iterator[tuple[Record | None, Any]]:
         """(a Record or None, a result of work) for the records of `file`, in order: the Record
         is given with the results of a record read here whole (its offset is then None), None
         with those of a JSONL file's batch (its lines are read again with record_at). An empty
         JSONL file gives its one record, its empty-file error. Raises UnreadableInput when the
-        file cannot be read."""
-        if file == "-" or file_format(file) != "jsonl":
+        file cannot be read. A compressed file's lines cannot be read again by offset: for a
+        command that `reads_again`, it is read record by record here, as standard input is."""
+        if file == "-" or file_format(file) != "jsonl" or (reads_again and compression_of(file) is not None):
             for record in iter_records(file, split):
                 for result in work([(record, None)], settings):
                     yield record, result

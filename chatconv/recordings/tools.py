@@ -405,7 +405,8 @@ def tool_row_lines(paths: str | Path | Iterable[str | Path], field_map: FieldMap
             try:
                 rows = ToolRows(file, field_map, output_format, window, max_memory, found)
                 try:
-                    for record, facts in runner.results(file, tool_facts, (field_map, output_format), _is_array):
+                    steps = runner.results(file, tool_facts, (field_map, output_format), _is_array, reads_again=True)
+                    for record, facts in steps:
                         yield from rows.add(record, facts)
                         if problems is None and found:
                             errors = [problem for problem in found if problem.is_error]
