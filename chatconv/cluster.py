@@ -17,9 +17,15 @@ from collections import deque
 from typing import Any, Callable, Iterable, Iterator
 
 from .problems import UsageError
-from .workers import WorkerLost
+from .workers import OrderedPool, WorkerLost
 
 CONNECT_SECONDS = 10
+
+
+def ordered_pool(jobs: int, scheduler: str | None = None):
+    """The pool a command shares its batches out to: `jobs` local worker processes, or the Dask
+    cluster of the scheduler at `scheduler` when one is named."""
+    return OrderedPool(jobs) if scheduler is None else ClusterPool(scheduler)
 
 
 class ClusterPool:

@@ -1,5 +1,5 @@
 """Beyond one machine: `--scheduler ADDRESS` sends the batches of JSONL files to a Dask cluster's
-workers and reports exactly what a local run reports (a distributed.LocalCluster of 2 worker
+workers, and validate, text, tools and dataset write exactly what a local run writes (a distributed.LocalCluster of 2 worker
 processes stands for the cluster)."""
 
 from __future__ import annotations
@@ -52,6 +52,31 @@ def test_validate_scheduler_option_prints_what_a_local_run_prints(tmp_path, clus
     remote = run_chatconv("validate", folder, "--format", "json", "--scheduler", cluster.scheduler_address)
     assert (remote.returncode, remote.stdout) == (local.returncode, local.stdout) == (1, local.stdout)
     assert b'"errors"' in local.stdout
+
+
+@pytest.mark.parametrize("command", ["text", "tools", "dataset"])
+def test_the_recording_commands_on_a_cluster_write_what_a_local_run_writes(tmp_path, cluster, command):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for copy in range(2):
+        _faulty_recording(folder / f"run-{copy}.jsonl")  # problems too: reported alike
+    local = run_chatconv(command, folder, "--jobs", "1")
+    remote = run_chatconv(command, folder, "--scheduler", cluster.scheduler_address)
+    assert (remote.returncode, remote.stdout, remote.stderr) == (local.returncode, local.stdout, local.stderr)
+    assert local.stdout.count(b"\n") > 1000 and local.stderr
+
+
+def test_tools_pairs_calls_across_batches_run_on_a_cluster(tmp_path, cluster):
+    from chatconv.recordings.tools import tool_row_lines
+
+    path = _faulty_recording(tmp_path / "faulty.jsonl")
+    before = _tasks_run(cluster, "work_batch")
+    local_problems, remote_problems = [], []
+    local = list(tool_row_lines([str(path)], problems=local_problems, jobs=1, batch_bytes=16 * 1024))
+    remote = list(tool_row_lines([str(path)], problems=remote_problems, batch_bytes=16 * 1024,
+                                 scheduler=cluster.scheduler_address))
+    assert (remote, remote_problems) == (local, local_problems)
+    assert _tasks_run(cluster, "work_batch") - before > 100  # one task a batch
 
 
 def _free_port() -> int:

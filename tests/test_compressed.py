@@ -212,12 +212,13 @@ def test_a_cut_short_file_is_one_problem_after_every_whole_line_before_it(tmp_pa
     result = run_chatconv("validate", "--jobs", jobs, packed)
     assert result.returncode == 2
     tool = "gzip" if suffix == ".gz" else "zstd"
-    last = result.stdout_text.splitlines()[-2]
+    *_, last, summary, counts = result.stdout_text.splitlines()
     assert last.startswith(f"{packed}:{whole + 1}:1: error: $: the {tool} data is cut short or corrupt after "
                            f"line {whole}, the last whole line")
     assert f"`{tool} -dc FILE > PART.jsonl` keeps the lines before" in last
     # Every whole line before was checked (the plain file's first lines are clean): no other problem.
-    assert result.stdout_text.splitlines()[-1] == f"1 file, {whole} records: 1 error, 0 warnings"
+    assert summary == f"1 file, {whole} records: 1 error, 0 warnings"
+    assert counts.split() == ["1", "×", "compressed-data", "(error)"]
 
 
 def decompress_prefix(path: Path, suffix: str) -> bytes:

@@ -29,12 +29,22 @@ def field_map_option(ctx, param, pairs):
         raise click.BadParameter(str(exc)) from None
 
 
+def scheduler_option(command):
+    """--scheduler ADDRESS: a JSONL file's batches of lines go to a Dask cluster's workers."""
+    return click.option(
+        "--scheduler", metavar="ADDRESS",
+        help="Read JSONL files on the Dask cluster of the scheduler at ADDRESS (e.g. tcp://host:8786; needs "
+             'pip install "chatconv[dask]"): their batches of lines are sent to its workers, and the output is '
+             "the same as a local run's.")(command)
+
+
 def _recording_options(command):
     command = click.option("--format", "output_format", type=click.Choice(["jsonl", "table"]), default="jsonl",
                            show_default=True, help="jsonl: one JSON object per line; table: for a person.")(command)
     command = click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option,
                            help=FIELD_HELP)(command)
     command = click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)(command)
+    command = scheduler_option(command)
     return click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))(command)
 
 
@@ -91,9 +101,9 @@ def _write(lines) -> None:
     {_RECORDING_FILE}
     """)
 @_recording_options
-def text(paths, field_map, output_format, jobs):
+def text(paths, field_map, output_format, jobs, scheduler):
     problems, unreadable = [], []
-    _write(iter_step_rows(paths, "text", field_map, output_format, problems, unreadable, jobs))
+    _write(iter_step_rows(paths, "text", field_map, output_format, problems, unreadable, jobs, scheduler=scheduler))
     _finish(problems, unreadable)
 
 
@@ -126,9 +136,10 @@ def text(paths, field_map, output_format, jobs):
                    "calls waiting for a result (id, name and place, not their arguments) and the rows waiting "
                    "behind them. Past it, the least recently active conversations are finished early: their "
                    "waiting calls are written unanswered, with a warning, and a later result for one answers no call.")
-def tools(paths, field_map, output_format, window, jobs, max_memory):
+def tools(paths, field_map, output_format, window, jobs, scheduler, max_memory):
     problems, unreadable = [], []
-    _write(tool_row_lines(paths, field_map, window, problems, unreadable, output_format, jobs, max_memory))
+    _write(tool_row_lines(paths, field_map, window, problems, unreadable, output_format, jobs, max_memory,
+                          scheduler=scheduler))
     _finish(problems, unreadable)
 
 
@@ -143,7 +154,8 @@ def tools(paths, field_map, output_format, window, jobs, max_memory):
     {_RECORDING_FILE}
     """)
 @_recording_options
-def dataset(paths, field_map, output_format, jobs):
+def dataset(paths, field_map, output_format, jobs, scheduler):
     problems, unreadable = [], []
-    _write(iter_step_rows(paths, "dataset", field_map, output_format, problems, unreadable, jobs))
+    _write(iter_step_rows(paths, "dataset", field_map, output_format, problems, unreadable, jobs,
+                          scheduler=scheduler))
     _finish(problems, unreadable)

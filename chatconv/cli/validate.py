@@ -9,7 +9,7 @@ import click
 from ..eras import ERAS, era_names
 from ..kinds import kind_names
 from ..validate import Validator
-from .recordings import FIELD_HELP, field_map_option
+from .recordings import FIELD_HELP, field_map_option, scheduler_option
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS, max_warnings_option
 
 
@@ -32,10 +32,7 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS, max_wa
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Worker processes that check JSONL files (output is the same for any N). "
                    "[default: one per core for files of 16 MiB or more, else 1]")
-@click.option("--scheduler", metavar="ADDRESS",
-              help="Check JSONL files on the Dask cluster of the scheduler at ADDRESS (e.g. tcp://host:8786; "
-                   'needs pip install "chatconv[dask]"): their batches of lines are sent to its workers, and the '
-                   "problems are the same as a local run's.")
+@scheduler_option
 @max_warnings_option
 def validate(paths, kind, era, output_format, max_errors, allow_outside_root, skip_unknown, field_map, jobs,
              scheduler):

@@ -74,9 +74,10 @@ class RecordRunner:
     """Runs a command's `work` over each record of its files, in file order; one pool of
     workers for the whole run, started when a file first needs it. Use as a context manager."""
 
-    def __init__(self, jobs: int | None = None, batch_bytes: int = BATCH_BYTES):
+    def __init__(self, jobs: int | None = None, batch_bytes: int = BATCH_BYTES, scheduler: str | None = None):
         self.jobs = jobs
         self.batch_bytes = batch_bytes
+        self.scheduler = scheduler  # a Dask scheduler's address: the batches go to its cluster
         self._pool = None
 
     def __enter__(self) -> "RecordRunner":
@@ -119,6 +120,8 @@ class RecordRunner:
                 yield record, result
 
     def _jobs_for(self, size: int) -> int:
+        if self.scheduler is not None:
+            return 2  # every batch goes to the cluster, which has the workers
         if size <= self.batch_bytes or self.jobs == 1:
             return 1  # one batch: nothing to share out
         if self.jobs is not None:
@@ -130,10 +133,11 @@ class RecordRunner:
         return available_cores()
 
     def _by_workers(self, file: str, batches, work: RecordWork, settings: Any, jobs: int) -> Iterator[tuple]:
-        from ..workers import OrderedPool, worker_result
+        from ..cluster import ordered_pool  # here: a run without workers skips multiprocessing
+        from ..workers import worker_result
 
         if self._pool is None:
-            self._pool = OrderedPool(jobs)
+            self._pool = ordered_pool(jobs, self.scheduler)
         tasks = ((None, _work_batch, (work, file, batch.first_line, batch.offset, batch.data, settings))
                  for batch in batches)
         ordered = self._pool.ordered(tasks)

@@ -62,15 +62,16 @@ def step_rows(records: Iterable[tuple[Record, Any]], settings: tuple) -> list[tu
 def iter_step_rows(paths: Iterable[str | Path], command: str, field_map: FieldMap | None = None,
                    output_format: str = "jsonl", problems: list[Problem] | None = None,
                    unreadable: list[Problem] | None = None, jobs: int | None = 1,
-                   batch_bytes: int = BATCH_BYTES) -> Iterator[bytes]:
+                   batch_bytes: int = BATCH_BYTES, scheduler: str | None = None) -> Iterator[bytes]:
     """The rows of `command` ("text" or "dataset") made of each step of `paths` (files, folders,
     -), written, in file order, each with its newline. Problems go to `problems` (without a
     list, the first raises ChatconvError); a path that cannot be read raises UnreadableInput,
     or with an `unreadable` list is reported there. `jobs`: worker processes for a JSONL file
     (None: one per core for files of 16 MiB or more), each given batches of about
-    `batch_bytes`; the rows are the same whatever the number."""
+    `batch_bytes`; the rows are the same whatever the number, or on the Dask cluster of the
+    scheduler at the address `scheduler`."""
     settings = (command, field_map, output_format)
-    with RecordRunner(jobs, batch_bytes) as runner:
+    with RecordRunner(jobs, batch_bytes, scheduler) as runner:
         for file, _ in discover(paths):
             try:
                 for _, (chunk, found) in runner.results(file, step_rows, settings, _is_array):

@@ -393,14 +393,15 @@ def _size(value: Any) -> int:
 def tool_row_lines(paths: str | Path | Iterable[str | Path], field_map: FieldMap | None = None,
                    window: int = CONVERSATION_WINDOW, problems: list[Problem] | None = None,
                    unreadable: list[Problem] | None = None, output_format: str = "jsonl", jobs: int | None = 1,
-                   max_memory: int = DEFAULT_MAX_MEMORY, batch_bytes: int = BATCH_BYTES) -> Iterator[bytes]:
+                   max_memory: int = DEFAULT_MAX_MEMORY, batch_bytes: int = BATCH_BYTES,
+                   scheduler: str | None = None) -> Iterator[bytes]:
     """Each `tools` row of a recording (files, folders, -), written, with its newline; see
     tool_rows. `jobs`: worker processes for a JSONL file (None: one per core for files of
     16 MiB or more), each given batches of about `batch_bytes`; the rows are the same whatever
-    the number."""
+    the number, or on the Dask cluster of the scheduler at the address `scheduler`."""
     paths = [paths] if isinstance(paths, (str, Path)) else paths
     found: list[Problem] = [] if problems is None else problems
-    with RecordRunner(jobs, batch_bytes) as runner:
+    with RecordRunner(jobs, batch_bytes, scheduler) as runner:
         for file, _ in discover(paths):
             try:
                 rows = ToolRows(file, field_map, output_format, window, max_memory, found)

@@ -185,10 +185,11 @@ class Validator:
         file's batches, which cannot be read by offset, are sent to them. This process keeps
         each batch to locate the few problems found across lines.
         """
-        from ..workers import OrderedPool, worker_result
+        from ..cluster import ordered_pool  # here: a run without workers skips multiprocessing
+        from ..workers import worker_result
 
         if self._pool is None:
-            self._pool = OrderedPool(jobs) if self.scheduler is None else _cluster_pool(self.scheduler)
+            self._pool = ordered_pool(jobs, self.scheduler)
         unread: list[UnreadableInput] = []  # compressed data that failed: after the batches before it
         checked = self._pool.ordered(_worker_tasks(batches, options, unread, send_lines=self.scheduler is not None))
         try:
@@ -227,11 +228,6 @@ def _worker_tasks(batches: Iterable[Batch], options: LineOptions, unread: list[U
     except UnreadableInput as exc:
         unread.append(exc)
 
-
-def _cluster_pool(address: str):
-    from ..cluster import ClusterPool  # here: only a run given --scheduler needs Dask
-
-    return ClusterPool(address)
 
 
 def validate_path(path: str | Path, kind: str | None = None, **options) -> tuple[list[Problem], Summary]:
