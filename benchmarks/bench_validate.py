@@ -23,6 +23,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -232,12 +233,16 @@ def run(command: list[str]) -> dict:
     every child so far), the CPU time is theirs together. With worker processes the largest
     one understates what the run takes, so the memory of the whole process tree is sampled too.
     """
-    started = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
-    tree = TreeMemory(child.pid)
-    stdout, stderr = child.stdout.read(), child.stderr.read()  # small: a summary line at most
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - started
+    # The output goes to files, of which the end is read: a run that prints a problem per line
+    # prints tens of MB, and this process, grown to hold them, would pass its peak on to the next
+    # child (Linux carries a process's peak RSS over fork and exec into ru_maxrss).
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(command, stdout=out, stderr=err, env=child_env())
+        tree = TreeMemory(child.pid)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - started
+        stdout, stderr = _tail(out), _tail(err)
     tree.stop()
     child.returncode = os.waitstatus_to_exitcode(status)  # tell Popen the child is reaped
     peak = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)  # Linux counts KiB
@@ -245,6 +250,13 @@ def run(command: list[str]) -> dict:
             "peak_mib": peak / MiB, "tree_mib": tree.peak_kib * 1024 / MiB,
             "stdout": stdout.decode(errors="replace").strip(),
             "stderr": stderr.decode(errors="replace").strip()}
+
+
+def _tail(stream, size: int = 1 << 20) -> bytes:
+    """The last `size` bytes written to `stream` (the summary and counts end the output)."""
+    end = stream.seek(0, os.SEEK_END)
+    stream.seek(max(0, end - size))
+    return stream.read()
 
 
 class TreeMemory:
