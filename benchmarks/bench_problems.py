@@ -33,7 +33,7 @@ import orjson
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_validate import (FIXTURES, ORJSON_LOOP, best_of, count_lines, default_command, memory_mib,  # noqa: E402
+from bench_validate import (ORJSON_LOOP, add_run_arguments, best_of, count_lines, memory_mib,  # noqa: E402
                             recording, run)
 
 MIN_ORJSON_RATIO = 0.35
@@ -131,16 +131,7 @@ def print_table(f: dict) -> None:
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=200_000, help="steps (lines) in each file (default: %(default)s)")
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs of each; the best is kept (default: %(default)s)")
-    parser.add_argument("--line-bytes", type=int, default=900, help="average generated line size (default: %(default)s)")
-    parser.add_argument("--jobs", type=int, help="passed to chatconv validate as --jobs (default: validate picks)")
-    parser.add_argument("--command", default=default_command(),
-                        help="how to run chatconv, as a shell-quoted command (default: %(default)s)")
-    parser.add_argument("--workdir", default=str(HERE / "data"), help="where generated files go (default: benchmarks/data, git-ignored)")
-    parser.add_argument("--fixtures", default=str(FIXTURES), help="folder of real recorded *.jsonl (default: %(default)s)")
-    parser.add_argument("--regenerate", action="store_true", help="write the generated files again even if they exist")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
+    add_run_arguments(parser, "steps (lines) in each file")
     return parser.parse_args(argv)
 
 

@@ -457,9 +457,15 @@ def print_table(f: dict) -> None:
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=200_000, help="steps (lines) in the main file (default: %(default)s)")
+    add_run_arguments(parser, "steps (lines) in the main file")
     parser.add_argument("--grow", type=int, default=10, help="the big file for the memory check is this many times larger (default: %(default)s)")
     parser.add_argument("--big-steps", type=int, help="steps in the big file, instead of STEPS x GROW; 0 skips it")
+    return parser.parse_args(argv)
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, steps_help: str) -> None:
+    """The arguments of a benchmark of validate on generated recordings (bench_problems' too)."""
+    parser.add_argument("--steps", type=int, default=200_000, help=f"{steps_help} (default: %(default)s)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each; the best is kept (default: %(default)s)")
     parser.add_argument("--line-bytes", type=int, default=900, help="average generated line size (default: %(default)s)")
     parser.add_argument("--jobs", type=int, help="passed to chatconv validate as --jobs (default: not passed, "
@@ -470,7 +476,6 @@ def parse_args(argv=None):
     parser.add_argument("--fixtures", default=str(FIXTURES), help="folder of real recorded *.jsonl (default: %(default)s)")
     parser.add_argument("--regenerate", action="store_true", help="write the generated files again even if they exist")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
-    return parser.parse_args(argv)
 
 
 def main(argv=None) -> None:

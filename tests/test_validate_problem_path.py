@@ -19,6 +19,7 @@ from chatconv.sources.record import _json_positions, compact_position
 from chatconv.validate import validate_path
 from chatconv.validate.explain import explain
 from conftest import read_jsonl, recorded_files, run_chatconv
+from test_sources import _paths
 
 
 def _base_steps() -> list[dict]:
@@ -110,23 +111,13 @@ def test_every_fault_is_reported_as_one_record_at_a_time(tmp_path, monkeypatch, 
     assert never.column == line.index(b'"toolCallId":"never-') + 1
 
 
-def _paths(value, path=()):
-    yield path
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _paths(item, path + (key,))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _paths(item, path + (index,))
-
-
 @pytest.mark.parametrize("path", recorded_files(), ids=lambda p: p.name)
 def test_compact_positions_are_the_walked_positions(path):
     for number, line in enumerate(path.read_bytes().splitlines(), 1):
         data = orjson.loads(line)
         text = orjson.dumps(data)  # the fixtures as orjson writes them, non-ASCII text included
         walked = _json_positions(text, number)
-        for spot in [*_paths(data), ("nowhere",), ("steps", 10**6, "x")]:
+        for spot in [*(path for path, _ in _paths(data)), ("nowhere",), ("steps", 10**6, "x")]:
             expected = next(walked[spot[:end]] for end in range(len(spot), -1, -1) if spot[:end] in walked)
             assert compact_position(text, data, spot, number) == expected, spot
 

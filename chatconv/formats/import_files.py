@@ -18,9 +18,8 @@ import os
 from typing import Iterator, Sequence
 
 from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
-from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, discover, file_format, iter_jsonl,
-                       iter_line_batches, open_binary)
-from ..validate import PARALLEL_MIN_BYTES
+from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, batch_workers, discover, file_format,
+                       iter_jsonl, iter_line_batches, open_binary)
 from .importing import ImportRun, Importer, ImportState
 from .registry import OWN_SUFFIXES
 
@@ -53,15 +52,7 @@ def _jobs_for(importer: Importer, file: str, jobs: int | None, batch_bytes: int)
     if jobs == 1 or file == "-" or file_format(file) != "jsonl" or importer.own_reader(file) is not None:
         return 1
     size = os.path.getsize(file) if os.path.isfile(file) else 0
-    if size <= batch_bytes:
-        return 1
-    if jobs is not None:
-        return jobs
-    if size < PARALLEL_MIN_BYTES:
-        return 1
-    from ..workers import available_cores
-
-    return available_cores()
+    return batch_workers(size, jobs, batch_bytes)
 
 
 def import_paths(paths: Sequence[str], format_name: str | None = None, conversations: bool = False,

@@ -16,9 +16,8 @@ from itertools import chain
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from ..problems import UnreadableInput
-from ..sources import (BATCH_BYTES, Record, compression_of, empty_file_problem, file_format, is_blank_line,
+from ..sources import (BATCH_BYTES, Record, batch_workers, compression_of, empty_file_problem, file_format, is_blank_line,
                        iter_line_batches, iter_records, load_json, open_binary)
-from ..validate import PARALLEL_MIN_BYTES
 
 # ((record, its byte offset in the file, or None when it cannot be read again there), ..., settings)
 # -> results: a command's work on some records (a batch's, or one read whole), in a worker or here.
@@ -104,7 +103,8 @@ class RecordRunner:
         empty = True
         with open_binary(file) as stream:
             batches = iter_line_batches(stream, self.batch_bytes)
-            jobs = self._jobs_for(os.fstat(stream.fileno()).st_size)
+            jobs = batch_workers(os.fstat(stream.fileno()).st_size, self.jobs, self.batch_bytes,
+                                 compression_of(file) is not None, self.scheduler)
             if jobs > 1:
                 chunks = self._by_workers(file, batches, work, settings, jobs)
             else:
@@ -118,19 +118,6 @@ class RecordRunner:
             record = Record(file, 1, error=empty_file_problem(file))
             for result in work([(record, None)], settings):
                 yield record, result
-
-    def _jobs_for(self, size: int) -> int:
-        if self.scheduler is not None:
-            return 2  # every batch goes to the cluster, which has the workers
-        if size <= self.batch_bytes or self.jobs == 1:
-            return 1  # one batch: nothing to share out
-        if self.jobs is not None:
-            return self.jobs
-        if size < PARALLEL_MIN_BYTES:
-            return 1
-        from ..workers import available_cores  # here: a run without workers skips multiprocessing
-
-        return available_cores()
 
     def _by_workers(self, file: str, batches, work: RecordWork, settings: Any, jobs: int) -> Iterator[tuple]:
         from ..cluster import ordered_pool  # here: a run without workers skips multiprocessing

@@ -14,17 +14,17 @@ from .files import (COMPRESSED_JSONL_SUFFIXES, DATA_SUFFIXES, JSON_SUFFIXES, JSO
 from .json import NotWritten, duplicate_keys, exact_json, integers_beyond_64_bits, iter_jsonl, load_json
 from .record import Position, Record, problem_at
 from .stdin import StdinInput, read_stdin, read_stdin_head, stdin_document_format
-from .text import (BATCH_BYTES, UTF8_BOM, Batch, batch_spans, decode_utf8, empty_file_problem,
-                   holds_no_record, is_blank_line, iter_line_batches, open_binary, read_bytes,
+from .text import (BATCH_BYTES, PARALLEL_MIN_BYTES, UTF8_BOM, Batch, batch_spans, batch_workers, decode_utf8,
+                   empty_file_problem, holds_no_record, is_blank_line, iter_line_batches, open_binary, read_bytes,
                    refuse_foreign_encoding)
 from .yaml import MAX_ALIAS_COPIES, MAX_YAML_DEPTH, load_yaml, yaml_parse_problem
 
 __all__ = [
     "CONVERSATION_FIELDS", "FIELD_NAMES", "STEP_FIELDS", "FieldClash", "FieldMap", "adapt", "adapt_record", "parse_field_map", "restore",
     "split_key",
-    "BATCH_BYTES", "COMPRESSED_JSONL_SUFFIXES", "COMPRESSIONS", "CompressedWriter", "DATA_SUFFIXES", "JSONL_SUFFIXES",
+    "BATCH_BYTES", "PARALLEL_MIN_BYTES", "COMPRESSED_JSONL_SUFFIXES", "COMPRESSIONS", "CompressedWriter", "DATA_SUFFIXES", "JSONL_SUFFIXES",
     "JSON_SUFFIXES", "MAX_ALIAS_COPIES", "MAX_YAML_DEPTH", "UTF8_BOM", "YAML_SUFFIXES", "Batch",
-    "NotWritten", "Position", "Record", "StdinInput", "batch_spans", "compression_of", "data_suffix", "decode_utf8",
+    "NotWritten", "Position", "Record", "StdinInput", "batch_spans", "batch_workers", "compression_of", "data_suffix", "decode_utf8",
     "detect_kind", "eval_pattern_config",
     "discover", "duplicate_keys", "element_records", "holds_records", "empty_file_problem", "exact_json", "file_format",
     "holds_no_record", "integers_beyond_64_bits", "read_as_records", "is_blank_line", "iter_jsonl",

@@ -17,7 +17,8 @@ from .explain import explain
 from .lines import (NOT_A_RECORD, NOT_OURS, RECORD, Entry, LineBatch, LineOptions, LineSpan, Outcome, StepRun,
                     ToolLine, check_file_lines, check_lines, record_entry)
 from .record import ChecksAcrossRecords, check_record, validate_record
-from .run import PARALLEL_MIN_BYTES, Summary, Validator, validate_path
+from ..sources import PARALLEL_MIN_BYTES
+from .run import Summary, Validator, validate_path
 from .schema import check_schema
 
 __all__ = [

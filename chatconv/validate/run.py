@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from ..kinds import checked_kind, config_era, is_config_file
 from ..messages import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput
-from ..sources import (BATCH_BYTES, Batch, adapt_record, compression_of, discover, empty_file_problem, eval_pattern_config,
-                       file_format, holds_no_record, iter_line_batches, iter_records, open_binary, read_as_records)
+from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compression_of, discover,
+                       empty_file_problem, eval_pattern_config, file_format, holds_no_record, iter_line_batches,
+                       iter_records, open_binary, read_as_records)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
 from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, check_file_lines, check_lines,
                     check_sent_lines, entries_from_wire, record_entry)
@@ -24,7 +25,6 @@ from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, che
 if TYPE_CHECKING:
     from ..workers import OrderedPool
 
-PARALLEL_MIN_BYTES = 16 * 1024 * 1024  # unless --jobs says otherwise, smaller files use no workers
 
 
 @dataclass
@@ -51,7 +51,7 @@ class Validator:
     """Validates files and folders, counting into `summary`; `run` yields problems as found.
 
     JSONL files are checked a batch of lines at a time, by `jobs` worker processes when more
-    than one (None: one per core for files of PARALLEL_MIN_BYTES or more); the problems come
+    than one (None: one per core for files of sources.PARALLEL_MIN_BYTES or more); the problems come
     out in line order whatever the number of workers.
     """
 
@@ -152,7 +152,8 @@ class Validator:
                                  for index, record in enumerate(records))
             return
         with open_binary(path) as stream:
-            jobs = self._jobs_for(os.fstat(stream.fileno()).st_size, compression_of(path) is not None)
+            jobs = batch_workers(os.fstat(stream.fileno()).st_size, self.jobs, self.batch_bytes,
+                                 compression_of(path) is not None, self.scheduler)
             batches = iter_line_batches(stream, self.batch_bytes)
             if jobs > 1:
                 yield from self._checked_by_workers(batches, options, jobs)
@@ -161,21 +162,6 @@ class Validator:
             for first_line, _, lines in batches:
                 yield LineBatch(path, lines), check_lines(lines, first_line, options, opens_file)
                 opens_file = opens_file and holds_no_record(lines)
-
-    def _jobs_for(self, size: int, compressed: bool = False) -> int:
-        """Workers for a file of `size` bytes (a compressed file's: it holds more than one batch
-        as soon as it is worth compressing, so --jobs N always applies)."""
-        if self.scheduler is not None:
-            return 2  # every batch goes to the cluster, which has the workers
-        if size <= self.batch_bytes and not compressed:
-            return 1  # one batch: nothing to share out
-        if self.jobs is not None:
-            return self.jobs
-        if size < PARALLEL_MIN_BYTES:
-            return 1
-        from ..workers import available_cores  # here: a run without workers skips multiprocessing
-
-        return available_cores()
 
     def _checked_by_workers(self, batches: Iterable[Batch], options: LineOptions,
                             jobs: int) -> Iterator[tuple[LineBatch, list]]:
