@@ -18,8 +18,8 @@ import os
 from typing import Iterator, Sequence
 
 from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
-from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, batch_workers, discover, file_format,
-                       iter_jsonl, iter_line_batches, open_binary)
+from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, batch_workers, compression_of, discover,
+                       file_format, iter_jsonl, iter_line_batches, open_binary)
 from .importing import ImportRun, Importer, ImportState
 from .registry import OWN_SUFFIXES
 
@@ -52,7 +52,7 @@ def _jobs_for(importer: Importer, file: str, jobs: int | None, batch_bytes: int)
     if jobs == 1 or file == "-" or file_format(file) != "jsonl" or importer.own_reader(file) is not None:
         return 1
     size = os.path.getsize(file) if os.path.isfile(file) else 0
-    return batch_workers(size, jobs, batch_bytes)
+    return batch_workers(size, jobs, batch_bytes, compression_of(file) is not None)
 
 
 def import_paths(paths: Sequence[str], format_name: str | None = None, conversations: bool = False,

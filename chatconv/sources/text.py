@@ -15,22 +15,24 @@ from .compressed import compression_of, open_decompressed
 UTF8_BOM = b"\xef\xbb\xbf"
 BATCH_BYTES = 1 << 20  # JSONL files are read, checked and migrated about this many bytes at a time
 PARALLEL_MIN_BYTES = 16 * 1024 * 1024  # unless --jobs says otherwise, smaller files use no workers
+COMPRESSION_RATIO = 16  # about, for JSONL recordings (gzip: 10x, zstd: 80x on the generated ones)
 
 
 def batch_workers(size: int, jobs: int | None, batch_bytes: int = BATCH_BYTES, compressed: bool = False,
                   scheduler: str | None = None) -> int:
     """How many workers a JSONL file of `size` bytes has its batches shared out to (1: none).
 
-    `jobs` as --jobs gives it (None: one per core for files of PARALLEL_MIN_BYTES or more); a
-    file of one batch has none, unless it is compressed (`size` is then a tenth or less of what
-    it holds); a Dask `scheduler` takes every batch (its cluster has the workers)."""
+    `jobs` as --jobs gives it (None: one per core for files of PARALLEL_MIN_BYTES or more, a
+    compressed file's size counted 16 times: recordings compress 10 to 80 times); a file of
+    one batch has none, unless it is compressed; a Dask `scheduler` takes every batch (its
+    cluster has the workers)."""
     if scheduler is not None:
         return 2
     if jobs == 1 or (size <= batch_bytes and not compressed):
         return 1
     if jobs is not None:
         return jobs
-    if size < PARALLEL_MIN_BYTES:
+    if size * (COMPRESSION_RATIO if compressed else 1) < PARALLEL_MIN_BYTES:
         return 1
     from ..workers import available_cores  # here: a run without workers skips multiprocessing
 
