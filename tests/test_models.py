@@ -22,7 +22,7 @@ from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from chatconv.migrate import migrate_record
+from chatconv.migrate import is_legacy, migrate_record, upgrade_record
 from chatconv.models import MODELS, Conversation, StepRecord, parse_record, read_records
 from chatconv.problems import ChatconvError
 from chatconv.schemas import (
@@ -371,6 +371,17 @@ def mutated(instance: Any, path: tuple, new: Any) -> Any:
 # Tests -------------------------------------------------------------------------------------
 
 
+def upgraded_or_none(record: Any, kind: str) -> Any:
+    """`record` moved up by the migrations that find their shape in it; None when none does or
+    one refuses."""
+    if not is_legacy(record, kind):
+        return None
+    try:
+        return upgrade_record(copy.deepcopy(record), kind)[0]
+    except Exception:
+        return None
+
+
 def dump(record) -> Any:
     return record.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
@@ -454,6 +465,11 @@ def test_model_rejects_what_the_schema_rejects(kind, focus):
             note(f"{chosen} at {path}: {broken!r}")
             assert not explaining_validator(kind).is_valid(broken)
             assert not fast_validator(kind).is_valid(broken)
+            upgraded = upgraded_or_none(broken, kind)
+            if upgraded is not None and fast_validator(kind).is_valid(upgraded):
+                # An older shape the model reads as upgraded (SPEC §1a) must be taken as that.
+                assert_same_json(dump(parse_record(kind, broken)), upgraded)
+                continue
             with pytest.raises(ValidationError):
                 parse_record(kind, broken)
 
@@ -674,6 +690,16 @@ def test_an_older_eval_file_parses_as_a_later_eras_model_moved_up_to_it_never_pa
     # A tests-era file is not moved back into the evalcases era's model.
     with pytest.raises(ValidationError):
         parse_record("eval-file", {"tests": [{"id": "a", "criteria": "c", "input": "hi"}]})
+
+
+def test_a_tests_era_file_whose_cases_are_under_the_older_eval_cases_is_valid():
+    # AgentV reads `eval_cases` for `tests`, so the schema takes either (it once required `tests`
+    # while the model took `eval_cases` by moving it up from an older era).
+    data = {"eval_cases": [{"id": "a", "criteria": "c", "input": "hi"}], "assertions": []}
+    for validator in (explaining_validator("eval-tests"), fast_validator("eval-tests")):
+        assert validator.is_valid(data)
+        assert not validator.is_valid({"assertions": []})
+    assert parse_record("eval-tests", data).root == data
 
 
 def test_an_era_file_nested_too_deeply_is_refused_as_invalid_not_a_recursion_error():
