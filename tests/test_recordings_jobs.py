@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from chatconv.recordings import ToolRows, iter_step_rows, tool_row_lines, tool_rows
-from chatconv.recordings.tools import tool_facts
+from chatconv.recordings.tool_events import tool_facts
 from chatconv.sources import load_json
 from conftest import write_jsonl
 
@@ -187,7 +187,7 @@ def test_max_memory_takes_a_size_with_its_unit(tmp_path):
 
 def test_the_hot_path_finds_the_tool_parts_tool_parts_finds(tmp_path):
     from chatconv.recordings import iter_recording_steps, tool_parts
-    from chatconv.recordings.tools import _tool_parts_list
+    from chatconv.recordings.tool_events import _tool_parts_list
     from conftest import recorded_files
 
     for path in [*recorded_files(), _awkward_file(tmp_path)]:

@@ -2,8 +2,8 @@
 current ones; and what is made of them (text, dataset items, the `tools` rows).
 
 steps (reading steps, writing a row back exactly), dataset (text and dataset items), tools
-(tool calls paired with their results). Other tools' formats are read and written by
-chatconv.formats.
+(tool calls paired with their results: tool_events read in workers, tool_pairing across
+steps). Other tools' formats are read and written by chatconv.formats.
 """
 
 from ..messages import conversation_messages
@@ -13,7 +13,9 @@ from ..sources import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash
 from .dataset import conversation_to_dataset, dataset_item, step_text, step_to_dataset_item
 from .steps import Step, iter_paths_records, iter_paths_steps, iter_recording_steps, step_row_json
 from .rows import iter_step_rows
-from .tools import ToolRows, tool_parts, tool_row_lines, tool_rows
+from .tool_events import tool_parts
+from .tool_pairing import ToolRows
+from .tools import tool_row_lines, tool_rows
 
 __all__ = [
     "CONVERSATION_FIELDS", "FIELD_NAMES", "STEP_FIELDS", "ToolRows", "FieldClash", "NotWritten", "Step",
