@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_validate import (ORJSON_LOOP, add_run_arguments, best_of, count_lines, memory_mib,  # noqa: E402
-                            recording, run)
+                            recording, run, run_benchmark)
 
 MIN_ORJSON_RATIO = 0.35
 ERROR_EVERY = 10
@@ -136,12 +136,7 @@ def parse_args(argv=None):
 
 
 def main(argv=None) -> None:
-    args = parse_args(argv)
-    figures = measure(args)
-    if args.json:
-        print(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode())
-    else:
-        print_table(figures)
+    run_benchmark(parse_args, measure, print_table, argv)
 
 
 if __name__ == "__main__":

@@ -478,13 +478,19 @@ def add_run_arguments(parser: argparse.ArgumentParser, steps_help: str) -> None:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
 
 
-def main(argv=None) -> None:
+def run_benchmark(parse_args, measure, print_table, argv=None) -> None:
+    """The main of a benchmark that takes add_run_arguments (bench_problems' too): its figures
+    measured, then printed as a table, or as JSON with --json."""
     args = parse_args(argv)
     figures = measure(args)
     if args.json:
         print(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode())
     else:
         print_table(figures)
+
+
+def main(argv=None) -> None:
+    run_benchmark(parse_args, measure, print_table, argv)
 
 
 if __name__ == "__main__":
