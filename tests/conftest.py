@@ -42,6 +42,14 @@ def import_and_validate(tmp_path: Path, source: Path, **options) -> Path:
     return out
 
 
+def import_problems(source: Path, format_name: str | None = None) -> list:
+    """The problems of importing `source`, which must give no record."""
+    from chatconv.formats import import_paths
+    problems: list = []
+    assert import_paths([str(source)], format_name, problems=problems) == []
+    return problems
+
+
 def run_chatconv(*args, cwd=None, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     """Run the CLI as a user does; bad input must never end in a traceback."""
     result = subprocess.run([sys.executable, "-m", "chatconv", *map(str, args)], cwd=cwd,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import import_and_validate
+from conftest import import_and_validate, import_problems, write_jsonl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -351,9 +351,5 @@ def test_import_then_export_gives_back_any_body(tmp_path_factory, body):
     ({"request": 3, "response": {}}, "$.request", "must be an object"),
 ])
 def test_a_record_forced_as_anthropic_that_is_not_one_says_what_it_lacks(tmp_path, record, path, words):
-    source = tmp_path / "r.jsonl"
-    source.write_text(json.dumps(record) + "\n")
-    problems: list = []
-    assert import_paths([str(source)], "anthropic", problems=problems) == []
-    [problem] = problems
+    [problem] = import_problems(write_jsonl(tmp_path / "r.jsonl", [record]), "anthropic")
     assert problem.path == path and words in problem.message and "Error" not in problem.message

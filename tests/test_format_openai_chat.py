@@ -22,7 +22,7 @@ from chatconv.formats import ExportRun, export_bodies, from_openai_messages, imp
 from chatconv.problems import ChatconvError
 from chatconv.recordings import tool_rows
 
-from conftest import import_and_validate
+from conftest import import_and_validate, import_problems, write_jsonl
 
 DATA = Path(__file__).parent / "data" / "formats" / "openai-chat"
 
@@ -359,10 +359,6 @@ def test_a_refusal_part_and_a_null_refusal_are_no_clash():
     ({"id": "c", "choices": [{"message": {"role": "human"}}]}, "$.choices[0].message", "not an OpenAI chat message"),
 ])
 def test_a_record_forced_as_openai_chat_that_is_not_one_says_what_it_lacks(tmp_path, record, path, words):
-    source = tmp_path / "r.jsonl"
-    source.write_text(json.dumps(record) + "\n")
-    problems: list = []
-    assert import_paths([str(source)], "openai-chat", problems=problems) == []
-    [problem] = problems
+    [problem] = import_problems(write_jsonl(tmp_path / "r.jsonl", [record]), "openai-chat")
     assert (problem.path, problem.line) == (path, 1) and words in problem.message
     assert "Error" not in problem.message  # the reader's own check, not the importer's safety net
