@@ -15,7 +15,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chatconv.formats import ExportRun, export_bodies, from_openai_messages, import_paths, read, write
@@ -256,6 +256,90 @@ def test_import_then_export_gives_back_any_body(tmp_path_factory, body):
     # Import is stable: the exported body imports into the same records.
     source.write_text(json.dumps(exported) + "\n")
     assert import_paths([str(source)]) == records
+
+
+# The common shapes read sooner: the same message as the full reading, or the full reading
+
+_odd = st.none() | st.booleans() | st.integers(-2, 2) | st.just("") | st.just("x") | st.just([]) | st.just({})
+_big_or_float = st.integers(-(2 ** 70), 2 ** 70) | st.floats(allow_nan=False, allow_infinity=False) | _text
+
+
+@st.composite
+def _near_common_message(draw):
+    """A message of a shape openai_chat reads sooner (text, tool calls with their arguments, a
+    tool result), or one a key, a type or a value away from it."""
+    kind = draw(st.sampled_from(["text", "tool", "calls"]))
+    if kind == "text":
+        message = {"role": draw(st.sampled_from(["system", "developer", "user", "assistant", "tool"])),
+                   "content": draw(_text)}
+    elif kind == "tool":
+        message = {"role": "tool", "tool_call_id": draw(st.sampled_from(["call_1", ""])), "content": draw(_text)}
+    else:
+        compact = lambda v: json.dumps(v, separators=(",", ":"), ensure_ascii=False)  # noqa: E731
+        calls = []
+        for number in range(draw(st.integers(0, 2))):
+            value = draw(st.dictionaries(st.sampled_from(["q", "n", "+"]), _big_or_float, max_size=2) | _arguments)
+            write = draw(st.sampled_from([compact, compact, compact, json.dumps, lambda v: json.dumps(json.dumps(v)),
+                                          lambda v: json.dumps([v])]))
+            calls.append({"id": f"call_{number}", "type": "function",
+                          "function": {"name": "search", "arguments": write(value)}})
+        message = {"role": "assistant", "content": draw(st.none() | _text), "tool_calls": calls}
+    for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):  # a step away: a key set to another value, added or left out
+        calls = message.get("tool_calls")
+        calls = [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+        inner = [c["function"] for c in calls if isinstance(c.get("function"), dict)]
+        target = draw(st.sampled_from([message, *calls, *inner]))
+        key = draw(st.sampled_from([*target, "name", "refusal", "x_note", "type"]))
+        if draw(st.booleans()) and key in target:
+            del target[key]
+        else:
+            target[key] = draw(_odd)
+    return message
+
+
+def _calling(call: dict | None = None, **function) -> dict:
+    """An assistant message with one call: search({"q":"x"}), changed by `call` and `function`."""
+    return {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"q":"x"}', **function},
+         **(call or {})}]}
+
+
+@settings(max_examples=400, deadline=None)
+@given(message=_near_common_message() | _user() | _exchange(0).map(lambda messages: messages[0]))
+# Each a step from a shape read sooner, always tried (hypothesis draws them seldom):
+@example(message=_calling({"id": ""})).via("an empty call id")
+@example(message=_calling({"type": "custom"})).via("a custom call written with `function`")
+@example(message=_calling(name="")).via("an empty tool name")
+@example(message=_calling(arguments='{"q": "x"}')).via("arguments not written compactly")
+@example(message=_calling(arguments='"{\\"q\\":\\"x\\"}"')).via("arguments encoded twice")
+@example(message=_calling(arguments='{"n":123456789012345678901234567890}')).via("an integer beyond 64 bits")
+@example(message=_calling(arguments='["x"]')).via("arguments that are not an object")
+@example(message={"role": "tool", "tool_call_id": "", "content": "ok"}).via("an empty tool_call_id")
+@example(message={"role": "tool", "tool_call_id": "call_1", "content": "ok", "name": "search"}).via("a named tool message")
+@example(message={"role": "developer", "content": "be brief"}).via("a developer message")
+def test_a_message_read_sooner_is_the_message_the_full_reading_gives(message):
+    from chatconv.formats.openai_chat import _checked_message, _common_message
+    from chatconv.formats.reading import Reading
+    from chatconv.sources import Record
+
+    sooner = _common_message(json.loads(json.dumps(message)))
+    reading = Reading(Record("log.jsonl", 1, data=[message]), "openai-chat")
+    full = _checked_message(message, reading, (0,), {})
+    if sooner is not None:
+        assert reading.problems == []
+        assert json.dumps(sooner) == json.dumps(full)  # the same keys in the same order: the same line
+
+
+@pytest.mark.parametrize("message", [
+    {"role": "user", "content": "hello"},
+    {"role": "tool", "tool_call_id": "call_1", "content": "{\"ok\":true}"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"q":"x"}'}}]},
+])
+def test_the_shapes_of_fine_tuning_lines_are_read_sooner(message):
+    from chatconv.formats.openai_chat import _common_message
+
+    assert _common_message(message) is not None
 
 
 # Fields of the source's own at every level: each comes back where it was

@@ -79,3 +79,39 @@ def test_openai_arguments_that_are_not_json_are_kept_as_a_string_input_and_writt
     [call] = message["content"]
     assert call["input"] == "{oops" and call["providerOptions"] == {"openai-chat": {"rawArguments": True}}
     assert openai_chat.write([message], {})["messages"] == log
+
+
+def _objects(value):
+    """Every object in a JSON value, itself included, outermost first."""
+    if isinstance(value, dict):
+        yield value
+        for item in value.values():
+            yield from _objects(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _objects(item)
+
+
+def _fixture_objects() -> list[dict]:
+    import json
+    from pathlib import Path
+
+    found = []
+    for path in sorted((Path(__file__).parent / "data" / "formats").rglob("*.json*")):
+        texts = path.read_text().splitlines() if path.suffix == ".jsonl" else [path.read_text()]
+        for text in filter(str.strip, texts):
+            found.extend(_objects(json.loads(text)))
+    return found
+
+
+def test_an_object_a_format_detects_has_one_of_the_keys_that_format_is_asked_for():
+    # Detection asks a format about an object only if it has one of the format's KEYS: a format
+    # that detects an object without one would never be asked.
+    objects = _fixture_objects()
+    detected = 0
+    for data in objects:
+        for recording_format in FORMATS[1:]:
+            if recording_format.detect(data):
+                detected += 1
+                assert not recording_format.KEYS.isdisjoint(data), (recording_format.NAME, sorted(data))
+    assert detected >= 20  # the fixtures' records, and the messages and bodies nested in them

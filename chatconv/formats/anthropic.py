@@ -24,6 +24,9 @@ MARK_BLOCKS = ("tool_use", "tool_result", "thinking", "redacted_thinking", "serv
 _MARKS = ("joined", "system", "response", "record")
 
 
+KEYS = frozenset({"request", "type", "messages"})
+
+
 def detect(data: Any) -> bool:
     """A request with `system`, a response, a request with its response, or messages (a body's
     or a list) holding blocks only Anthropic writes: a plain `{"messages": [...]}` is OpenAI's."""

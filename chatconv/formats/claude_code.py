@@ -66,6 +66,9 @@ def records(file: str) -> Iterator[Record]:
                      text=b"[" + b",".join(texts) + b"]")
 
 
+KEYS = frozenset({"sessionId"})
+
+
 def detect(data: Any) -> bool:
     """A transcript's lines (a list), or one of its message lines."""
     if isinstance(data, dict):

@@ -29,6 +29,9 @@ CODE_TOOL = "code_execution"  # the name the AI SDK gives Gemini's own code exec
 __all__ = ["NAME", "TARGET", "detect", "read", "write"]
 
 
+KEYS = frozenset({"candidates", "contents"})
+
+
 def detect(data: Any) -> bool:
     """A `contents` list, a request body holding one, or a response (`candidates`)."""
     if isinstance(data, list):

@@ -174,6 +174,8 @@ def _readings(record: Record, readers, forced, run: ImportRun, field_map: FieldM
 def _format_of(data: Any, readers, forced):
     if forced is not None:  # an object is read as the format named; an array, if that format reads it
         return forced if isinstance(data, dict) or (isinstance(data, list) and forced.detect(data)) else None
+    if isinstance(data, dict):
+        return next((fmt for fmt in readers if not fmt.KEYS.isdisjoint(data) and fmt.detect(data)), None)
     return next((fmt for fmt in readers if fmt.detect(data)), None)
 
 

@@ -28,6 +28,9 @@ ATTACHMENT = "attachment://"
 __all__ = ["NAME", "SUFFIXES", "claims", "detect", "read", "records"]  # claims, records: the .eval zip's
 
 
+KEYS = frozenset({"eval", "epoch"})
+
+
 def detect(data: Any) -> bool:
     """An EvalLog (`eval` with `samples`, or `version` and `status`) or one EvalSample (`id`,
     `epoch`, `input` and `messages`: an entry of a `.eval` log)."""

@@ -38,6 +38,9 @@ ITEM_TYPES = ("message", "reasoning", *CALLS, *OUTPUTS, *KEPT_WHOLE)
 NOT_A_BODY = ("messages", "output", "steps", "stepIndex", "target")  # other formats' (or chatconv's own) marks
 
 
+KEYS = frozenset({"object", "input"})
+
+
 def detect(data: Any) -> bool:
     """A response object, a request body (`input`, no `messages`), or a list of Responses items.
 

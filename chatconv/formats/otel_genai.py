@@ -32,6 +32,9 @@ JSON_ATTRIBUTES = (*MESSAGE_KEYS, "gen_ai.tool.definitions")
 __all__ = ["NAME", "detect", "read"]
 
 
+KEYS = frozenset({"resourceSpans", *MESSAGE_KEYS})
+
+
 def detect(data: Any) -> bool:
     """An OTLP JSON trace, an object with gen_ai message keys, or a list of OTel messages (parts
     with OTel's types: text written as `content`, never a plain OpenAI or Gemini list)."""

@@ -22,6 +22,9 @@ from .reading import Imported, Reading
 
 class RecordingFormat(Protocol):
     NAME: str  # e.g. "openai-chat"
+    # An object of this format has at least one of these keys: detection asks only the formats
+    # an object has a key of (most records are of one format, whose walk of the messages is the cost).
+    KEYS: frozenset[str]
 
     def detect(self, data: Any) -> bool:
         """Whether a parsed record (an object, or a list of messages) is written in this format."""
