@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chatconv.formats import ImportRun, import_records
+from chatconv.formats import ImportRun, import_chunks, import_records
 
 DATA = Path(__file__).parent / "data" / "formats"
 
@@ -36,6 +36,11 @@ def test_workers_give_the_same_lines_problems_and_counts_as_one_process(tmp_path
     assert serial[0] and serial[1]  # the file gives lines and problems both
     assert _imported(path, 2, batch_bytes) == serial
     assert _imported(path, 3, batch_bytes) == serial
+    # What the command writes: chunks of whole lines, the same bytes whatever the workers.
+    for jobs in (1, 2):
+        chunks = list(import_chunks([str(path)], run=ImportRun(), jobs=jobs, batch_bytes=batch_bytes))
+        assert all(chunk.endswith(b"\n") for chunk in chunks)
+        assert b"".join(chunks) == b"".join(line + b"\n" for line in serial[0])
 
 
 def test_a_conversation_continued_in_a_later_batch_numbers_its_steps_on(tmp_path):

@@ -11,7 +11,7 @@ from typing import Iterator
 
 import click
 
-from ..formats import EXPORTED, IMPORTED_NAMES, ExportRun, ImportRun, export_bodies, import_records
+from ..formats import EXPORTED, IMPORTED_NAMES, ExportRun, ImportRun, export_bodies, import_chunks
 from ..problems import UsageError
 from ..sources import parse_field_map
 from ..recordings.batches import JOBS_HELP
@@ -19,19 +19,22 @@ from .recordings import FIELD_HELP, field_map_option
 from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, max_warnings_option, plural
 
 
-def _written(lines: Iterator[bytes], output: str | None) -> None:
+def _written(lines: Iterator[bytes], output: str | None, ends: bool = False) -> None:
     """Every line to standard output, or to OUTPUT, replaced whole only when all was read; a call
-    the library cannot carry out as given is a usage error (exit status 2)."""
+    the library cannot carry out as given is a usage error (exit status 2). `ends`: the items are
+    chunks of lines that end in their newlines already (import's)."""
+    if not ends:
+        lines = (line + b"\n" for line in lines)
     try:
         _write(lines, output)
     except UsageError as exc:
         raise click.UsageError(exc.message) from None
 
 
-def _write(lines: Iterator[bytes], output: str | None) -> None:
+def _write(chunks: Iterator[bytes], output: str | None) -> None:
     if output in (None, "-"):
-        for line in lines:
-            sys.stdout.buffer.write(line + b"\n")
+        for chunk in chunks:
+            sys.stdout.buffer.write(chunk)
         return
     from ..migrate.atomic import AtomicFile
 
@@ -39,8 +42,8 @@ def _write(lines: Iterator[bytes], output: str | None) -> None:
     if target.is_dir():
         raise click.UsageError(f"-o {output} is a folder; name the file to write")
     with AtomicFile(target) as out:
-        for line in lines:
-            out.write(line + b"\n")
+        for chunk in chunks:
+            out.write(chunk)
         out.commit()
 
 
@@ -99,7 +102,7 @@ def _report(problems, summary: str) -> None:
 @max_warnings_option
 def import_(paths, format_name, conversations, field_map, output, jobs):
     run = ImportRun()
-    _written(import_records(paths, format_name, conversations, run, field_map, jobs), output)
+    _written(import_chunks(paths, format_name, conversations, run, field_map, jobs), output, ends=True)
     formats = ", ".join(f"{count} {name}" for name, count in run.formats.items())
     _report(run.problems, f"{plural(run.records, 'record')} read{f' ({formats})' if formats else ''}: "
                           f"{plural(run.conversations, 'conversation')}, {plural(run.steps, 'step')} written")

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..problems import ChatconvError, Problem, UsageError
 from ..providers import RENDERERS
 from .exporting import ExportRun, export_bodies
-from .import_files import import_paths, import_records
+from .import_files import import_chunks, import_paths, import_records
 from .importing import ImportRun, iter_imported, split_steps
 from .openai_chat import from_openai_messages
 from .reading import Imported, Reading
@@ -49,4 +49,4 @@ def write(messages: list[dict], format: str, metadata: dict | None = None, gathe
 
 __all__ = ["EXPORTED", "FORMATS", "IMPORTED", "IMPORTED_NAMES", "ExportRun", "ImportRun", "Imported", "Reading",
            "RecordingFormat", "export_bodies", "format_named", "from_openai_messages", "import_paths",
-           "import_records", "read", "split_steps", "write"]
+           "import_chunks", "import_records", "read", "split_steps", "write"]

@@ -38,7 +38,8 @@ def detect(data: Any) -> bool:
         return _is_response(data["response"]) and isinstance(data["request"], dict) and _is_messages(data["request"].get("messages"))
     if _is_response(data):
         return True
-    return _is_messages(data.get("messages")) and ("system" in data or _marked(data["messages"]))
+    messages = data.get("messages")  # marks first: most bodies of messages are OpenAI's, told apart at once
+    return isinstance(messages, list) and ("system" in data or _marked(messages)) and _is_messages(messages)
 
 
 def _is_response(data: Any) -> bool:
@@ -53,7 +54,8 @@ def _is_messages(messages: Any) -> bool:
 def _marked(messages: list) -> bool:
     return any(isinstance(block, dict) and (block.get("type") in MARK_BLOCKS or
                                             block.get("type") in ("image", "document") and "source" in block)
-               for message in messages if isinstance(message.get("content"), list) for block in message["content"])
+               for message in messages if isinstance(message, dict) and isinstance(message.get("content"), list)
+               for block in message["content"])
 
 
 def read(reading: Reading) -> Iterator[Imported]:

@@ -36,6 +36,15 @@ def import_records(paths: Sequence[str], format_name: str | None = None, convers
     16 MiB or more), each given batches of about `batch_bytes` of lines; the lines are the same
     whatever the number.
     """
+    for chunk in import_chunks(paths, format_name, conversations, run, field_map, jobs, batch_bytes):
+        yield from chunk[:-1].split(b"\n")
+
+
+def import_chunks(paths: Sequence[str], format_name: str | None = None, conversations: bool = False,
+                  run: ImportRun | None = None, field_map: FieldMap | None = None,
+                  jobs: int | None = 1, batch_bytes: int = BATCH_BYTES) -> Iterator[bytes]:
+    """The lines of import_records, each ending in a newline, several to a chunk (a record's, or
+    a batch's): what `chatconv import` writes, in as few writes as the lines come."""
     importer = Importer(format_name, conversations, field_map, run if run is not None else ImportRun())
     for file, _ in discover(paths, DATA_SUFFIXES | OWN_SUFFIXES):
         workers = _jobs_for(importer, file, jobs, batch_bytes)
@@ -43,7 +52,9 @@ def import_records(paths: Sequence[str], format_name: str | None = None, convers
             yield from import_in_workers(importer, file, workers, batch_bytes)
             continue
         for record in importer.records(file):
-            yield from importer.lines_of(record)
+            lines = [line + b"\n" for line in importer.lines_of(record)]
+            if lines:
+                yield b"".join(lines)
 
 
 def _jobs_for(importer: Importer, file: str, jobs: int | None, batch_bytes: int) -> int:
@@ -81,7 +92,7 @@ RecordResult = tuple[int, int, tuple, tuple, tuple[int, int, int], tuple, list]
 
 
 def import_in_workers(importer: Importer, file: str, jobs: int, batch_bytes: int) -> Iterator[bytes]:
-    """The lines of `file` as importer.lines_of gives them record by record, made by `jobs` workers."""
+    """The chunks of `file` as import_chunks gives them, made by `jobs` workers."""
     from ..workers import OrderedPool, worker_result  # here: a run without workers skips multiprocessing
 
     settings = (importer.format_name, importer.conversations, importer.field_map)
@@ -104,30 +115,59 @@ def _until_unreadable(batches: Iterator[Batch], unread: list[UnreadableInput]) -
 
 
 def _taken(importer: Importer, file: str, batch: Batch, blob: bytes, results: list[RecordResult]) -> Iterator[bytes]:
+    """The batch's chunks: the worker's, for each record none of whose conversations was read
+    before (in the batch or earlier); the others read again here, with this process's state."""
+    if _all_new(results, importer.state):  # most batches: the worker's lines, all of them
+        for result in results:
+            _take(importer, result)
+        if blob:
+            yield blob
+        return
     lines_of_batch: list[bytes] | None = None
-    run, state, start, seen = importer.run, importer.state, 0, set()  # seen: the ids the batch's records read
-    for line, end, ids, after, counts, formats, problems in results:
+    start, seen = 0, set()  # seen: the ids the batch's records read
+    for result in results:
+        line, end, ids = result[:3]
         continued = not seen.isdisjoint(ids)
         seen.update(ids)
-        if continued or any(state.knows(i) for i in ids):
-            if lines_of_batch is None:  # read again here, with this process's state: rare
+        if continued or any(importer.state.knows(i) for i in ids):
+            if lines_of_batch is None:  # read again here: rare
                 lines_of_batch = batch.data.split(b"\n")
             [record] = iter_jsonl(io.BytesIO(lines_of_batch[line - batch.first_line]), file, line)
-            yield from importer.lines_of(record)
+            lines = [made + b"\n" for made in importer.lines_of(record)]
+            if lines:
+                yield b"".join(lines)
         else:
-            run.records, run.conversations, run.steps = (run.records + counts[0], run.conversations + counts[1],
-                                                         run.steps + counts[2])
-            for name, count in formats:
-                run.formats[name] = run.formats.get(name, 0) + count
-            run.problems.extend(problems)
-            for conversation_id, names, next_step in after:
-                if names is not None:
-                    state.names_of(conversation_id).update(names)
-                if next_step is not None:
-                    state.set_next_step(conversation_id, next_step)
+            _take(importer, result)
             if end > start:
-                yield from blob[start:end - 1].split(b"\n")  # the record's lines, each ending in a newline
+                yield blob[start:end]  # the record's lines, each ending in a newline
         start = end
+
+
+def _all_new(results: list[RecordResult], state: ImportState) -> bool:
+    """Whether no record of a batch reads a conversation read before, in the batch or earlier."""
+    seen: set = set()
+    for result in results:
+        for conversation_id in result[2]:
+            if conversation_id in seen or state.knows(conversation_id):
+                return False
+            seen.add(conversation_id)
+    return True
+
+
+def _take(importer: Importer, result: RecordResult) -> None:
+    """A worker's record: its counts, formats and problems, and its conversations' state after it."""
+    run, state = importer.run, importer.state
+    _, _, _, after, counts, formats, problems = result
+    run.records, run.conversations, run.steps = (run.records + counts[0], run.conversations + counts[1],
+                                                 run.steps + counts[2])
+    for name, count in formats:
+        run.formats[name] = run.formats.get(name, 0) + count
+    run.problems.extend(problems)
+    for conversation_id, names, next_step in after:
+        if names is not None:
+            state.names_of(conversation_id).update(names)
+        if next_step is not None:
+            state.set_next_step(conversation_id, next_step)
 
 
 def _import_batch(file: str, first_line: int, data: bytes, settings: tuple) -> tuple[bytes, list[RecordResult]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterator, Sequence
 
 from ..messages import CONVERSATION_WINDOW
@@ -239,5 +240,10 @@ def _without_id(step: dict) -> dict:
 
 def _name_after(reading: Reading, number: int) -> str:
     """A conversation id for a source that has none: the file's name and the record's line."""
-    name = f"{os.path.basename(reading.record.file)}:{reading.record.line}"
+    name = f"{_file_name(reading.record.file)}:{reading.record.line}"
     return name if number == 0 else f"{name}#{number}"
+
+
+@lru_cache(maxsize=16)  # asked once per record, of the few files being read
+def _file_name(path: str) -> str:
+    return os.path.basename(path)

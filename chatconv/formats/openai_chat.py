@@ -42,7 +42,7 @@ def detect(data: Any) -> bool:
 
 
 def _is_message_list(messages: Any) -> bool:
-    return isinstance(messages, list) and bool(messages) and all(_is_message(m) for m in messages)
+    return isinstance(messages, list) and bool(messages) and all(map(_is_message, messages))
 
 
 def _is_message(message: Any) -> bool:
