@@ -391,9 +391,14 @@ def assert_same_json(dumped: Any, original: Any) -> None:
     assert json.dumps(dumped) == json.dumps(original), "same data, but keys in another order"
 
 
-def property_settings(focus: tuple[str, ...], shrink: bool = True) -> settings:
+# Kinds whose instances take about a second each to generate (the tests era's many optional
+# sections): fewer examples, to keep the suite within CI's ten minutes.
+SLOW_TO_GENERATE = {"eval-tests": 25}
+
+
+def property_settings(focus: tuple[str, ...], shrink: bool = True, kind: str = "") -> settings:
     return settings(
-        max_examples=15 if focus else 60,
+        max_examples=15 if focus else SLOW_TO_GENERATE.get(kind, 60),
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
         phases=list(Phase) if shrink else [Phase.explicit, Phase.reuse, Phase.generate],
@@ -430,7 +435,7 @@ def test_bundled_schema_is_self_contained_and_validates_like_the_registry(kind):
 
 @pytest.mark.parametrize(("kind", "focus"), CASES)
 def test_model_accepts_what_the_schema_generates_and_dumps_it_back(kind, focus):
-    @property_settings(focus)
+    @property_settings(focus, kind=kind)
     @given(instance=instances(kind, focus))
     def check(instance):
         assert explaining_validator(kind).is_valid(instance)
@@ -445,7 +450,7 @@ def test_model_rejects_what_the_schema_rejects(kind, focus):
     bundle = bundled_schema(kind)
 
     # A failure notes its change and path; shrinking a whole broken conversation takes minutes.
-    @property_settings(focus, shrink=False)
+    @property_settings(focus, shrink=False, kind=kind)
     @given(instance=instances(kind, focus), data=st.data())
     def check(instance, data):
         found = list(mutations(bundle, bundle, instance, unknown_keys=kind not in RECORDED_KINDS))
