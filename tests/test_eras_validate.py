@@ -192,6 +192,19 @@ def test_era_forces_the_schema(repo):
     assert "--era" in run_chatconv("validate", "--help").stdout_text
 
 
+def test_a_file_named_with_era_is_checked_as_that_era_even_with_keys_of_no_era(repo):
+    path = _write(repo, """\
+        description: cases under a key no era has
+        items:
+          - vars: {input: hi}
+    """)
+    problems = validate_path(path, era="tests")[0]
+    assert [(p.line, p.path, p.code) for p in problems] == [(1, "$", "missing-key"), (2, "$.items", "unknown-key")]
+    assert "cannot tell what kind" not in run_chatconv("validate", "--era", "tests", str(path)).stdout_text
+    # In a folder, a file of no era stays one that is not chatconv's (skipped), --era or not.
+    assert validate_path(repo, era="tests")[0] == []
+
+
 def test_a_file_of_no_era_is_a_clear_error(repo):
     path = _write(repo, "description: what?\nproviders: [default]\n")
     [problem] = validate_path(path)[0]

@@ -113,6 +113,8 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
     era = options.era
     if kind is None and options.pattern_era is not None:
         kind, era = "eval-file", era or options.pattern_era
+    if kind is None and era is not None and options.explicit and not options.skip_unknown:
+        kind = "eval-file"  # a file named with --era is an eval file of that era, whatever its keys
     if kind is None and first and (options.skip_unknown or not options.explicit):
         return Entry(where, (), None, NOT_OURS)
     if kind is None:
