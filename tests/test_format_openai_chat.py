@@ -265,7 +265,7 @@ _big_or_float = st.integers(-(2 ** 70), 2 ** 70) | st.floats(allow_nan=False, al
 
 
 @st.composite
-def _near_common_message(draw):
+def _nearcommon_message(draw):
     """A message of a shape openai_chat reads sooner (text, tool calls with their arguments, a
     tool result), or one a key, a type or a value away from it."""
     kind = draw(st.sampled_from(["text", "tool", "calls"]))
@@ -305,7 +305,7 @@ def _calling(call: dict | None = None, **function) -> dict:
 
 
 @settings(max_examples=400, deadline=None)
-@given(message=_near_common_message() | _user() | _exchange(0).map(lambda messages: messages[0]))
+@given(message=_nearcommon_message() | _user() | _exchange(0).map(lambda messages: messages[0]))
 # Each a step from a shape read sooner, always tried (hypothesis draws them seldom):
 @example(message=_calling({"id": ""})).via("an empty call id")
 @example(message=_calling({"type": "custom"})).via("a custom call written with `function`")
@@ -318,11 +318,12 @@ def _calling(call: dict | None = None, **function) -> dict:
 @example(message={"role": "tool", "tool_call_id": "call_1", "content": "ok", "name": "search"}).via("a named tool message")
 @example(message={"role": "developer", "content": "be brief"}).via("a developer message")
 def test_a_message_read_sooner_is_the_message_the_full_reading_gives(message):
-    from chatconv.formats.openai_chat import _checked_message, _common_message
+    from chatconv.formats.openai_chat import _checked_message
+    from chatconv.formats.openai_chat_common import common_message
     from chatconv.formats.reading import Reading
     from chatconv.sources import Record
 
-    sooner = _common_message(json.loads(json.dumps(message)))
+    sooner = common_message(json.loads(json.dumps(message)))
     reading = Reading(Record("log.jsonl", 1, data=[message]), "openai-chat")
     full = _checked_message(message, reading, (0,), {})
     if sooner is not None:
@@ -337,9 +338,9 @@ def test_a_message_read_sooner_is_the_message_the_full_reading_gives(message):
         {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"q":"x"}'}}]},
 ])
 def test_the_shapes_of_fine_tuning_lines_are_read_sooner(message):
-    from chatconv.formats.openai_chat import _common_message
+    from chatconv.formats.openai_chat_common import common_message
 
-    assert _common_message(message) is not None
+    assert common_message(message) is not None
 
 
 # Fields of the source's own at every level: each comes back where it was

@@ -12,18 +12,16 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-import orjson
-
 from ..problems import ChatconvError
 from ..sources import Record
 from .openai_chat_body import MESSAGE_MARKS, NAME, PART_MARKS, TARGET, write
+from .openai_chat_common import common_message
 from .openai_chat_parts import user_parts
 from .reading import Imported, Reading, free_of_marks, name_results, rest_of, tool_input
 
 __all__ = ["NAME", "TARGET", "detect", "from_openai_messages", "read", "to_model_messages", "write"]
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")
-_PLAIN_ROLES = ("system", "user", "assistant")  # whose {role, content: string} is a model message as it is
 
 
 KEYS = frozenset({"choices", "messages"})
@@ -120,71 +118,11 @@ def _messages(messages: Any, reading: Reading, where: tuple) -> tuple[list[dict]
     out, paths = [], []
     legacy_calls: dict[str, list[str]] = {}  # function name -> ids given to its unanswered function_calls
     for index, message in enumerate(messages):
-        converted = _common_message(message) or _checked_message(message, reading, where + (index,), legacy_calls)
+        converted = common_message(message) or _checked_message(message, reading, where + (index,), legacy_calls)
         if converted is not None:
             out.append(converted)
             paths.append(where + (index,))
     return out, paths
-
-
-_TOOL_MESSAGE_KEYS = {"role", "tool_call_id", "content"}
-_CALLS_MESSAGE_KEYS = {"role", "content", "tool_calls"}
-_CALL_KEYS = {"id", "type", "function"}
-_FUNCTION_KEYS = {"name", "arguments"}
-
-
-def _common_message(message: Any) -> dict | None:
-    """The model message of one of the shapes most logs and fine-tuning files are made of, as
-    _checked_message reads it (a property test holds them equal), sooner; None for any other
-    shape or anything that would be kept, marked or warned about (_checked_message reads it).
-
-    The shapes: {role, content: string} of system, user or assistant; {role: tool, tool_call_id,
-    content: string}; {role: assistant, content: null or string, tool_calls: [{id, type: function,
-    function: {name, arguments}}]} whose arguments are a JSON object written compactly."""
-    if type(message) is not dict:
-        return None
-    role, content = message.get("role"), message.get("content")
-    if len(message) == 2 and type(content) is str and role in _PLAIN_ROLES:
-        return {"role": role, "content": content}
-    if role == "tool" and type(content) is str and message.keys() == _TOOL_MESSAGE_KEYS:
-        call_id = message["tool_call_id"]
-        if type(call_id) is not str or not call_id:
-            return None
-        return {"role": "tool", "content": [{"type": "tool-result", "toolCallId": call_id, "toolName": "",
-                                             "output": {"type": "text", "value": content}}]}
-    if role != "assistant" or message.keys() != _CALLS_MESSAGE_KEYS or not (content is None or type(content) is str):
-        return None
-    calls = message["tool_calls"]
-    if type(calls) is not list or not calls:
-        return None
-    parts = [] if content is None else [{"type": "text", "text": content}]
-    for call in calls:
-        part = _common_call(call)
-        if part is None:
-            return None
-        parts.append(part)
-    return {"role": "assistant", "content": parts}
-
-
-def _common_call(call: Any) -> dict | None:
-    if type(call) is not dict or call.keys() != _CALL_KEYS or call["type"] != "function":
-        return None
-    call_id, body = call["id"], call["function"]
-    if type(call_id) is not str or not call_id or type(body) is not dict or body.keys() != _FUNCTION_KEYS:
-        return None
-    name, arguments = body["name"], body["arguments"]
-    if type(name) is not str or not name or type(arguments) is not str:
-        return None
-    try:
-        value = orjson.loads(arguments)
-    except orjson.JSONDecodeError:
-        return None
-    # An object written compactly writes back to the same text: nothing to keep (an integer beyond
-    # 64 bits, read as a float, does not).
-    text = arguments.encode()
-    if type(value) is not dict or orjson.dumps(value) != text:
-        return None
-    return {"type": "tool-call", "toolCallId": call_id, "toolName": name, "input": value}
 
 
 def _checked_message(message: Any, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:
