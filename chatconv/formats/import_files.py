@@ -19,7 +19,7 @@ from typing import Iterator, Sequence
 
 from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, batch_workers, compression_of, discover,
-                       file_format, iter_jsonl, iter_line_batches, open_binary)
+                       Record, file_format, iter_jsonl, iter_line_batches, open_binary)
 from .importing import ImportRun, Importer, ImportState
 from .registry import OWN_SUFFIXES
 
@@ -52,9 +52,14 @@ def import_chunks(paths: Sequence[str], format_name: str | None = None, conversa
             yield from import_in_workers(importer, file, workers, batch_bytes)
             continue
         for record in importer.records(file):
-            lines = [line + b"\n" for line in importer.lines_of(record)]
-            if lines:
-                yield b"".join(lines)
+            yield from _chunk_of(importer, record)
+
+
+def _chunk_of(importer: Importer, record: Record) -> Iterator[bytes]:
+    """A record's lines, each ending in a newline, in one chunk (none when it has no line)."""
+    lines = [line + b"\n" for line in importer.lines_of(record)]
+    if lines:
+        yield b"".join(lines)
 
 
 def _jobs_for(importer: Importer, file: str, jobs: int | None, batch_bytes: int) -> int:
@@ -115,43 +120,29 @@ def _until_unreadable(batches: Iterator[Batch], unread: list[UnreadableInput]) -
 
 
 def _taken(importer: Importer, file: str, batch: Batch, blob: bytes, results: list[RecordResult]) -> Iterator[bytes]:
-    """The batch's chunks: the worker's, for each record none of whose conversations was read
-    before (in the batch or earlier); the others read again here, with this process's state."""
-    if _all_new(results, importer.state):  # most batches: the worker's lines, all of them
-        for result in results:
-            _take(importer, result)
-        if blob:
-            yield blob
-        return
+    """The batch's chunks: the worker's lines for each record none of whose conversations was read
+    before (in the batch or earlier), as long runs of `blob` (most batches: all of it); the other
+    records read again here, with this process's state."""
     lines_of_batch: list[bytes] | None = None
-    start, seen = 0, set()  # seen: the ids the batch's records read
+    start = run_start = 0  # the record's lines in blob start at `start`; the run not yet given, at `run_start`
+    seen: set = set()  # the ids the batch's records read
     for result in results:
         line, end, ids = result[:3]
         continued = not seen.isdisjoint(ids)
         seen.update(ids)
         if continued or any(importer.state.knows(i) for i in ids):
+            if start > run_start:
+                yield blob[run_start:start]
+            run_start = end  # the worker's lines of this record are not taken
             if lines_of_batch is None:  # read again here: rare
                 lines_of_batch = batch.data.split(b"\n")
             [record] = iter_jsonl(io.BytesIO(lines_of_batch[line - batch.first_line]), file, line)
-            lines = [made + b"\n" for made in importer.lines_of(record)]
-            if lines:
-                yield b"".join(lines)
+            yield from _chunk_of(importer, record)
         else:
             _take(importer, result)
-            if end > start:
-                yield blob[start:end]  # the record's lines, each ending in a newline
         start = end
-
-
-def _all_new(results: list[RecordResult], state: ImportState) -> bool:
-    """Whether no record of a batch reads a conversation read before, in the batch or earlier."""
-    seen: set = set()
-    for result in results:
-        for conversation_id in result[2]:
-            if conversation_id in seen or state.knows(conversation_id):
-                return False
-            seen.add(conversation_id)
-    return True
+    if start > run_start:
+        yield blob[run_start:start]
 
 
 def _take(importer: Importer, result: RecordResult) -> None:
