@@ -19,14 +19,12 @@ from .recordings import FIELD_HELP, field_map_option
 from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, max_warnings_option, plural
 
 
-def _written(lines: Iterator[bytes], output: str | None, ends: bool = False) -> None:
-    """Every line to standard output, or to OUTPUT, replaced whole only when all was read; a call
-    the library cannot carry out as given is a usage error (exit status 2). `ends`: the items are
-    chunks of lines that end in their newlines already (import's)."""
-    if not ends:
-        lines = (line + b"\n" for line in lines)
+def _written(chunks: Iterator[bytes], output: str | None) -> None:
+    """Every chunk of lines (each line ending in its newline) to standard output, or to OUTPUT,
+    replaced whole only when all was read; a call the library cannot carry out as given is a
+    usage error (exit status 2)."""
     try:
-        _write(lines, output)
+        _write(chunks, output)
     except UsageError as exc:
         raise click.UsageError(exc.message) from None
 
@@ -102,7 +100,7 @@ def _report(problems, summary: str) -> None:
 @max_warnings_option
 def import_(paths, format_name, conversations, field_map, output, jobs):
     run = ImportRun()
-    _written(import_chunks(paths, format_name, conversations, run, field_map, jobs), output, ends=True)
+    _written(import_chunks(paths, format_name, conversations, run, field_map, jobs), output)
     formats = ", ".join(f"{count} {name}" for name, count in run.formats.items())
     _report(run.problems, f"{plural(run.records, 'record')} read{f' ({formats})' if formats else ''}: "
                           f"{plural(run.conversations, 'conversation')}, {plural(run.steps, 'step')} written")
@@ -139,6 +137,7 @@ def import_(paths, format_name, conversations, field_map, output, jobs):
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)
 def export(paths, format_name, per, gather_tools, field_map, output, jobs):
     run = ExportRun()
-    _written(export_bodies(paths, format_name, per, gather_tools, field_map, run, jobs), output)
+    bodies = export_bodies(paths, format_name, per, gather_tools, field_map, run, jobs)
+    _written((body + b"\n" for body in bodies), output)
     _report(run.problems, f"{plural(run.steps, 'step')} read: {plural(run.bodies, 'body', 'bodies')} written")
 
