@@ -19,8 +19,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chatconv.formats import ExportRun, export_bodies, from_openai_messages, import_paths, read, write
+from chatconv.formats.openai_chat import _checked_message
+from chatconv.formats.openai_chat_common import common_message
+from chatconv.formats.reading import Reading
 from chatconv.problems import ChatconvError
 from chatconv.recordings import tool_rows
+from chatconv.sources import Record
 
 from conftest import import_and_validate, import_problems, write_jsonl
 
@@ -318,10 +322,6 @@ def _calling(call: dict | None = None, **function) -> dict:
 @example(message={"role": "tool", "tool_call_id": "call_1", "content": "ok", "name": "search"}).via("a named tool message")
 @example(message={"role": "developer", "content": "be brief"}).via("a developer message")
 def test_a_message_read_sooner_is_the_message_the_full_reading_gives(message):
-    from chatconv.formats.openai_chat import _checked_message
-    from chatconv.formats.openai_chat_common import common_message
-    from chatconv.formats.reading import Reading
-    from chatconv.sources import Record
 
     sooner = common_message(json.loads(json.dumps(message)))
     reading = Reading(Record("log.jsonl", 1, data=[message]), "openai-chat")
@@ -338,7 +338,6 @@ def test_a_message_read_sooner_is_the_message_the_full_reading_gives(message):
         {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"q":"x"}'}}]},
 ])
 def test_the_shapes_of_fine_tuning_lines_are_read_sooner(message):
-    from chatconv.formats.openai_chat_common import common_message
 
     assert common_message(message) is not None
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from chatconv.formats import FORMATS, ai_sdk, from_openai_messages, openai_chat
@@ -93,9 +96,6 @@ def _objects(value):
 
 
 def _fixture_objects() -> list[dict]:
-    import json
-    from pathlib import Path
-
     found = []
     for path in sorted((Path(__file__).parent / "data" / "formats").rglob("*.json*")):
         texts = path.read_text().splitlines() if path.suffix == ".jsonl" else [path.read_text()]
