@@ -293,7 +293,7 @@ def _nearcommon_message(draw):
         calls = [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
         inner = [c["function"] for c in calls if isinstance(c.get("function"), dict)]
         target = draw(st.sampled_from([message, *calls, *inner]))
-        key = draw(st.sampled_from([*target, "name", "refusal", "x_note", "type"]))
+        key = draw(st.sampled_from([*target, "name", "refusal", "x_note", "type", "weight"]))
         if draw(st.booleans()) and key in target:
             del target[key]
         else:
@@ -321,6 +321,8 @@ def _calling(call: dict | None = None, **function) -> dict:
 @example(message={"role": "tool", "tool_call_id": "", "content": "ok"}).via("an empty tool_call_id")
 @example(message={"role": "tool", "tool_call_id": "call_1", "content": "ok", "name": "search"}).via("a named tool message")
 @example(message={"role": "developer", "content": "be brief"}).via("a developer message")
+@example(message={"role": "assistant", "content": "hi", "weight": 0}).via("fine-tuning's weight")
+@example(message={"role": "assistant", "content": None, "weight": 1}).via("a weight on a message without text")
 def test_a_message_read_sooner_is_the_message_the_full_reading_gives(message):
 
     sooner = common_message(json.loads(json.dumps(message)))
@@ -333,6 +335,7 @@ def test_a_message_read_sooner_is_the_message_the_full_reading_gives(message):
 
 @pytest.mark.parametrize("message", [
     {"role": "user", "content": "hello"},
+    {"role": "assistant", "content": "hi", "weight": 1},
     {"role": "tool", "tool_call_id": "call_1", "content": "{\"ok\":true}"},
     {"role": "assistant", "content": None, "tool_calls": [
         {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"q":"x"}'}}]},

@@ -22,7 +22,8 @@ from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record
                        iter_records, problem_at)
 from ..validate import check_schema
 from .reading import Imported, Reading, name_results
-from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named
+from .quick_import import quick_lines
+from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named, openai_chat
 
 STARTS_A_STEP = ("user", "system")
 
@@ -93,6 +94,8 @@ class Importer:
     def __post_init__(self):
         self.forced = format_named(self.format_name) if self.format_name else None
         self.readers = [self.forced] if self.forced else IMPORTED
+        # Fine-tuning lines of common shapes go the quick way when nothing else is asked of them.
+        self.quick = self.forced in (None, openai_chat) and not self.field_map and not self.conversations
 
     def own_reader(self, file: str):
         """The format that reads `file` itself (not as JSON or JSONL records), or None."""
@@ -113,7 +116,7 @@ class Importer:
             run.formats[reading_format.NAME] = run.formats.get(reading_format.NAME, 0) + 1
             for number, imported in enumerate(_conversations(reading_format, reading)):
                 if imported.id is None:
-                    imported.id = _name_after(reading, number)
+                    imported.id = _name_after(reading.record, number)
                 if touched is not None:
                     touched.append(imported.id)
                 if not reading.failed:
@@ -128,6 +131,19 @@ class Importer:
     def lines_of(self, record: Record, touched: list[str] | None = None) -> Iterator[bytes]:
         """The lines (without newline) made of one record."""
         run = self.run
+        if self.quick and type(record.data) is dict:
+            conversation_id = _name_after(record, 0)
+            quick = None if self.state.knows(conversation_id) else quick_lines(record, conversation_id)
+            if quick is not None:
+                lines, names = quick
+                if touched is not None:
+                    touched.append(conversation_id)
+                self.state.names_of(conversation_id).update(names)
+                self.state.set_next_step(conversation_id, len(lines))
+                run.records, run.conversations, run.steps = run.records + 1, run.conversations + 1, run.steps + len(lines)
+                run.formats[openai_chat.NAME] = run.formats.get(openai_chat.NAME, 0) + 1
+                yield from lines
+                return
         for imported, reading in self.conversations_of(record, touched):
             first = self.state.take_first_step(imported.id)
             lines, steps = _lines(imported, reading, self.conversations, first)
@@ -238,9 +254,9 @@ def _without_id(step: dict) -> dict:
     return {key: value for key, value in step.items() if key != "conversationId"}
 
 
-def _name_after(reading: Reading, number: int) -> str:
+def _name_after(record: Record, number: int) -> str:
     """A conversation id for a source that has none: the file's name and the record's line."""
-    name = f"{_file_name(reading.record.file)}:{reading.record.line}"
+    name = f"{_file_name(record.file)}:{record.line}"
     return name if number == 0 else f"{name}#{number}"
 
 

@@ -21,14 +21,17 @@ def common_message(message: Any) -> dict | None:
     """The model message of `message` when it is of one of these shapes, as the full reading
     gives it; None for any other shape, or for one that would be kept, marked or warned about.
 
-    The shapes: {role, content: string} of system, user or assistant; {role: tool, tool_call_id,
-    content: string}; {role: assistant, content: null or string, tool_calls: [{id, type: function,
+    The shapes: {role, content: string} of system, user or assistant, with fine-tuning's `weight`
+    or without; {role: tool, tool_call_id, content: string}; {role: assistant, content: null or string, tool_calls: [{id, type: function,
     function: {name, arguments}}]} whose arguments are a JSON object written compactly."""
     if type(message) is not dict:
         return None
     role, content = message.get("role"), message.get("content")
     if len(message) == 2 and type(content) is str and role in PLAIN_ROLES:
         return {"role": role, "content": content}
+    if len(message) == 3 and "weight" in message and type(content) is str and role in PLAIN_ROLES:
+        # Fine-tuning's weight (whether to train on an assistant message) is kept as the full reading keeps it.
+        return {"role": role, "content": content, "providerOptions": {"openai-chat": {"weight": message["weight"]}}}
     if role == "tool" and type(content) is str and message.keys() == _TOOL_MESSAGE_KEYS:
         call_id = message["tool_call_id"]
         if type(call_id) is not str or not call_id:

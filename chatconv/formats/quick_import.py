@@ -1,0 +1,72 @@
+"""A fine-tuning line (or chat log body) made only of the common OpenAI shapes, imported in one
+pass: what the Importer's full path (detect, read, name results, cut steps, check, write) gives
+it, at a fraction of the cost. Any record it is not sure of is left to the full path (None); a
+property test holds the two equal on generated records.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from ..schemas import fast_validator
+from ..sources import Record
+from .openai_chat_common import common_message
+from .registry import IMPORTED, openai_chat
+
+# Keys by which another format could claim a `{"messages": [...]}` object before openai-chat
+# does (detection asks formats in registry order), and openai-chat's own `choices` and Anthropic's
+# `system`: a record with any of them takes the full path. Anthropic's remaining claim on such a
+# body, blocks only it writes, cannot hold for common shapes, whose contents are strings.
+_CLAIMED = frozenset().union(*(fmt.KEYS for fmt in IMPORTED if fmt is not openai_chat)) - {"messages"} | {
+    "choices", "system"}
+_STARTS_A_STEP = ("user", "system")
+
+
+def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict[str, str]] | None:
+    """The step lines of `record` (a body of `messages` and other fields, the metadata) as
+    conversation `conversation_id` from step 0, and the tool names of its calls by id; None when
+    the record is not one of common shapes whose every line is valid and written exactly."""
+    data = record.data
+    if record.error or record.problems or type(data) is not dict or not _CLAIMED.isdisjoint(data):
+        return None
+    messages = data.get("messages")
+    if type(messages) is not list or not messages:
+        return None
+    names: dict[str, str] = {}
+    steps: list[dict] = []
+    output: list[dict] = []
+    for source in messages:
+        message = common_message(source)
+        if message is None:
+            return None
+        role = message["role"]
+        if role == "assistant" and type(message["content"]) is list:
+            for part in message["content"]:
+                if part["type"] == "tool-call":
+                    names[part["toolCallId"]] = part["toolName"]
+        elif role == "tool":
+            result = message["content"][0]
+            name = names.get(result["toolCallId"])
+            if name is None:  # an orphan result: the full path says so
+                return None
+            result["toolName"] = name
+        if not steps or role in _STARTS_A_STEP:
+            output = []
+            steps.append({"conversationId": conversation_id, "stepIndex": len(steps), "input": message,
+                          "output": output})
+        else:
+            output.append(message)
+    if len(data) > 1:
+        steps[0]["metadata"] = {openai_chat.NAME: {key: value for key, value in data.items() if key != "messages"}}
+    valid, lines = fast_validator("step-record").is_valid, []
+    for step in steps:
+        if not valid(step):
+            return None
+        try:
+            line = orjson.dumps(step)
+        except orjson.JSONEncodeError:  # nesting too deep, an integer beyond 64 bits: the full path tells
+            return None
+        if b"+" in line:  # maybe an integer beyond 64 bits, read as a float: the full path tells
+            return None
+        lines.append(line)
+    return lines, names
