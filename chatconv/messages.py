@@ -104,6 +104,7 @@ def tool_call_of(part: dict) -> dict:
 
 
 def extract_tool_calls_from_messages(messages: list) -> list[dict]:
+    """The tool calls of every assistant message, in order: {toolCallId, toolName, args}."""
     return [call for message in messages for call in extract_tool_calls(message)]
 
 
@@ -130,6 +131,7 @@ def tool_result_of(part: dict) -> dict:
 
 
 def extract_tool_results_from_messages(messages: list) -> list[dict]:
+    """The tool results of every message, in order: {toolCallId, toolName, output}."""
     return [result for message in messages for result in extract_tool_results(message)]
 
 

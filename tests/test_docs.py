@@ -4,6 +4,7 @@ whole, and the examples of the format pages are what chatconv writes today."""
 from __future__ import annotations
 
 import html
+import inspect
 import json
 import re
 import subprocess
@@ -75,6 +76,19 @@ def test_api_reference_documents_every_public_name(site):
     assert not missing, f"public names without an entry in docs/api/: {missing}"
     text = page_text(site, "api/validate")
     assert "validate_path" in text and "Summary" in text
+
+
+def test_every_public_function_and_class_has_a_docstring():
+    # The API pages show the docstring of each public name: one without would be an empty entry
+    # (a dataclass without one gets its signature as its __doc__).
+    undocumented = []
+    for name in chatconv.__all__:
+        value = getattr(chatconv, name)
+        if inspect.isclass(value) or inspect.isfunction(value):
+            doc = value.__doc__ or ""
+            if not doc.strip() or doc.startswith(f"{name}("):
+                undocumented.append(name)
+    assert not undocumented
 
 
 def test_a_page_per_format(site):

@@ -10,6 +10,10 @@ from .rules import Rendering, media, result_text, system_and_turns, text_block
 
 
 def render_anthropic(messages: list[dict], repair: bool = False) -> tuple[dict, list[str]]:
+    """The Anthropic Messages request body holding `messages` (AI SDK model messages), and the repairs made.
+
+    A message the API would refuse raises ProviderRuleError; with `repair`, a rule that has a
+    fix is repaired instead and the repair noted."""
     state = Rendering("anthropic", repair)
     system, turns = system_and_turns(messages, state, "assistant", _anthropic_block,
                                      "tool_use", "tool_result", "tool_use_id", "id")

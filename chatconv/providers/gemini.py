@@ -10,6 +10,10 @@ from .rules import Rendering, media, system_and_turns, text_block
 
 
 def render_gemini(messages: list[dict], repair: bool = False) -> tuple[dict, list[str]]:
+    """The Gemini generateContent request body holding `messages` (AI SDK model messages), and the repairs made.
+
+    A message the API would refuse raises ProviderRuleError; with `repair`, a rule that has a
+    fix is repaired instead and the repair noted."""
     state = Rendering("gemini", repair)
     system, turns = system_and_turns(messages, state, "model", _gemini_part,
                                      "functionCall", "functionResponse", "id", "id")

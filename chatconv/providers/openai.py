@@ -11,6 +11,10 @@ from .rules import Rendering, is_url, result_text, tool_text_message
 
 
 def render_openai(messages: list[dict], repair: bool = False) -> tuple[dict, list[str]]:
+    """The OpenAI Chat Completions request body holding `messages` (AI SDK model messages), and the repairs made.
+
+    A message the API would refuse raises ProviderRuleError; with `repair`, a rule that has a
+    fix is repaired instead and the repair noted."""
     state = Rendering("openai", repair)
     out: list[dict] = []
     open_calls: set[str] = set()

@@ -46,4 +46,5 @@ def step_to_dataset_item(conversation_id: Any, step: dict) -> dict:
 
 
 def conversation_to_dataset(conversation: dict) -> list[dict]:
+    """A conversation record's dataset items, one per step (step_to_dataset_item)."""
     return [step_to_dataset_item(conversation["id"], step) for step in conversation["steps"]]

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 @dataclass
 class Summary:
+    """What a run counted: files and records read, errors and warnings (and per code, in
+    `by_code`), files skipped or unreadable, and whether --max-errors stopped it."""
+
     files: int = 0
     records: int = 0
     errors: int = 0
