@@ -70,6 +70,19 @@ def test_command_reference_lists_every_command_and_option(site):
                     assert opt in text, f"{name} {opt}"
 
 
+def test_command_reference_keeps_the_help_texts_indented_lines(site):
+    # Examples and output formats are indented lines in a `\b` paragraph: as --help shows them,
+    # one per line (docs/hooks.py sets them as code), not run together into prose.
+    built = (site / "commands" / "index.html").read_text()
+    code = "\n".join(html.unescape(block) for block in re.findall(r"<pre><code[^>]*>(.*?)</code></pre>", built, re.S))
+    commands = {"chatconv": cli, **all_commands()}
+    indented = [line.strip() for command in commands.values()
+                for line in inspect.cleandoc(command.help or "").splitlines() if line.startswith("  ")]
+    assert indented  # the root command's examples, at least
+    code_lines = {line.strip() for line in code.splitlines()}
+    assert [line for line in indented if line not in code_lines] == []
+
+
 def test_api_reference_documents_every_public_name(site):
     ids = page_ids(site, "api")
     missing = [name for name in chatconv.__all__ if f"{chatconv._MODULE_OF[name]}.{name}" not in ids]
