@@ -17,7 +17,7 @@ import orjson
 
 from ..problems import Problem
 from ..validate import Summary
-from .settings import current_settings
+from .settings import current_settings, ignored_text
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
@@ -40,7 +40,7 @@ def summary_line(summary: Summary, cap: WarningCap | None = None) -> str:
     if summary.stopped:
         text += " (stopped early: --max-errors reached)"
     if summary.ignored:
-        text += f" ({summary.ignored:,} ignored: select / ignore)"
+        text += f" ({ignored_text(summary.ignored)})"
     if cap is not None and cap.hidden:
         text += f" ({cap.not_printed_text()})"
     return text

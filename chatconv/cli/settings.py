@@ -150,6 +150,17 @@ def current_settings() -> Settings:
     return _settings_from(Path.cwd().resolve())
 
 
+def selected(problems: list[Problem], selection: Selection) -> tuple[list[Problem], int]:
+    """The problems `selection` keeps, and how many it left out."""
+    kept = [problem for problem in problems if selection.keeps(problem)]
+    return kept, len(problems) - len(kept)
+
+
+def ignored_text(count: int) -> str:
+    """What a summary says of the problems --select / --ignore left out."""
+    return f"{count:,} ignored: select / ignore"
+
+
 def _codes_option(ctx, param, values) -> tuple[str, ...] | None:
     codes = split_codes(values)
     for code in codes:
