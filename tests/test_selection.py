@@ -143,7 +143,7 @@ def test_the_nearest_pyproject_with_a_chatconv_table_is_read_and_flags_override_
     ('[tool.chatconv]\nselect = ["bad-value"]\nignroe = ["x"]\n', ":3: [tool.chatconv] unknown key 'ignroe' (did you mean 'ignore'?)"),
     ('[tool.chatconv]\nignore = "bad-value"\n', ':2: [tool.chatconv] ignore must be a list of codes'),
     ('[tool.chatconv]\n\nselect = ["bad-valu"]\n', ":3: [tool.chatconv] select: unknown code 'bad-valu' (did you mean 'bad-value'"),
-    ('[tool.chatconv]\nselect = []\n', ":2: [tool.chatconv] select lists no code"),
+    ('[tool.other]\nselect = []\n\n[tool.chatconv]\nselect = []\n', ":5: [tool.chatconv] select lists no code"),
     ('[tool.chatconv]\nmax-warnings = -1\n', ":2: [tool.chatconv] max-warnings must be a whole number"),
     ('[tool.chatconv]\nmax-warnings = true\n', ":2: [tool.chatconv] max-warnings must be a whole number"),
     ('[tool]\nchatconv = 3\n', ":2: [tool.chatconv] must be a table"),

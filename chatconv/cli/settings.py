@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,7 +81,11 @@ def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml, from `start` up, that holds a [tool.chatconv] table."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and "chatconv" in _read_toml(candidate).get("tool", {}):
+        try:
+            present = candidate.is_file()
+        except OSError:  # a folder on the way up that cannot be searched: as if there were none
+            present = False
+        if present and "chatconv" in _read_toml(candidate).get("tool", {}):
             return candidate
     return None
 
@@ -96,13 +101,17 @@ def _read_toml(path: Path) -> dict:
 
 
 def _setting_line(path: Path, key: str) -> str:
-    """`:LINE` of the key's first line in the file (tomllib gives no positions of values)."""
+    """`:LINE` of `key = ...` in the [tool.chatconv] table, else "" (tomllib gives no positions
+    of values; a table written another way, inline say, is named without a line)."""
+    assignment = re.compile(rf"""^\s*["']?{re.escape(key)}["']?\s*=""")
     try:
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip().startswith((key, f'"{key}"')):
-                return f":{number}"
+        lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
-        pass
+        return ""
+    start = next((i for i, line in enumerate(lines) if line.strip() == "[tool.chatconv]"), 0)
+    for number, line in enumerate(lines[start:], start + 1):
+        if assignment.match(line):
+            return f":{number}"
     return ""
 
 
@@ -147,7 +156,11 @@ def _settings_from(folder: Path) -> Settings:
 
 def current_settings() -> Settings:
     """The settings of the pyproject.toml nearest the current folder (read once per run)."""
-    return _settings_from(Path.cwd().resolve())
+    try:
+        folder = Path.cwd().resolve()
+    except OSError:  # the current folder was removed: there is nothing to read settings from
+        return Settings()
+    return _settings_from(folder)
 
 
 def selected(problems: list[Problem], selection: Selection) -> tuple[list[Problem], int]:
