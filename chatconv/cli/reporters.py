@@ -154,7 +154,7 @@ def short_line(file: str, message: str, line: int | None = None, hint: str | Non
     return f"{where}: error: {message}" + (f" ({hint})" if hint else "")
 
 
-def summary_lines(summary: Summary, cap: WarningCap) -> list[str]:
+def _summary_lines(summary: Summary, cap: WarningCap) -> list[str]:
     cap.noted = True
     return [summary_line(summary, cap), *count_lines(summary.by_code, cap)]
 
@@ -176,7 +176,7 @@ class TextReporter:
             self.out.write(problem.format_text() + "\n")
 
     def summary(self, summary: Summary) -> None:
-        self.out.write("".join(line + "\n" for line in summary_lines(summary, self.cap)))
+        self.out.write("".join(line + "\n" for line in _summary_lines(summary, self.cap)))
         self.out.flush()
 
 
@@ -192,7 +192,7 @@ class GithubReporter:
 
     def summary(self, summary: Summary) -> None:
         sys.stdout.flush()
-        for line in summary_lines(summary, self.cap):
+        for line in _summary_lines(summary, self.cap):
             click.echo(line, err=True)
 
 

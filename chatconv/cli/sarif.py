@@ -18,7 +18,7 @@ import click
 
 from ..problems import CODES, Problem
 from ..validate import Summary
-from .reporters import current_cap, summary_lines, write_json_line
+from .reporters import count_lines, current_cap, summary_line, write_json_line
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -80,5 +80,6 @@ class SarifReporter:
     def summary(self, summary: Summary) -> None:
         write_json_line(sarif_log(self.problems))
         sys.stdout.flush()
-        for line in summary_lines(summary, self.cap):
+        self.cap.noted = True  # the summary line says what --max-warnings held back
+        for line in [summary_line(summary, self.cap), *count_lines(summary.by_code, self.cap)]:
             click.echo(line, err=True)
