@@ -103,10 +103,8 @@ class Problem:
         return self.severity == "error"
 
     def to_dict(self) -> dict:
-        """The problem as the JSON output shows it (SPEC §7; the code is not part of it yet)."""
-        found = asdict(self)
-        del found["code"]
-        return found
+        """The problem as the JSON output shows it: SPEC §7's keys, and `code` added to them."""
+        return asdict(self)
 
     def format_text(self) -> str:
         where = f"{self.file}:{self.line or 1}:{self.column or 1}"

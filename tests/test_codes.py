@@ -4,6 +4,7 @@ fault is meant to have."""
 from __future__ import annotations
 
 import io
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -147,14 +148,25 @@ def test_stdin_problems_have_codes_too(monkeypatch):
     assert [p.code for p in problems] == ["step-order", "invalid-json", "tool-call-unanswered"]
 
 
-def test_the_codes_stay_out_of_the_json_output(tmp_path):
+def test_the_json_output_carries_the_code(tmp_path):
     path = tmp_path / "e.yaml"
     path.write_text(textwrap.dedent("""\
         evalcases:
           - {id: a, outcom: x, input_messages: [{role: user, content: hi}]}
     """))
     [problem] = validate_path(path)[0]
-    assert problem.code == "unknown-key" and "code" not in problem.to_dict()
+    # SPEC §7's keys, none removed, and the code added
+    assert list(problem.to_dict()) == ["file", "line", "column", "path", "message", "severity", "hint", "code"]
+    assert problem.to_dict()["code"] == "unknown-key"
+
+
+def test_the_readme_lists_every_code_with_its_line_in_order():
+    # The README's "Check codes" section is CODES written out: a code added, renamed or
+    # described anew must be written there too, in the same order.
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("\n### Check codes\n", 1)[1].split("\n#", 1)[0]
+    listed = re.findall(r"^- `([a-z0-9-]+)`: (.+)$", section, flags=re.MULTILINE)
+    assert listed == list(CODES.items())
 
 
 def test_every_problem_the_package_makes_names_its_check():

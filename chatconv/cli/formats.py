@@ -17,6 +17,7 @@ from ..sources import parse_field_map
 from ..recordings.batches import JOBS_HELP
 from .recordings import FIELD_HELP, field_map_option
 from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, max_warnings_option, plural
+from .settings import Selection, ignored_text, selected, selection_options
 
 
 def _written(chunks: Iterator[bytes], output: str | None) -> None:
@@ -52,11 +53,12 @@ def _any_field_map(ctx, param, pairs):
         raise click.BadParameter(str(exc)) from None
 
 
-def _report(problems, summary: str) -> None:
+def _report(problems, summary: str, selection: Selection) -> None:
+    problems, ignored = selected(problems, selection)
     reporter = TextReporter(err=True)
     for problem in problems:
         reporter.problem(problem)
-    click.echo(summary, err=True)
+    click.echo(summary + (f" ({ignored_text(ignored)})" if ignored else ""), err=True)
     sys.exit(EXIT_INVALID if any(p.is_error for p in problems) else EXIT_OK)
 
 
@@ -98,12 +100,14 @@ def _report(problems, summary: str) -> None:
               help="Worker processes that import JSONL files (output is the same for any N). "
                    "[default: one per core for files of 16 MiB or more, else 1]")
 @max_warnings_option
-def import_(paths, format_name, conversations, field_map, output, jobs):
+@selection_options
+def import_(paths, format_name, conversations, field_map, output, jobs, selection):
     run = ImportRun()
     _written(import_chunks(paths, format_name, conversations, run, field_map, jobs), output)
     formats = ", ".join(f"{count} {name}" for name, count in run.formats.items())
     _report(run.problems, f"{plural(run.records, 'record')} read{f' ({formats})' if formats else ''}: "
-                          f"{plural(run.conversations, 'conversation')}, {plural(run.steps, 'step')} written")
+                          f"{plural(run.conversations, 'conversation')}, {plural(run.steps, 'step')} written",
+            selection)
 
 
 @click.command(help=f"""Write chatconv's recordings as request bodies of another API, one per line.
@@ -135,9 +139,11 @@ def import_(paths, format_name, conversations, field_map, output, jobs):
 @click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
               help="Write to FILE (replaced whole at the end) instead of standard output.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)
-def export(paths, format_name, per, gather_tools, field_map, output, jobs):
+@selection_options
+def export(paths, format_name, per, gather_tools, field_map, output, jobs, selection):
     run = ExportRun()
     bodies = export_bodies(paths, format_name, per, gather_tools, field_map, run, jobs)
     _written((body + b"\n" for body in bodies), output)
-    _report(run.problems, f"{plural(run.steps, 'step')} read: {plural(run.bodies, 'body', 'bodies')} written")
+    _report(run.problems, f"{plural(run.steps, 'step')} read: {plural(run.bodies, 'body', 'bodies')} written",
+            selection)
 

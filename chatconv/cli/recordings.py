@@ -14,6 +14,7 @@ from ..recordings.batches import JOBS_HELP
 from ..recordings.rows import iter_step_rows
 from ..recordings.tools import DEFAULT_MAX_MEMORY, tool_row_lines
 from .reporters import EXIT_UNREADABLE, fail, finish
+from .settings import Selection, ignored_text, selected, selection_options
 
 FIELD_HELP = (
     f"Read the field NAME from the record's KEY (repeatable), e.g. --field output=agentMessages; KEY may be a "
@@ -39,6 +40,7 @@ def scheduler_option(command):
 
 
 def _recording_options(command):
+    command = selection_options(command)
     command = click.option("--format", "output_format", type=click.Choice(["jsonl", "table"]), default="jsonl",
                            show_default=True, help="jsonl: one JSON object per line; table: for a person.")(command)
     command = click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option,
@@ -80,11 +82,17 @@ class _Size(click.ParamType):
 SIZE = _Size()
 
 
-def _finish(problems: list, unreadable: list):
-    """Report the problems; exit 2 when a path could not be read, else as finish does."""
-    if unreadable:
-        fail(problems + unreadable, EXIT_UNREADABLE)
-    finish(problems)
+def _finish(problems: list, unreadable: list, selection: Selection):
+    """Report the problems --select / --ignore keep; exit 2 when a path could not be read (never
+    ignored), else as finish does."""
+    problems, ignored = selected(problems, selection)
+    try:
+        if unreadable:
+            fail(problems + unreadable, EXIT_UNREADABLE)
+        finish(problems)
+    finally:  # after the problems, as a summary
+        if ignored:
+            sys.stderr.write(f"({ignored_text(ignored)})\n")
 
 
 def _write(lines) -> None:
@@ -101,10 +109,10 @@ def _write(lines) -> None:
     {_RECORDING_FILE}
     """)
 @_recording_options
-def text(paths, field_map, output_format, jobs, scheduler):
+def text(paths, field_map, output_format, jobs, scheduler, selection):
     problems, unreadable = [], []
     _write(iter_step_rows(paths, "text", field_map, output_format, problems, unreadable, jobs, scheduler=scheduler))
-    _finish(problems, unreadable)
+    _finish(problems, unreadable, selection)
 
 
 @click.command(help=f"""Each tool call with its result, paired by toolCallId across the steps of a conversation.
@@ -136,11 +144,11 @@ def text(paths, field_map, output_format, jobs, scheduler):
                    "calls waiting for a result (id, name and place, not their arguments) and the rows waiting "
                    "behind them. Past it, the least recently active conversations are finished early: their "
                    "waiting calls are written unanswered, with a warning, and a later result for one answers no call.")
-def tools(paths, field_map, output_format, window, jobs, scheduler, max_memory):
+def tools(paths, field_map, output_format, window, jobs, scheduler, max_memory, selection):
     problems, unreadable = [], []
     _write(tool_row_lines(paths, field_map, window, problems, unreadable, output_format, jobs, max_memory,
                           scheduler=scheduler))
-    _finish(problems, unreadable)
+    _finish(problems, unreadable, selection)
 
 
 @click.command(help=f"""Dataset items, one per step: {{"id", "prompt", "completion", "metadata"}}.
@@ -154,8 +162,8 @@ def tools(paths, field_map, output_format, window, jobs, scheduler, max_memory):
     {_RECORDING_FILE}
     """)
 @_recording_options
-def dataset(paths, field_map, output_format, jobs, scheduler):
+def dataset(paths, field_map, output_format, jobs, scheduler, selection):
     problems, unreadable = [], []
     _write(iter_step_rows(paths, "dataset", field_map, output_format, problems, unreadable, jobs,
                           scheduler=scheduler))
-    _finish(problems, unreadable)
+    _finish(problems, unreadable, selection)

@@ -17,6 +17,7 @@ import orjson
 
 from ..problems import Problem
 from ..validate import Summary
+from .settings import current_settings, ignored_text
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
@@ -38,6 +39,8 @@ def summary_line(summary: Summary, cap: WarningCap | None = None) -> str:
         text += f" ({summary.skipped} skipped: not chatconv records)"
     if summary.stopped:
         text += " (stopped early: --max-errors reached)"
+    if summary.ignored:
+        text += f" ({ignored_text(summary.ignored)})"
     if cap is not None and cap.hidden:
         text += f" ({cap.not_printed_text()})"
     return text
@@ -117,7 +120,7 @@ def max_warnings_option(command):
 
     @functools.wraps(command)
     def run(*args, max_warnings=None, **kwargs):
-        cap = WarningCap(max_warnings)
+        cap = WarningCap(max_warnings if max_warnings is not None else current_settings().max_warnings)
         click.get_current_context().find_root().meta[_CAP] = cap
         try:
             return command(*args, **kwargs)
@@ -129,7 +132,8 @@ def max_warnings_option(command):
         "--max-warnings", type=click.IntRange(min=0), metavar="N",
         help="Print at most N warnings of each code (e.g. 0: none): a legacy file warns on every line. "
              "The counts stay whole, and the summary says how many were not printed. Errors are "
-             "always printed (see --max-errors, where there is one, to stop early).")(run)
+             "always printed (see --max-errors, where there is one, to stop early). "
+             "Default: max-warnings of [tool.chatconv] in pyproject.toml, else no limit.")(run)
 
 
 def github_annotation(problem: Problem) -> str:
@@ -193,8 +197,9 @@ class GithubReporter:
 
 
 class JsonReporter:
-    """One object at the end: the counts and the problems (SPEC §7), and, added to it, the
-    counts by code (`counts`) and the warnings --max-warnings left out (`not_printed`)."""
+    """One object at the end: the counts and the problems (SPEC §7, each with its `code`), and,
+    added to it, the counts by code (`counts`), the warnings --max-warnings left out
+    (`not_printed`) and the problems --select / --ignore left out (`ignored`)."""
 
     def __init__(self):
         self.problems: list[dict] = []
@@ -209,7 +214,7 @@ class JsonReporter:
         write_json_line({"files": summary.files, "records": summary.records, "errors": summary.errors,
                          "warnings": summary.warnings, "problems": self.problems,
                          "counts": count_objects(summary.by_code, self.cap),
-                         "not_printed": sum(self.cap.hidden.values())})
+                         "not_printed": sum(self.cap.hidden.values()), "ignored": summary.ignored})
 
 
 class ShortReporter:

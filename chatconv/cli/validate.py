@@ -11,6 +11,10 @@ from ..kinds import kind_names
 from ..validate import Validator
 from .recordings import FIELD_HELP, field_map_option, scheduler_option
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS, max_warnings_option
+from .sarif import SarifReporter
+from .settings import selection_options
+
+FORMATS = {**REPORTERS, "sarif": SarifReporter}
 
 
 @click.command()
@@ -21,8 +25,9 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS, max_wa
               help="Check eval files as written in this AgentV era instead of telling it from their $schema, "
                    "then their keys: " + "; ".join(f"{era.NAME} ({era.TITLE.split(':')[0]})" for era in ERAS)
                    + ". `chatconv schema` lists the eras.")
-@click.option("--format", "output_format", type=click.Choice(list(REPORTERS)), default="text",
-              show_default=True, help="text: one line per problem; json: one object; github: workflow annotations.")
+@click.option("--format", "output_format", type=click.Choice(list(FORMATS)), default="text",
+              show_default=True, help="text: one line per problem; json: one object; github: workflow annotations; "
+                                      "sarif: a SARIF 2.1.0 log for GitHub code scanning (summary on standard error).")
 @click.option("--max-errors", type=click.IntRange(min=1), help="Stop after this many errors.")
 @click.option("--allow-outside-root", is_flag=True,
               help="Accept file references that resolve outside the repository root.")
@@ -34,8 +39,9 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS, max_wa
                    "[default: one per core for files of 16 MiB or more, else 1]")
 @scheduler_option
 @max_warnings_option
+@selection_options
 def validate(paths, kind, era, output_format, max_errors, allow_outside_root, skip_unknown, field_map, jobs,
-             scheduler):
+             scheduler, selection):
     """Check eval files, configs and recorded conversations against their schemas.
 
     PATHS are files, folders (searched for .yaml, .yml, .json and .jsonl files, .jsonl.gz and
@@ -56,14 +62,16 @@ def validate(paths, kind, era, output_format, max_errors, allow_outside_root, sk
       N files, N records: N errors, N warnings
         N × CODE (error|warning)
     --max-warnings N prints N warnings of each code at most (a legacy recording warns on
-    every line); the counts stay whole.
+    every line); the counts stay whole. --select / --ignore CODE report only, or leave out,
+    problems of those codes (also set in [tool.chatconv] of pyproject.toml); an ignored
+    problem is not printed, does not fail the run, and is counted as ignored in the summary.
     Exit status: 0 valid (warnings allowed), 1 invalid, 2 unreadable input or usage error.
     """
     validator = Validator(kind=kind, era=era,
                           allow_outside_root=allow_outside_root, max_errors=max_errors,
                           skip_unknown=skip_unknown, jobs=jobs, field_map=field_map or None,
-                          scheduler=scheduler)
-    reporter = REPORTERS[output_format]()
+                          scheduler=scheduler, keep=selection.keeps if selection.filters else None)
+    reporter = FORMATS[output_format]()
     for problem in validator.run(paths):
         reporter.problem(problem)
     summary = validator.summary

@@ -10,7 +10,7 @@ from collections import Counter
 from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..kinds import checked_kind, config_era, is_config_file
 from ..messages import CONVERSATION_WINDOW
@@ -39,6 +39,7 @@ class Summary:
     skipped: int = 0  # files found in folders that hold no chatconv record
     unreadable: int = 0
     stopped: bool = False  # --max-errors was reached
+    ignored: int = 0  # problems the run's `keep` left out (--select / --ignore): neither counted nor yielded
     by_code: Counter = field(default_factory=Counter)  # (code, severity) -> problems reported
 
     def count(self, problem: Problem) -> None:
@@ -68,6 +69,7 @@ class Validator:
     conversation_window: int = CONVERSATION_WINDOW
     field_map: dict | None = None  # fields read from other keys (sources.parse_field_map)
     scheduler: str | None = None  # a Dask scheduler's address: JSONL batches are checked on its cluster
+    keep: Callable[[Problem], bool] | None = None  # which problems to report (--select / --ignore); None: all
     summary: Summary = field(default_factory=Summary)
     _pool: OrderedPool | None = field(default=None, init=False, repr=False)
     _configs: dict = field(default_factory=dict, init=False, repr=False)  # eval_pattern_config's
@@ -80,7 +82,13 @@ class Validator:
     def run(self, paths: Iterable[str | Path]) -> Iterator[Problem]:
         try:
             for path, explicit in discover(paths):
+                unreadable = self.summary.unreadable
                 for problem in self._file(path, explicit):
+                    # The problems of input that could not be read come after _file counts it: they
+                    # are always reported (the file was not checked; the run exits 2).
+                    if self.keep is not None and self.summary.unreadable == unreadable and not self.keep(problem):
+                        self.summary.ignored += 1
+                        continue
                     self.summary.count(problem)
                     yield problem
                     if self.max_errors and self.summary.errors >= self.max_errors:

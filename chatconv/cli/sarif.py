@@ -1,0 +1,85 @@
+"""`--format sarif`: the problems as one SARIF 2.1.0 log, which GitHub code scanning (and other
+SARIF viewers) show on the lines they name.
+
+One run; its tool is chatconv, whose rules are the codes that occur (CODES gives each its
+description); a result per problem. Paths are relative URIs with forward slashes, as code
+scanning resolves them against the repository's root: run chatconv from that root.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path, PurePath
+from urllib.parse import quote
+
+import click
+
+from ..problems import CODES, Problem
+from ..validate import Summary
+from .reporters import count_lines, current_cap, summary_line, write_json_line
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def artifact_uri(file: str) -> str:
+    """`evals/my review.yaml` -> `evals/my%20review.yaml`: a relative URI reference, forward
+    slashes (Windows paths too), characters outside RFC 3986's unreserved set percent-encoded.
+    An absolute path under the current folder is made relative; another stays a file: URI."""
+    path = Path(file)
+    if path.is_absolute():
+        try:
+            path = path.relative_to(Path.cwd())
+        except ValueError:
+            return path.as_uri()
+    posix = PurePath(os.path.normpath(path)).as_posix()
+    return quote(posix, safe="/")
+
+
+def sarif_result(problem: Problem, rule_index: dict[str, int]) -> dict:
+    text = f"{problem.path}: {problem.message}" + (f" ({problem.hint})" if problem.hint else "")
+    result = {"level": "error" if problem.is_error else "warning", "message": {"text": text},
+              "locations": [{"physicalLocation": {
+                  "artifactLocation": {"uri": artifact_uri(problem.file)},
+                  "region": {"startLine": problem.line or 1, "startColumn": problem.column or 1}}}]}
+    if problem.code is not None:
+        result = {"ruleId": problem.code, "ruleIndex": rule_index[problem.code], **result}
+    return result
+
+
+def sarif_log(problems: list[Problem]) -> dict:
+    """The SARIF 2.1.0 log of `problems`, in their order."""
+    codes = sorted({problem.code for problem in problems if problem.code is not None})
+    rule_index = {code: index for index, code in enumerate(codes)}
+    try:
+        tool_version = version("chatconv")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        tool_version = "0+unknown"
+    driver = {"name": "chatconv", "version": tool_version,
+              "rules": [{"id": code, "shortDescription": {"text": CODES.get(code, code)}} for code in codes]}
+    return {"$schema": SCHEMA, "version": "2.1.0",
+            "runs": [{"tool": {"driver": driver},
+                      # chatconv counts columns in characters, as Python strings index them
+                      "columnKind": "unicodeCodePoints",
+                      "results": [sarif_result(problem, rule_index) for problem in problems]}]}
+
+
+class SarifReporter:
+    """The SARIF log on standard output at the end; the summary and counts on standard error.
+    --max-warnings holds warnings back here as in the other formats."""
+
+    def __init__(self):
+        self.problems: list[Problem] = []
+        self.cap = current_cap()
+
+    def problem(self, problem: Problem) -> None:
+        if self.cap.shows(problem):
+            self.problems.append(problem)
+
+    def summary(self, summary: Summary) -> None:
+        write_json_line(sarif_log(self.problems))
+        sys.stdout.flush()
+        self.cap.noted = True  # the summary line says what --max-warnings held back
+        for line in [summary_line(summary, self.cap), *count_lines(summary.by_code, self.cap)]:
+            click.echo(line, err=True)
