@@ -1,4 +1,5 @@
-"""Find, load and compile the JSON Schemas: one registry, every `$ref` resolved locally.
+"""Find, load and compile the JSON Schemas: one registry, every `$ref` resolved locally; and
+bundle them, one self-contained schema per name, for tools that cannot follow cross-file `$ref`s.
 
 The schemas live in the repository's top-level `schemas/` folder and ship inside the wheel
 as `chatconv/_schemas`; both places are looked up, the packaged one first.
@@ -10,10 +11,13 @@ import re
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import orjson
 
 BASE_URI = "https://chatconv.dev/schemas/"
+BUNDLED_URI = BASE_URI + "bundled/"
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _PACKAGE = Path(__file__).resolve().parent
 
 
@@ -57,6 +61,107 @@ def schema_uri(name: str) -> str:
     return BASE_URI + name + ".json"
 
 
+def bundled_schema(name: str) -> dict[str, Any]:
+    """`name`'s schema made self-contained, for tools that cannot follow cross-file `$ref`s
+    (an editor's YAML extension, Python `jsonschema` without a registry, check-jsonschema).
+
+    Every file it reaches (itself included) sits in `$defs` under its name (`legacy/` ones as
+    `legacy~1NAME` in a pointer), each file's own `$defs` under `<file>:<def>`; every `$ref` is
+    rewritten to point there. The top level refers to the schema itself and carries its title, so
+    that an editor names it. Each `pattern` is written so that Python's `re` reads it as ECMA-262
+    (the dialect JSON Schema names) does: see _anchored_pattern.
+    """
+    defs: dict[str, Any] = {}
+
+    def pointer(stem: str, fragment: str) -> str:
+        if fragment.startswith("/$defs/"):
+            local, _, rest = fragment.removeprefix("/$defs/").partition("/")
+            stem, fragment = f"{stem}:{local}", f"/{rest}" if rest else ""
+        return "#/$defs/" + stem.replace("~", "~0").replace("/", "~1") + fragment
+
+    def rewrite(node: Any, stem: str) -> Any:
+        if isinstance(node, list):
+            return [rewrite(item, stem) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {}
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                target, _, fragment = value.partition("#")
+                target = _schema_name(urljoin(schema_uri(stem), target)) if target else stem
+                embed(target)
+                out[key] = pointer(target, fragment)
+            elif key == "pattern" and isinstance(value, str):
+                out[key] = _anchored_pattern(value)
+            elif key in ("properties", "$defs") and isinstance(value, dict):  # names, not keywords
+                out[key] = {name: rewrite(sub, stem) for name, sub in value.items()}
+            else:
+                out[key] = rewrite(value, stem)
+        return out
+
+    def embed(stem: str) -> None:
+        if stem in defs:
+            return
+        defs[stem] = {}  # claimed first, so that a file that refers back is not embedded twice
+        schema = load_schema(stem)
+        for local, sub in schema.get("$defs", {}).items():
+            defs[f"{stem}:{local}"] = rewrite(sub, stem)
+        body = {k: v for k, v in schema.items() if k not in ("$id", "$schema", "$defs")}
+        defs[stem] = rewrite(body, stem)
+
+    embed(name)
+    own = load_schema(name)
+    return {
+        "$schema": DRAFT,
+        "$id": BUNDLED_URI + name + ".json",
+        "title": own.get("title", name),
+        "description": f"{own.get('description', own.get('title', name))} (Bundled by chatconv: the {name} "
+                       "schema and every schema it refers to, under $defs.)",
+        "$ref": pointer(name, ""),
+        "$defs": defs,
+    }
+
+
+def bundle_text(name: str) -> str:
+    """The bundle of `name` as written to a file and printed: JSON, indented by 2, a final newline."""
+    return orjson.dumps(bundled_schema(name), option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def _schema_name(uri: str) -> str:
+    """The name of the schema at `uri` (one of ours, below BASE_URI); KeyError for another."""
+    if not (uri.startswith(BASE_URI) and uri.endswith(".json")):
+        raise KeyError(f"$ref to {uri!r}, which is not one of chatconv's schemas")
+    return uri.removeprefix(BASE_URI).removesuffix(".json")
+
+
+def _anchored_pattern(pattern: str) -> str:
+    """`pattern` with each `$` anchor (not escaped, not in a [...] class) as `(?!\\n)$`.
+
+    Under ECMA-262 the two are the same (without the multiline flag, `$` matches at the end
+    only, where no newline follows); Python's `re`, which `jsonschema` uses, also matches `$`
+    before a final newline, and the lookahead forbids that. So every validator reads it as
+    chatconv does.
+    """
+    return _replace_end_anchors(pattern, r"(?!\n)$")
+
+
+def _replace_end_anchors(pattern: str, replacement: str) -> str:
+    out, in_class, escaped = [], False, False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "$" and not in_class:
+            char = replacement
+        out.append(char)
+    return "".join(out)
+
+
 @cache
 def fast_validator(name: str):
     """A jsonschema-rs validator for `name`, compiled once; for the hot path (`is_valid`)."""
@@ -95,17 +200,4 @@ def _pattern_to_the_end(validator, pattern: str, instance: Any, schema: dict):
 @cache
 def _ecma_regex(pattern: str) -> re.Pattern:
     """`pattern` compiled with each `$` anchor (not escaped, not in a [...] class) as `\\Z`."""
-    out, in_class, escaped = [], False, False
-    for char in pattern:
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char == "[":
-            in_class = True
-        elif char == "]":
-            in_class = False
-        elif char == "$" and not in_class:
-            char = r"\Z"
-        out.append(char)
-    return re.compile("".join(out))
+    return re.compile(_replace_end_anchors(pattern, r"\Z"))

@@ -26,6 +26,7 @@ from chatconv.migrate import is_legacy, migrate_record, upgrade_record
 from chatconv.models import MODELS, Conversation, StepRecord, parse_record, read_records
 from chatconv.problems import ChatconvError
 from chatconv.schemas import (
+    bundled_schema,
     explaining_validator,
     fast_validator,
     load_schema,
@@ -67,54 +68,6 @@ DROP = object()
 
 
 # Schema helpers ----------------------------------------------------------------------------
-
-
-def bundled_schema(name: str) -> dict[str, Any]:
-    """`name`'s schema made self-contained for tools that cannot follow cross-file `$ref`s.
-
-    Every file it reaches (itself included) sits in `$defs` under its name, each file's own
-    `$defs` under `<file>:<def>`; every `$ref` is rewritten to point there.
-    """
-    defs: dict[str, Any] = {}
-
-    def pointer(stem: str, fragment: str) -> str:
-        if fragment.startswith("/$defs/"):
-            local, _, rest = fragment.removeprefix("/$defs/").partition("/")
-            stem, fragment = f"{stem}:{local}", f"/{rest}" if rest else ""
-        return "#/$defs/" + stem.replace("~", "~0").replace("/", "~1") + fragment
-
-    def rewrite(node: Any, stem: str) -> Any:
-        if isinstance(node, list):
-            return [rewrite(item, stem) for item in node]
-        if not isinstance(node, dict):
-            return node
-        out = {}
-        for key, value in node.items():
-            if key == "$ref" and isinstance(value, str):
-                target, _, fragment = value.partition("#")
-                target = target.removesuffix(".json") or stem
-                embed(target)
-                out[key] = pointer(target, fragment)
-            else:
-                out[key] = rewrite(value, stem)
-        return out
-
-    def embed(stem: str) -> None:
-        if stem in defs:
-            return
-        defs[stem] = {}  # claimed first, so that a file that refers back is not embedded twice
-        schema = load_schema(stem)
-        for local, sub in schema.get("$defs", {}).items():
-            defs[f"{stem}:{local}"] = rewrite(sub, stem)
-        body = {k: v for k, v in schema.items() if k not in ("$id", "$schema", "$defs")}
-        defs[stem] = rewrite(body, stem)
-
-    embed(name)
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$ref": pointer(name, ""),
-        "$defs": defs,
-    }
 
 
 def resolve(schema: dict[str, Any], ref: str) -> dict[str, Any]:
@@ -414,7 +367,7 @@ def test_parse_record_names_the_known_kinds_for_an_unknown_one():
         parse_record("legacy/conversation-step-v1", {})
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", schema_names())
 def test_bundled_schema_is_self_contained_and_validates_like_the_registry(kind):
     bundle = bundled_schema(kind)
     Draft202012Validator.check_schema(bundle)

@@ -1,4 +1,4 @@
-"""The built wheel carries the schemas and migrations and works from any folder."""
+"""The built wheel carries the schemas (as written and bundled) and migrations and works from any folder."""
 
 from __future__ import annotations
 
@@ -22,9 +22,14 @@ def wheel(tmp_path_factory):
 
 
 def test_wheel_holds_schemas_and_migrations(wheel):
-    names = zipfile.ZipFile(wheel).namelist()
+    archive = zipfile.ZipFile(wheel)
+    names = archive.namelist()
     for schema in (REPO / "schemas").rglob("*.json"):
-        assert f"chatconv/_schemas/{schema.relative_to(REPO / 'schemas').as_posix()}" in names
+        name = schema.relative_to(REPO / "schemas").as_posix()
+        assert f"chatconv/_schemas/{name}" in names
+        # the bundles too, as generated (tests/test_schema_bundles.py keeps the folder up to date)
+        bundled = (REPO / "schemas-bundled" / name).read_bytes()
+        assert archive.read(f"chatconv/_schemas_bundled/{name}") == bundled
     for migration in (REPO / "migrations").glob("0*.py"):
         assert f"chatconv/_migrations/{migration.name}" in names
 
