@@ -15,6 +15,7 @@ import click
 from ..eras import era_names
 from ..problems import UsageError
 from .recordings import FIELD_HELP, field_map_option
+from .discovery import no_ignore_option
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, max_warnings_option, plural, short_line
 
 PROGRESS_MIN_BYTES = 32 << 20  # a progress bar on a terminal for files from this size
@@ -39,6 +40,7 @@ PROGRESS_MIN_BYTES = 32 << 20  # a progress bar on a terminal for files from thi
 @click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option,
               help=FIELD_HELP + " The field is migrated where it is, under its own key (JSON and JSONL files).")
 @max_warnings_option
+@no_ignore_option
 def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs, to_era, field_map):
     """Rewrite recordings (JSONL) and eval files (YAML, JSON) in the current shape.
 

@@ -13,6 +13,7 @@ from ..recordings import FIELD_NAMES, parse_field_map
 from ..recordings.batches import JOBS_HELP
 from ..recordings.rows import iter_step_rows
 from ..recordings.tools import DEFAULT_MAX_MEMORY, tool_row_lines
+from .discovery import no_ignore_option
 from .reporters import EXIT_UNREADABLE, fail, finish
 
 FIELD_HELP = (
@@ -45,6 +46,7 @@ def _recording_options(command):
                            help=FIELD_HELP)(command)
     command = click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)(command)
     command = scheduler_option(command)
+    command = no_ignore_option(command)
     return click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))(command)
 
 
