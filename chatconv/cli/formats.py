@@ -16,6 +16,7 @@ from ..problems import UsageError
 from ..sources import parse_field_map
 from ..recordings.batches import JOBS_HELP
 from .recordings import FIELD_HELP, field_map_option
+from .colour import color_option
 from .discovery import no_ignore_option
 from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, max_warnings_option, plural
 
@@ -100,6 +101,7 @@ def _report(problems, summary: str) -> None:
                    "[default: one per core for files of 16 MiB or more, else 1]")
 @max_warnings_option
 @no_ignore_option
+@color_option
 def import_(paths, format_name, conversations, field_map, output, jobs):
     run = ImportRun()
     _written(import_chunks(paths, format_name, conversations, run, field_map, jobs), output)
@@ -138,6 +140,7 @@ def import_(paths, format_name, conversations, field_map, output, jobs):
               help="Write to FILE (replaced whole at the end) instead of standard output.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)
 @no_ignore_option
+@color_option
 def export(paths, format_name, per, gather_tools, field_map, output, jobs):
     run = ExportRun()
     bodies = export_bodies(paths, format_name, per, gather_tools, field_map, run, jobs)

@@ -17,6 +17,7 @@ import orjson
 
 from ..problems import Problem
 from ..validate import Summary
+from .colour import coloured_text, wants_colour
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
@@ -166,10 +167,11 @@ class TextReporter:
         self.err = err  # the commands that write data on standard output report on standard error
         self.out = sys.stderr if err else sys.stdout
         self.cap = current_cap()
+        self.text = coloured_text if wants_colour(self.out) else Problem.format_text  # colour.py
 
     def problem(self, problem: Problem) -> None:
         if self.cap.shows(problem):
-            self.out.write(problem.format_text() + "\n")
+            self.out.write(self.text(problem) + "\n")
 
     def summary(self, summary: Summary) -> None:
         self.out.write("".join(line + "\n" for line in _summary_lines(summary, self.cap)))

@@ -10,6 +10,7 @@ from ..eras import ERAS, era_names
 from ..kinds import kind_names
 from ..validate import Validator
 from .recordings import FIELD_HELP, field_map_option, scheduler_option
+from .colour import color_option
 from .discovery import no_ignore_option
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS, max_warnings_option
 
@@ -36,6 +37,7 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS, max_wa
 @scheduler_option
 @max_warnings_option
 @no_ignore_option
+@color_option
 def validate(paths, kind, era, output_format, max_errors, allow_outside_root, skip_unknown, field_map, jobs,
              scheduler):
     """Check eval files, configs and recorded conversations against their schemas.
