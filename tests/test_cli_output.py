@@ -1,18 +1,22 @@
-"""Output for a person: colour on a terminal only, the table's header and columns."""
+"""Output for a person: colour on a terminal only, the table's header and columns, the progress bar."""
 
 from __future__ import annotations
 
+import io
 import re
+import sys
 
 import orjson
 import pytest
 from click.testing import CliRunner
 
-from chatconv.cli import cli, colour
+from chatconv.cli import cli, colour, progress
+from chatconv.cli.progress import ProgressBar
 from chatconv.recordings.rows import COLUMN_TITLES, COLUMN_WIDTHS, DATASET_COLUMNS, TEXT_COLUMNS, _cut
 from chatconv.recordings.tool_events import TOOL_COLUMNS
 from conftest import RECORDED
 
+BAR = re.compile(r"\r[^\r\n]*?\x1b\[K")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 STEPS = RECORDED / "weather-steps.jsonl"
 TEXT_LINE = re.compile(r"^[^\n]+:\d+:\d+: (error|warning): \$[^\n]*$")
@@ -99,3 +103,56 @@ def test_cut_to_display_cells(text, width, expected):
 
 def test_table_widths_cover_every_column():
     assert set(TEXT_COLUMNS + DATASET_COLUMNS + TOOL_COLUMNS) <= set(COLUMN_WIDTHS)
+
+
+# --- the progress bar ---------------------------------------------------------------------------
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        self.now += 0.5  # each look at the clock: half a second later
+        return self.now
+
+
+def test_the_bar_appears_only_after_its_delay_and_clears_itself():
+    stream = io.StringIO()
+    bar = ProgressBar(1000, stream, clock=FakeClock(), delay=2.0)
+    bar.file("a.jsonl")  # no such file: its size is 0, the bytes are still counted
+    bar.size = 1000
+    bar.read(100)  # 1 s
+    assert stream.getvalue() == ""  # a short run prints nothing
+    bar.read(400)
+    bar.read(0)
+    drawn = stream.getvalue()
+    assert " 50% [############------------] 500 B of 1.0 KB  a.jsonl" in drawn and drawn.startswith("\r")
+    bar.clear()
+    assert stream.getvalue().endswith("\r\x1b[K") and not bar.shown
+    bar.read(10**6)
+    assert bar.fraction == 1.0  # never past the whole
+
+
+def _with_terminal(monkeypatch, terminal: bool):
+    monkeypatch.setattr(progress, "is_terminal", lambda stream: terminal)
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    monkeypatch.setattr(progress, "REDRAW", 0.0)
+
+
+@pytest.mark.parametrize("args", [["validate"], ["text"], ["tools"], ["dataset"], ["import", "-o", "{out}"],
+                                  ["export", "--to", "anthropic", "-o", "{out}"], ["migrate", "-o", "{out}"]])
+def test_a_terminal_shows_the_bar_on_standard_error_only(tmp_path, monkeypatch, args):
+    args = [arg.format(out=tmp_path / "out.jsonl") for arg in args] + [str(STEPS)]
+    _with_terminal(monkeypatch, False)
+    quiet = CliRunner().invoke(cli, args)
+    assert "\r" not in quiet.stderr and "%" not in quiet.stderr  # not a terminal: no bar
+    _with_terminal(monkeypatch, True)
+    if args[0] in ("text", "tools", "dataset"):  # data on a terminal's screen: no bar over it
+        assert "\r" not in CliRunner().invoke(cli, args).stderr
+        monkeypatch.setattr(progress, "is_terminal", lambda stream: stream is not sys.stdout)
+    shown = CliRunner().invoke(cli, args)
+    assert "% [" in shown.stderr and "\r\x1b[K" in shown.stderr
+    assert shown.stdout_bytes == quiet.stdout_bytes and shown.exit_code == quiet.exit_code
+    # each drawing and clearing is a whole line's overwrite: without them, stderr is the quiet run's
+    assert BAR.sub("", shown.stderr) == quiet.stderr
+    assert shown.stderr.endswith("\r\x1b[K" + quiet.stderr)  # cleared before the summary

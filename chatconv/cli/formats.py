@@ -17,6 +17,7 @@ from ..sources import parse_field_map
 from ..recordings.batches import JOBS_HELP
 from .recordings import FIELD_HELP, field_map_option
 from .colour import color_option
+from .progress import hide_progress, shows_progress
 from .discovery import no_ignore_option
 from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, max_warnings_option, plural
 
@@ -54,7 +55,12 @@ def _any_field_map(ctx, param, pairs):
         raise click.BadParameter(str(exc)) from None
 
 
+def _data_on_stdout(options: dict) -> bool:
+    return options.get("output") in (None, "-")
+
+
 def _report(problems, summary: str) -> None:
+    hide_progress()
     reporter = TextReporter(err=True)
     for problem in problems:
         reporter.problem(problem)
@@ -102,6 +108,7 @@ def _report(problems, summary: str) -> None:
 @max_warnings_option
 @no_ignore_option
 @color_option
+@shows_progress(_data_on_stdout)
 def import_(paths, format_name, conversations, field_map, output, jobs):
     run = ImportRun()
     _written(import_chunks(paths, format_name, conversations, run, field_map, jobs), output)
@@ -141,6 +148,7 @@ def import_(paths, format_name, conversations, field_map, output, jobs):
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)
 @no_ignore_option
 @color_option
+@shows_progress(_data_on_stdout)
 def export(paths, format_name, per, gather_tools, field_map, output, jobs):
     run = ExportRun()
     bodies = export_bodies(paths, format_name, per, gather_tools, field_map, run, jobs)

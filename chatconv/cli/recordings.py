@@ -15,6 +15,7 @@ from ..recordings.rows import DATASET_COLUMNS, TEXT_COLUMNS, iter_step_rows, tab
 from ..recordings.tool_events import TOOL_COLUMNS
 from ..recordings.tools import DEFAULT_MAX_MEMORY, tool_row_lines
 from .colour import color_option
+from .progress import shows_progress
 from .discovery import no_ignore_option
 from .reporters import EXIT_UNREADABLE, fail, finish
 
@@ -50,6 +51,7 @@ def _recording_options(command):
                            help=FIELD_HELP)(command)
     command = click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)(command)
     command = scheduler_option(command)
+    command = shows_progress()(command)
     command = no_ignore_option(command)
     command = color_option(command)
     return click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))(command)

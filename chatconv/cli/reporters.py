@@ -18,6 +18,7 @@ import orjson
 from ..problems import Problem
 from ..validate import Summary
 from .colour import coloured_text, wants_colour
+from .progress import hide_progress
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
@@ -123,6 +124,7 @@ def max_warnings_option(command):
         try:
             return command(*args, **kwargs)
         finally:
+            hide_progress()
             for line in cap.note():
                 click.echo(line, err=True)
 
@@ -171,9 +173,11 @@ class TextReporter:
 
     def problem(self, problem: Problem) -> None:
         if self.cap.shows(problem):
+            hide_progress()  # a progress bar on the terminal: cleared first (it comes back)
             self.out.write(self.text(problem) + "\n")
 
     def summary(self, summary: Summary) -> None:
+        hide_progress()
         self.out.write("".join(line + "\n" for line in _summary_lines(summary, self.cap)))
         self.out.flush()
 
@@ -186,9 +190,11 @@ class GithubReporter:
 
     def problem(self, problem: Problem) -> None:
         if self.cap.shows(problem):
+            hide_progress()
             sys.stdout.write(github_annotation(problem) + "\n")
 
     def summary(self, summary: Summary) -> None:
+        hide_progress()
         sys.stdout.flush()
         for line in _summary_lines(summary, self.cap):
             click.echo(line, err=True)
@@ -208,6 +214,7 @@ class JsonReporter:
 
     def summary(self, summary: Summary) -> None:
         self.cap.noted = True
+        hide_progress()
         write_json_line({"files": summary.files, "records": summary.records, "errors": summary.errors,
                          "warnings": summary.warnings, "problems": self.problems,
                          "counts": count_objects(summary.by_code, self.cap),
@@ -222,6 +229,7 @@ class ShortReporter:
 
     def problem(self, problem: Problem) -> None:
         if self.cap.shows(problem):
+            hide_progress()
             click.echo(short_line(problem.file, problem.message, hint=problem.hint), err=True)
 
 
@@ -230,6 +238,7 @@ REPORTERS = {"text": TextReporter, "json": JsonReporter, "github": GithubReporte
 
 def fail(problems: Iterable[Problem], status: int) -> NoReturn:
     """Report the problems that stop a command on standard error, and exit with `status`."""
+    hide_progress()
     reporter = TextReporter(err=True)
     for problem in problems:
         reporter.problem(problem)

@@ -13,6 +13,7 @@ from ..problems import ChatconvError, Problem
 from .arrays import element_records
 from .compressed import COMPRESSIONS, without_compression
 from .ignore import Ignored
+from .progress import told_file
 from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
 from .stdin import read_stdin
@@ -46,8 +47,10 @@ def discover(paths: Iterable[str | Path], suffixes: Iterable[str] = DATA_SUFFIXE
                     # Only regular files: reading a named pipe or a device found there could block.
                     if (data_suffix(name) in suffixes and os.path.isfile(file)
                             and not ignored.ignores(folder, name, is_folder=False)):
+                        told_file(file)
                         yield file, False
         else:
+            told_file(path)
             yield path, True
 
 

@@ -38,6 +38,17 @@ def walking_everything(everything: bool = True, report: Callable[[str], None] | 
         _REPORT.reset(reporter)
 
 
+@contextlib.contextmanager
+def quietly() -> Iterator[None]:
+    """Walks as around it, telling nothing of an ignore file that cannot be read: a walk done
+    twice (a progress bar's measure first) tells of it once."""
+    token = _REPORT.set(lambda message: None)
+    try:
+        yield
+    finally:
+        _REPORT.reset(token)
+
+
 @dataclass(frozen=True)
 class _Rules:
     folder: str  # the patterns are matched against paths relative to this folder
