@@ -281,6 +281,10 @@ class ConversationWindow(Generic[State]):
     def __len__(self) -> int:
         return len(self._recent)
 
+    def states(self) -> Iterator[State]:
+        """The state of every conversation followed, least recently active first."""
+        return iter(self._recent.values())
+
     def pop_oldest(self) -> tuple[Any, State]:
         """The least recently active conversation, no longer followed (the caller settles it)."""
         return self._recent.popitem(last=False)

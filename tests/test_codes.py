@@ -145,7 +145,7 @@ def test_stdin_problems_have_codes_too(monkeypatch):
     lines = b"".join(orjson.dumps(step) + b"\n" for step in [_step(0, [_call("x")]), _step(0, [])])
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(lines + b"{broken\n")))
     problems = validate_path("-")[0]
-    assert [p.code for p in problems] == ["step-order", "invalid-json", "tool-call-unanswered"]
+    assert [p.code for p in problems] == ["tool-call-unanswered", "step-order", "invalid-json"]  # by line
 
 
 def test_the_json_output_carries_the_code(tmp_path):

@@ -16,6 +16,9 @@ from ..problems import UsageError
 from ..sources import parse_field_map
 from ..recordings.batches import JOBS_HELP
 from .recordings import FIELD_HELP, field_map_option
+from .colour import color_option
+from .progress import hide_progress, shows_progress
+from .discovery import no_ignore_option
 from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, max_warnings_option, plural
 from .settings import Selection, ignored_text, selected, selection_options
 
@@ -53,7 +56,12 @@ def _any_field_map(ctx, param, pairs):
         raise click.BadParameter(str(exc)) from None
 
 
+def _data_on_stdout(options: dict) -> bool:
+    return options.get("output") in (None, "-")
+
+
 def _report(problems, summary: str, selection: Selection) -> None:
+    hide_progress()
     problems, ignored = selected(problems, selection)
     reporter = TextReporter(err=True)
     for problem in problems:
@@ -101,6 +109,9 @@ def _report(problems, summary: str, selection: Selection) -> None:
                    "[default: one per core for files of 16 MiB or more, else 1]")
 @max_warnings_option
 @selection_options
+@no_ignore_option
+@color_option
+@shows_progress(_data_on_stdout)
 def import_(paths, format_name, conversations, field_map, output, jobs, selection):
     run = ImportRun()
     _written(import_chunks(paths, format_name, conversations, run, field_map, jobs), output)
@@ -140,6 +151,9 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
               help="Write to FILE (replaced whole at the end) instead of standard output.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)
 @selection_options
+@no_ignore_option
+@color_option
+@shows_progress(_data_on_stdout)
 def export(paths, format_name, per, gather_tools, field_map, output, jobs, selection):
     run = ExportRun()
     bodies = export_bodies(paths, format_name, per, gather_tools, field_map, run, jobs)

@@ -6,8 +6,6 @@ what became of each file and the summary.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
 
 import click
@@ -15,10 +13,9 @@ import click
 from ..eras import era_names
 from ..problems import UsageError
 from .recordings import FIELD_HELP, field_map_option
+from .progress import hide_progress, progress_bar, showing
+from .discovery import no_ignore_option
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, max_warnings_option, plural, short_line
-
-PROGRESS_MIN_BYTES = 32 << 20  # a progress bar on a terminal for files from this size
-
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
@@ -39,6 +36,7 @@ PROGRESS_MIN_BYTES = 32 << 20  # a progress bar on a terminal for files from thi
 @click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option,
               help=FIELD_HELP + " The field is migrated where it is, under its own key (JSON and JSONL files).")
 @max_warnings_option
+@no_ignore_option
 def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs, to_era, field_map):
     """Rewrite recordings (JSONL) and eval files (YAML, JSON) in the current shape.
 
@@ -68,21 +66,26 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
 
     total, done, status = Tally(), [], EXIT_OK
     reporter = ShortReporter()
+    # The bar (on a terminal, after a while) follows the bytes migrate_paths says it has read.
+    data_on_stdout = not (in_place or dry_run or check) and output in (None, "-")
     try:
-        for outcome in migrate_paths(paths, output, in_place=in_place, backup=backup, dry_run=dry_run,
-                                     check=check, rejects=rejects_file, jobs=jobs, progress=_migration_progress,
-                                     to_era=to_era, field_map=field_map or None):
-            if isinstance(outcome.error, LineRejected):
-                reject = outcome.error.reject
-                click.echo(short_line(reject.file, reject.error, reject.line), err=True)
-                status = EXIT_INVALID
-            elif outcome.error is not None:
-                for problem in outcome.error.problems:
-                    reporter.problem(problem)
-                status = EXIT_UNREADABLE
-            else:
-                total.add(outcome.tally)
-                done.append((outcome.file, outcome.tally))
+        with showing(progress_bar(paths, data_on_stdout), watch=False) as bar:
+            for outcome in migrate_paths(paths, output, in_place=in_place, backup=backup, dry_run=dry_run,
+                                         check=check, rejects=rejects_file, jobs=jobs,
+                                         progress=bar.file_progress if bar is not None else None,
+                                         to_era=to_era, field_map=field_map or None):
+                if isinstance(outcome.error, LineRejected):
+                    hide_progress()
+                    reject = outcome.error.reject
+                    click.echo(short_line(reject.file, reject.error, reject.line), err=True)
+                    status = EXIT_INVALID
+                elif outcome.error is not None:
+                    for problem in outcome.error.problems:
+                        reporter.problem(problem)
+                    status = EXIT_UNREADABLE
+                else:
+                    total.add(outcome.tally)
+                    done.append((outcome.file, outcome.tally))
     except UsageError as exc:
         raise click.UsageError(exc.message) from None
     writes = not (dry_run or check)
@@ -97,20 +100,6 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
     if status == EXIT_OK and check and changed:
         status = EXIT_INVALID
     sys.exit(status)
-
-
-def _migration_progress(file: str):
-    """A progress bar on a terminal for a long file, as a callback taking the bytes read."""
-    size = os.path.getsize(file) if file != "-" and os.path.isfile(file) else 0
-    if size < PROGRESS_MIN_BYTES or not sys.stderr.isatty():
-        return contextlib.nullcontext(None)
-
-    @contextlib.contextmanager
-    def bar():
-        with click.progressbar(length=size, label=file, file=sys.stderr) as progress:
-            yield lambda done: progress.update(done - progress.pos)
-
-    return bar()
 
 
 def _print_dry_run(changed, total) -> None:

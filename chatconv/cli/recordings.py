@@ -11,8 +11,12 @@ import click
 from ..messages import CONVERSATION_WINDOW
 from ..recordings import FIELD_NAMES, parse_field_map
 from ..recordings.batches import JOBS_HELP
-from ..recordings.rows import iter_step_rows
+from ..recordings.rows import DATASET_COLUMNS, TEXT_COLUMNS, iter_step_rows, table_header
+from ..recordings.tool_events import TOOL_COLUMNS
 from ..recordings.tools import DEFAULT_MAX_MEMORY, tool_row_lines
+from .colour import color_option
+from .progress import shows_progress
+from .discovery import no_ignore_option
 from .reporters import EXIT_UNREADABLE, fail, finish
 from .settings import Selection, ignored_text, selected, selection_options
 
@@ -42,11 +46,16 @@ def scheduler_option(command):
 def _recording_options(command):
     command = selection_options(command)
     command = click.option("--format", "output_format", type=click.Choice(["jsonl", "table"]), default="jsonl",
-                           show_default=True, help="jsonl: one JSON object per line; table: for a person.")(command)
+                           show_default=True,
+                           help="jsonl: one JSON object per line; table: for a person, a header row then aligned "
+                                "columns, long values cut with an ellipsis (use jsonl for the whole values).")(command)
     command = click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option,
                            help=FIELD_HELP)(command)
     command = click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)(command)
     command = scheduler_option(command)
+    command = shows_progress()(command)
+    command = no_ignore_option(command)
+    command = color_option(command)
     return click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))(command)
 
 
@@ -95,8 +104,10 @@ def _finish(problems: list, unreadable: list, selection: Selection):
             sys.stderr.write(f"({ignored_text(ignored)})\n")
 
 
-def _write(lines) -> None:
+def _write(lines, output_format: str = "jsonl", columns: tuple = ()) -> None:
     out = sys.stdout.buffer
+    if output_format == "table":  # the columns' names first, for the person reading
+        out.write(table_header(columns))
     for line in lines:
         out.write(line)
 
@@ -111,7 +122,8 @@ def _write(lines) -> None:
 @_recording_options
 def text(paths, field_map, output_format, jobs, scheduler, selection):
     problems, unreadable = [], []
-    _write(iter_step_rows(paths, "text", field_map, output_format, problems, unreadable, jobs, scheduler=scheduler))
+    _write(iter_step_rows(paths, "text", field_map, output_format, problems, unreadable, jobs, scheduler=scheduler),
+           output_format, TEXT_COLUMNS)
     _finish(problems, unreadable, selection)
 
 
@@ -147,7 +159,7 @@ def text(paths, field_map, output_format, jobs, scheduler, selection):
 def tools(paths, field_map, output_format, window, jobs, scheduler, max_memory, selection):
     problems, unreadable = [], []
     _write(tool_row_lines(paths, field_map, window, problems, unreadable, output_format, jobs, max_memory,
-                          scheduler=scheduler))
+                          scheduler=scheduler), output_format, TOOL_COLUMNS)
     _finish(problems, unreadable, selection)
 
 
@@ -165,5 +177,5 @@ def tools(paths, field_map, output_format, window, jobs, scheduler, max_memory, 
 def dataset(paths, field_map, output_format, jobs, scheduler, selection):
     problems, unreadable = [], []
     _write(iter_step_rows(paths, "dataset", field_map, output_format, problems, unreadable, jobs,
-                          scheduler=scheduler))
+                          scheduler=scheduler), output_format, DATASET_COLUMNS)
     _finish(problems, unreadable, selection)

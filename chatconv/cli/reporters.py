@@ -18,6 +18,8 @@ import orjson
 from ..problems import Problem
 from ..validate import Summary
 from .settings import current_settings, ignored_text
+from .colour import coloured_text, wants_colour
+from .progress import hide_progress
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
@@ -125,6 +127,7 @@ def max_warnings_option(command):
         try:
             return command(*args, **kwargs)
         finally:
+            hide_progress()
             for line in cap.note():
                 click.echo(line, err=True)
 
@@ -170,12 +173,15 @@ class TextReporter:
         self.err = err  # the commands that write data on standard output report on standard error
         self.out = sys.stderr if err else sys.stdout
         self.cap = current_cap()
+        self.text = coloured_text if wants_colour(self.out) else Problem.format_text  # colour.py
 
     def problem(self, problem: Problem) -> None:
         if self.cap.shows(problem):
-            self.out.write(problem.format_text() + "\n")
+            hide_progress()  # a progress bar on the terminal: cleared first (it comes back)
+            self.out.write(self.text(problem) + "\n")
 
     def summary(self, summary: Summary) -> None:
+        hide_progress()
         self.out.write("".join(line + "\n" for line in _summary_lines(summary, self.cap)))
         self.out.flush()
 
@@ -188,9 +194,11 @@ class GithubReporter:
 
     def problem(self, problem: Problem) -> None:
         if self.cap.shows(problem):
+            hide_progress()
             sys.stdout.write(github_annotation(problem) + "\n")
 
     def summary(self, summary: Summary) -> None:
+        hide_progress()
         sys.stdout.flush()
         for line in _summary_lines(summary, self.cap):
             click.echo(line, err=True)
@@ -211,6 +219,7 @@ class JsonReporter:
 
     def summary(self, summary: Summary) -> None:
         self.cap.noted = True
+        hide_progress()
         write_json_line({"files": summary.files, "records": summary.records, "errors": summary.errors,
                          "warnings": summary.warnings, "problems": self.problems,
                          "counts": count_objects(summary.by_code, self.cap),
@@ -225,6 +234,7 @@ class ShortReporter:
 
     def problem(self, problem: Problem) -> None:
         if self.cap.shows(problem):
+            hide_progress()
             click.echo(short_line(problem.file, problem.message, hint=problem.hint), err=True)
 
 
@@ -233,6 +243,7 @@ REPORTERS = {"text": TextReporter, "json": JsonReporter, "github": GithubReporte
 
 def fail(problems: Iterable[Problem], status: int) -> NoReturn:
     """Report the problems that stop a command on standard error, and exit with `status`."""
+    hide_progress()
     reporter = TextReporter(err=True)
     for problem in problems:
         reporter.problem(problem)

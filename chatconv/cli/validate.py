@@ -10,6 +10,9 @@ from ..eras import ERAS, era_names
 from ..kinds import kind_names
 from ..validate import Validator
 from .recordings import FIELD_HELP, field_map_option, scheduler_option
+from .colour import color_option
+from .progress import shows_progress
+from .discovery import no_ignore_option
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS, max_warnings_option
 from .sarif import SarifReporter
 from .settings import selection_options
@@ -40,6 +43,9 @@ FORMATS = {**REPORTERS, "sarif": SarifReporter}
 @scheduler_option
 @max_warnings_option
 @selection_options
+@no_ignore_option
+@color_option
+@shows_progress(lambda options: False)  # its problems clear the bar
 def validate(paths, kind, era, output_format, max_errors, allow_outside_root, skip_unknown, field_map, jobs,
              scheduler, selection):
     """Check eval files, configs and recorded conversations against their schemas.

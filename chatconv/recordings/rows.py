@@ -3,6 +3,7 @@ makes a batch's rows and this process writes them in order (see batches)."""
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -18,18 +19,64 @@ TEXT_COLUMNS = ("conversationId", "stepIndex", "text")
 DATASET_COLUMNS = ("id", "prompt", "completion")
 
 
+# The table's columns: each as wide as this (display cells), longer values cut with "…"; the
+# last column is not padded. Fixed, not measured: rows are written as they are made (by workers
+# too), and a table of a long recording never held whole.
+COLUMN_WIDTHS = {"conversationId": 24, "stepIndex": 4, "text": 72, "id": 30, "prompt": 40, "completion": 40,
+                 "toolName": 20, "status": 10, "toolCallId": 28}
+COLUMN_TITLES = {"stepIndex": "step"}  # a short title, so that the column stays narrow
+
+
 def row_line(row: dict, line: bytes | None, output_format: str, columns: tuple) -> bytes:
     """A row as written, with its newline: its JSON (`line`, else orjson's), or for "table" its
-    columns cut to 60 characters, for a person."""
+    columns cut and aligned (COLUMN_WIDTHS), for a person."""
     if output_format == "jsonl":
         return (line or orjson.dumps(row)) + b"\n"
     cells = []
     for column in columns:
         value = row[column]
-        text = value if isinstance(value, str) else orjson.dumps(value).decode()
-        text = text.replace("\n", " ")
-        cells.append(text if len(text) <= 60 else text[:57] + "...")
-    return ("  ".join(cells) + "\n").encode("utf-8", "surrogateescape")
+        cells.append(value if isinstance(value, str) else orjson.dumps(value).decode())
+    return _table_line(cells, columns)
+
+
+def table_header(columns: tuple) -> bytes:
+    """The table's header: the columns' titles, aligned as its rows are, and a rule beneath."""
+    titles = _table_line([COLUMN_TITLES.get(column, column) for column in columns], columns)
+    rule = _table_line(["-" * COLUMN_WIDTHS[column] for column in columns], columns)
+    return titles + rule
+
+
+def _table_line(cells: list[str], columns: tuple) -> bytes:
+    out = []
+    for index, (text, column) in enumerate(zip(cells, columns)):
+        text, used = _cut(" ".join(text.split()), COLUMN_WIDTHS[column])  # one line: newlines and tabs are spaces
+        last = index == len(columns) - 1
+        out.append(text if last else text + " " * (COLUMN_WIDTHS[column] - used))
+    return ("  ".join(out) + "\n").encode("utf-8", "surrogateescape")
+
+
+def _cut(text: str, width: int) -> tuple[str, int]:
+    """`text` cut to `width` display cells (a wide character takes two), ending in "…" when cut,
+    and the cells it takes."""
+    if len(text) <= width and text.isascii():  # most values: no character to measure
+        return text, len(text)
+    cells = [_cells(char) for char in text]
+    if sum(cells) <= width:
+        return text, sum(cells)
+    used = 0
+    for index, taken in enumerate(cells):
+        if used + taken > width - 1:  # one cell left for the ellipsis
+            return text[:index] + "…", used + 1
+        used += taken
+    return text, used  # not reached: the text is wider than `width`
+
+
+def _cells(char: str) -> int:
+    if char.isascii():
+        return 1
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
 def _text_row(item) -> dict:

@@ -11,6 +11,7 @@ from .fields import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, 
 from .compressed import COMPRESSIONS, CompressedWriter, compression_of, without_compression
 from .files import (COMPRESSED_JSONL_SUFFIXES, DATA_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, data_suffix,
                     discover, eval_pattern_config, file_format, iter_records, load_document)
+from .ignore import walking_everything
 from .json import NotWritten, duplicate_keys, exact_json, integers_beyond_64_bits, iter_jsonl, load_json
 from .record import Position, Record, problem_at
 from .stdin import StdinInput, read_stdin, read_stdin_head, stdin_document_format
@@ -30,5 +31,5 @@ __all__ = [
     "holds_no_record", "integers_beyond_64_bits", "read_as_records", "is_blank_line", "iter_jsonl",
     "iter_line_batches", "iter_records", "load_document", "load_json", "load_yaml", "open_binary",
     "problem_at", "read_bytes", "read_stdin", "read_stdin_head", "refuse_foreign_encoding",
-    "stdin_document_format", "without_compression", "yaml_parse_problem",
+    "stdin_document_format", "walking_everything", "without_compression", "yaml_parse_problem",
 ]

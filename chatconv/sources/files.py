@@ -12,6 +12,8 @@ from ..kinds import CONFIG_FILE_NAMES
 from ..problems import ChatconvError, Problem
 from .arrays import element_records
 from .compressed import COMPRESSIONS, without_compression
+from .ignore import Ignored
+from .progress import told_file
 from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
 from .stdin import read_stdin
@@ -30,19 +32,25 @@ _SKIPPED_FOLDERS = {"node_modules", "__pycache__", "venv"}
 
 def discover(paths: Iterable[str | Path], suffixes: Iterable[str] = DATA_SUFFIXES) -> Iterator[tuple[str, bool]]:
     """(file, named explicitly) for each path; folders are searched for files whose names end in
-    one of `suffixes` (the data files), in order."""
+    one of `suffixes` (the data files), in order, skipping hidden folders, some tools' folders
+    and what `.gitignore` files ignore (see ignore.py; a file named is always read)."""
     suffixes = frozenset(suffixes)
     for path in paths:
         path = str(path)
         if path != "-" and os.path.isdir(path):
+            ignored = Ignored(path)
             for folder, subfolders, files in os.walk(path):
-                subfolders[:] = sorted(d for d in subfolders if _searched(d))
+                subfolders[:] = sorted(d for d in subfolders
+                                       if _searched(d) and not ignored.ignores(folder, d, is_folder=True))
                 for name in sorted(files):
                     file = os.path.join(folder, name)
                     # Only regular files: reading a named pipe or a device found there could block.
-                    if data_suffix(name) in suffixes and os.path.isfile(file):
+                    if (data_suffix(name) in suffixes and os.path.isfile(file)
+                            and not ignored.ignores(folder, name, is_folder=False)):
+                        told_file(file)
                         yield file, False
         else:
+            told_file(path)
             yield path, True
 
 

@@ -11,6 +11,7 @@ from typing import BinaryIO, Iterator, NamedTuple
 
 from ..problems import ChatconvError, Problem, UnreadableInput
 from .compressed import compression_of, open_decompressed
+from .progress import told_read
 
 UTF8_BOM = b"\xef\xbb\xbf"
 BATCH_BYTES = 1 << 20  # JSONL files are read, checked and migrated about this many bytes at a time
@@ -187,6 +188,7 @@ def iter_line_batches(stream: BinaryIO, batch_bytes: int = BATCH_BYTES) -> Itera
                 if whole := data[:data.rfind(b"\n") + 1]:
                     yield Batch(number, offset, whole)
                 raise
+        told_read(len(data))  # a progress bar's measure (progress.py)
         yield Batch(number, offset, data)
         number += data.count(b"\n")
         offset += len(data)

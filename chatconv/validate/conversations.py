@@ -137,6 +137,12 @@ class RecordingChecks:
                 problems.append(orphan_result_problem(record, path, call_id))
         return problems
 
+    def earliest_open_line(self) -> int | None:
+        """The first line of the earliest record holding a tool call not answered yet: its
+        problem, should it never be, may still come (None: no call waits)."""
+        return min((record.line for conversation in self._conversations.states()
+                    for record, _ in conversation.calls.open.values()), default=None)
+
     def finish(self) -> Iterator[Problem]:
         """The unanswered calls of the conversations still followed: no later step can answer them."""
         for _, conversation in sorted(self._conversations.drain(), key=lambda item: item[1].order):

@@ -19,12 +19,17 @@ from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compress
                        empty_file_problem, eval_pattern_config, file_format, holds_no_record, iter_line_batches,
                        iter_records, open_binary, read_as_records)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
-from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, check_file_lines, check_lines,
-                    check_sent_lines, entries_from_wire, record_entry)
+from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, LineSpan, StepRun, check_file_lines,
+                    check_lines, check_sent_lines, entries_from_wire, record_entry)
+from .order import PlaceOrder
 
 if TYPE_CHECKING:
     from ..workers import OrderedPool
 
+
+
+class _Stopped(Exception):
+    """--max-errors was reached: the file's reading ends, the problems found are handed on."""
 
 
 @dataclass
@@ -52,7 +57,8 @@ class Summary:
 
 @dataclass
 class Validator:
-    """Validates files and folders, counting into `summary`; `run` yields problems as found.
+    """Validates files and folders, counting into `summary`; `run` yields each file's problems
+    sorted by place, as soon as no later one can precede them.
 
     JSONL files are checked a batch of lines at a time, by `jobs` worker processes when more
     than one (None: one per core for files of sources.PARALLEL_MIN_BYTES or more); the problems come
@@ -80,20 +86,13 @@ class Validator:
             self.era = self.era or era
 
     def run(self, paths: Iterable[str | Path]) -> Iterator[Problem]:
+        """Every problem of `paths`, file by file in the order found, each file's sorted by
+        place (file, line, column; see PlaceOrder)."""
         try:
             for path, explicit in discover(paths):
-                unreadable = self.summary.unreadable
-                for problem in self._file(path, explicit):
-                    # The problems of input that could not be read come after _file counts it: they
-                    # are always reported (the file was not checked; the run exits 2).
-                    if self.keep is not None and self.summary.unreadable == unreadable and not self.keep(problem):
-                        self.summary.ignored += 1
-                        continue
-                    self.summary.count(problem)
-                    yield problem
-                    if self.max_errors and self.summary.errors >= self.max_errors:
-                        self.summary.stopped = True
-                        return
+                yield from self._file(path, explicit)
+                if self.summary.stopped:
+                    return
         finally:
             self._stop_workers()
 
@@ -102,11 +101,31 @@ class Validator:
         kind = self.kind or ("config" if path != "-" and is_config_file(path) else None)
         options = LineOptions(path, kind, explicit, self.skip_unknown, self.allow_outside_root, self.era,
                               None if kind else self._pattern_era(path))
+        order = PlaceOrder()
         try:
-            yield from self._merge(path, self._batches(options), RecordingChecks(self.conversation_window))
+            yield from self._merge(path, self._batches(options), RecordingChecks(self.conversation_window), order)
         except UnreadableInput as exc:
             self.summary.unreadable += 1
-            yield from exc.problems
+            yield from order.drain()  # those found before it
+            for problem in exc.problems:
+                self.summary.count(problem)
+                yield problem
+        except _Stopped:
+            pass
+        yield from order.drain()
+
+    def _found(self, order: PlaceOrder, problems: Iterable[Problem]) -> None:
+        """Count problems as found, held in `order` to be handed on sorted; --max-errors stops here."""
+        summary, keep = self.summary, self.keep
+        for problem in problems:
+            if keep is not None and not keep(problem):  # --select / --ignore: counted as ignored only
+                summary.ignored += 1
+                continue
+            summary.count(problem)
+            order.add(problem)
+            if self.max_errors and summary.errors >= self.max_errors:
+                summary.stopped = True
+                raise _Stopped
 
     def _pattern_era(self, path: str) -> str | None:
         """The era of the config whose `eval_patterns` name this YAML or JSON file an eval file."""
@@ -116,39 +135,46 @@ class Validator:
         return None if config is None else config_era(config).NAME
 
     def _merge(self, path: str, batches: Iterable[tuple[RecordSource, Iterable]],
-               checks: RecordingChecks) -> Iterator[Problem]:
-        """Count and report each entry in line order, with the checks across lines."""
+               checks: RecordingChecks, order: PlaceOrder) -> Iterator[Problem]:
+        """Count each entry in line order, with the checks across lines; hand on the problems
+        no later one can precede, now and then (the rest are the caller's to drain)."""
         summary = self.summary
+        found = partial(self._found, order)
         counted = False
         for source, entries in batches:
             for where, problems, steps, outcome in entries:
                 if outcome is NOT_OURS:  # only ever the file's first record (see record_entry)
                     summary.skipped += 1  # a folder's file that is not ours
                     return
+                if order.due():  # nothing found from here on comes before this record, or an open call
+                    start = where.number if isinstance(where, LineSpan) else where.line
+                    waiting = checks.earliest_open_line()
+                    yield from order.release(path, start if waiting is None else min(start, waiting))
                 if not counted:
                     summary.files += 1
                     counted = True
                 if outcome is NOT_A_RECORD:
-                    yield from problems
+                    found(problems)
                     continue
                 summary.records += 1
-                yield from problems  # in order of place (record_entry)
+                if problems:  # most lines have none: no call for them
+                    found(problems)
                 if steps is not None:
-                    yield from self._steps(checks, steps, source, where)
+                    self._steps(checks, steps, source, where, found)
         if not counted:  # a JSONL file of blank lines
             summary.files += 1
-            yield empty_file_problem(path)
-        yield from checks.finish()
+            found([empty_file_problem(path)])
+        found(checks.finish())
 
-    def _steps(self, checks: RecordingChecks, run: StepRun, source: RecordSource, where) -> Iterator[Problem]:
+    def _steps(self, checks: RecordingChecks, run: StepRun, source: RecordSource, where, found) -> None:
         """The checks across lines of a run of steps; its first line is counted already."""
         first = self.summary.records
-        conversation, found = checks.add_steps(run.conversation_id, run.first_index, run.last_index, source, where)
-        yield from found
+        conversation, problems = checks.add_steps(run.conversation_id, run.first_index, run.last_index, source, where)
+        found(problems)
         for offset, tool_where, parts, problems in run.tool_lines:
             self.summary.records = first + offset  # exact, should --max-errors stop on this line
-            yield from problems  # a later line's own (a legacy shape), before its tool parts'
-            yield from checks.add_tool_parts(conversation, parts, source, tool_where)
+            found(problems)  # a later line's own (a legacy shape), before its tool parts'
+            found(checks.add_tool_parts(conversation, parts, source, tool_where))
         self.summary.records = first + run.count - 1
 
     def _batches(self, options: LineOptions) -> Iterator[tuple[RecordSource, Iterable]]:

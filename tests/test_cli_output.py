@@ -1,0 +1,158 @@
+"""Output for a person: colour on a terminal only, the table's header and columns, the progress bar."""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from chatconv.cli import cli, colour, progress
+from chatconv.cli.progress import ProgressBar
+from chatconv.recordings.rows import COLUMN_TITLES, COLUMN_WIDTHS, DATASET_COLUMNS, TEXT_COLUMNS, _cut
+from chatconv.recordings.tool_events import TOOL_COLUMNS
+from conftest import RECORDED
+
+BAR = re.compile(r"\r[^\r\n]*?\x1b\[K")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+STEPS = RECORDED / "weather-steps.jsonl"
+TEXT_LINE = re.compile(r"^[^\n]+:\d+:\d+: (error|warning): \$[^\n]*$")
+
+
+@pytest.fixture
+def faulty(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(STEPS.read_bytes().splitlines()[0][:-1] + b', "colour": 1}\n{"stepIndex": "a"}\n')
+    return path
+
+
+def run(args, env=None, terminal=False, monkeypatch=None):
+    if monkeypatch is not None:
+        monkeypatch.setattr(colour, "is_terminal", lambda stream: terminal)
+    return CliRunner().invoke(cli, list(map(str, args)), env=env or {}, color=True)
+
+
+def test_not_a_terminal_is_plain_text_byte_for_byte(faulty, monkeypatch):
+    plain = run(["validate", faulty], env={"NO_COLOR": None, "FORCE_COLOR": None}, monkeypatch=monkeypatch)
+    assert "\x1b[" not in plain.output
+    problems = plain.output.splitlines()[:4]
+    assert all(TEXT_LINE.match(line) for line in problems), problems
+    assert run(["validate", "--color", "never", faulty], terminal=True, monkeypatch=monkeypatch).output == plain.output
+
+
+def test_a_terminal_gets_colour_unless_no_color(faulty, monkeypatch):
+    plain = run(["validate", faulty], monkeypatch=monkeypatch).output
+    coloured = run(["validate", faulty], env={"NO_COLOR": None}, terminal=True, monkeypatch=monkeypatch).output
+    assert "\x1b[31m\x1b[1merror\x1b[0m" in coloured and "\x1b[33m\x1b[1mwarning\x1b[0m" in coloured
+    assert coloured.startswith(f"\x1b[1m{faulty}:1:")  # the place bold
+    assert ANSI.sub("", coloured) == plain  # colour is all that changes
+    for no_color in ("1", "yes"):
+        assert run(["validate", faulty], env={"NO_COLOR": no_color}, terminal=True,
+                   monkeypatch=monkeypatch).output == plain
+    # an empty NO_COLOR is as if unset (no-color.org)
+    assert run(["validate", faulty], env={"NO_COLOR": ""}, terminal=True, monkeypatch=monkeypatch).output == coloured
+    # asked for: colour even in a pipe; FORCE_COLOR too, NO_COLOR winning over it
+    assert run(["validate", "--color", "always", faulty], monkeypatch=monkeypatch).output == coloured
+    assert run(["validate", faulty], env={"FORCE_COLOR": "1"}, monkeypatch=monkeypatch).output == coloured
+    assert run(["validate", faulty], env={"FORCE_COLOR": "1", "NO_COLOR": "1"},
+               monkeypatch=monkeypatch).output == plain
+
+
+def test_problems_on_standard_error_are_coloured_alike(faulty, monkeypatch):
+    result = run(["text", "--color", "always", faulty], monkeypatch=monkeypatch)
+    assert "\x1b[31m\x1b[1merror\x1b[0m" in result.stderr
+    assert "\x1b[" not in result.stdout  # the data is never coloured
+
+
+@pytest.mark.parametrize("command, columns", [("text", TEXT_COLUMNS), ("tools", TOOL_COLUMNS),
+                                             ("dataset", DATASET_COLUMNS)])
+def test_the_table_has_a_header_and_aligned_columns(command, columns):
+    result = CliRunner().invoke(cli, [command, "--format", "table", str(STEPS)])
+    assert result.exit_code == 0, result.output
+    title, rule, *rows = result.output.splitlines()
+    header = [COLUMN_TITLES.get(column, column) for column in columns]
+    assert title.split() == header
+    starts = [match.start() for match in re.finditer(r"-+", rule)]
+    assert [title.index(name) for name in header] == starts  # each title over its column
+    widths = [len(match.group()) for match in re.finditer(r"-+", rule)]
+    jsonl = [orjson.loads(line) for line in CliRunner().invoke(cli, [command, str(STEPS)]).output.splitlines()]
+    assert len(rows) == len(jsonl) > 0
+    for row, record in zip(rows, jsonl):
+        for start, width, column in zip(starts, widths, columns):
+            assert start == 0 or row[start - 2:start] == "  "  # columns stay apart
+            cell = row[start:start + width].rstrip()
+            value = record[column] if isinstance(record[column], str) else orjson.dumps(record[column]).decode()
+            value = " ".join(value.split())
+            assert cell == value or (cell.endswith("…") and value.startswith(cell[:-1])), (cell, value)
+    assert any("…" in row for row in rows) if command != "tools" else True  # the fixture's texts are long
+
+
+@pytest.mark.parametrize("text, width, expected", [
+    ("short", 10, ("short", 5)),
+    ("exactly ten", 11, ("exactly ten", 11)),
+    ("a longer value", 8, ("a longe…", 8)),
+    ("日本語のテキスト", 7, ("日本語…", 7)),  # wide characters take two cells
+    ("line\nbreak", 20, ("line\nbreak", 10)),
+])
+def test_cut_to_display_cells(text, width, expected):
+    assert _cut(text, width) == expected
+
+
+def test_table_widths_cover_every_column():
+    assert set(TEXT_COLUMNS + DATASET_COLUMNS + TOOL_COLUMNS) <= set(COLUMN_WIDTHS)
+
+
+# --- the progress bar ---------------------------------------------------------------------------
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        self.now += 0.5  # each look at the clock: half a second later
+        return self.now
+
+
+def test_the_bar_appears_only_after_its_delay_and_clears_itself():
+    stream = io.StringIO()
+    bar = ProgressBar(1000, stream, clock=FakeClock(), delay=2.0)
+    bar.file("a.jsonl")  # no such file: its size is 0, the bytes are still counted
+    bar.size = 1000
+    bar.read(100)  # 1 s
+    assert stream.getvalue() == ""  # a short run prints nothing
+    bar.read(400)
+    bar.read(0)
+    drawn = stream.getvalue()
+    assert " 50% [############------------] 500 B of 1.0 KB  a.jsonl" in drawn and drawn.startswith("\r")
+    bar.clear()
+    assert stream.getvalue().endswith("\r\x1b[K") and not bar.shown
+    bar.read(10**6)
+    assert bar.fraction == 1.0  # never past the whole
+
+
+def _with_terminal(monkeypatch, terminal: bool):
+    monkeypatch.setattr(progress, "is_terminal", lambda stream: terminal)
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    monkeypatch.setattr(progress, "REDRAW", 0.0)
+
+
+@pytest.mark.parametrize("args", [["validate"], ["text"], ["tools"], ["dataset"], ["import", "-o", "{out}"],
+                                  ["export", "--to", "anthropic", "-o", "{out}"], ["migrate", "-o", "{out}"]])
+def test_a_terminal_shows_the_bar_on_standard_error_only(tmp_path, monkeypatch, args):
+    args = [arg.format(out=tmp_path / "out.jsonl") for arg in args] + [str(STEPS)]
+    _with_terminal(monkeypatch, False)
+    quiet = CliRunner().invoke(cli, args)
+    assert "\r" not in quiet.stderr and "%" not in quiet.stderr  # not a terminal: no bar
+    _with_terminal(monkeypatch, True)
+    if args[0] in ("text", "tools", "dataset"):  # data on a terminal's screen: no bar over it
+        assert "\r" not in CliRunner().invoke(cli, args).stderr
+        monkeypatch.setattr(progress, "is_terminal", lambda stream: stream is not sys.stdout)
+    shown = CliRunner().invoke(cli, args)
+    assert "% [" in shown.stderr and "\r\x1b[K" in shown.stderr
+    assert shown.stdout_bytes == quiet.stdout_bytes and shown.exit_code == quiet.exit_code
+    # each drawing and clearing is a whole line's overwrite: without them, stderr is the quiet run's
+    assert BAR.sub("", shown.stderr) == quiet.stderr
+    assert shown.stderr.endswith("\r\x1b[K" + quiet.stderr)  # cleared before the summary
