@@ -16,6 +16,7 @@ import sys
 import click
 
 from ..problems import ChatconvError, UnreadableInput, UsageError
+from ..sources.writing import whole_standard_output
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, fail
 
 __all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_UNREADABLE", "cli", "main"]
@@ -58,6 +59,7 @@ def main() -> None:
         # `chatconv text run.jsonl | head`: the reader going away ends the command quietly, as
         # it ends cat or grep (Python would raise BrokenPipeError; click would exit 1, "invalid").
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    whole_standard_output()  # a short write (a disk filling up) raises, not truncates quietly
     try:
         status = cli.main(prog_name="chatconv", standalone_mode=False)
     except SystemExit as exc:  # the commands exit with their status
@@ -90,7 +92,10 @@ def _stop_writing(exc: OSError) -> None:
     """Say why the command stopped on a system error (most often: standard output on a full
     disk), and let nothing more be written to standard output at exit."""
     full = exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO)
-    what = "cannot write the output" if full else "stopped"
-    where = exc.filename or ("standard output" if full else None)
-    click.echo(f"chatconv: error: {what}{f' ({where})' if where else ''}: {exc.strerror or exc}", err=True)
+    if full and not exc.filename:
+        click.echo(f"chatconv: error: cannot write standard output: {exc.strerror or exc}", err=True)
+    else:
+        what = "cannot write the output" if full else "stopped"
+        click.echo(f"chatconv: error: {what}{f' ({exc.filename})' if exc.filename else ''}: {exc.strerror or exc}",
+                   err=True)
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -14,6 +14,7 @@ import click
 from ..formats import EXPORTED, IMPORTED_NAMES, ExportRun, ImportRun, export_bodies, import_chunks
 from ..problems import UsageError
 from ..sources import parse_field_map
+from ..sources.writing import write_all
 from ..recordings.batches import JOBS_HELP
 from .recordings import FIELD_HELP, field_map_option
 from .colour import color_option
@@ -36,7 +37,7 @@ def _written(chunks: Iterator[bytes], output: str | None) -> None:
 def _write(chunks: Iterator[bytes], output: str | None) -> None:
     if output in (None, "-"):
         for chunk in chunks:
-            sys.stdout.buffer.write(chunk)
+            write_all(sys.stdout.buffer, chunk)
         return
     from ..migrate.atomic import AtomicFile
 

@@ -16,6 +16,7 @@ import click
 import orjson
 
 from ..problems import Problem
+from ..sources.writing import write_all
 from ..validate import Summary
 from .settings import current_settings, ignored_text
 from .colour import coloured_text, wants_colour
@@ -29,7 +30,7 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 
 
 def write_json_line(value) -> None:
-    sys.stdout.buffer.write(orjson.dumps(value) + b"\n")
+    write_all(sys.stdout.buffer, orjson.dumps(value) + b"\n")
 
 
 def summary_line(summary: Summary, cap: WarningCap | None = None) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..problems import Problem, UnreadableInput
 from ..sources import CompressedWriter
+from ..sources.writing import write_all
 
 
 class AtomicFile:
@@ -41,7 +42,10 @@ class AtomicFile:
 
     def write(self, data: bytes) -> None:
         try:
-            (self._writer or self.stream).write(data)
+            if self._writer is not None:
+                self._writer.write(data)
+            else:
+                write_all(self.stream, data)
         except OSError as exc:
             raise unwritable(self.target, exc) from None
 

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import BinaryIO, Iterator
 
 from ..sources import StdinInput, batch_spans, compression_of, iter_line_batches
+from ..sources.writing import write_all
 from ..workers import OrderedPool, worker_context, worker_result
 from .lines import LineRejected, MigratedLines, migrate_lines
 
@@ -121,7 +122,7 @@ def _write_in_turn(batch: int, path: str | None, data: bytes = b"") -> None:
             if path is not None:
                 try:
                     with open(path, "ab") as out:
-                        out.write(data)
+                        write_all(out, data)
                 except OSError as exc:  # named, so that the main process can tell whose it is
                     raise OSError(exc.errno, exc.strerror, path) from None
                 turn.value = batch + 1

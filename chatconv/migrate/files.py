@@ -14,6 +14,7 @@ from typing import BinaryIO, Callable, Iterable, Iterator
 
 from ..problems import Problem, UnreadableInput
 from ..sources import CompressedWriter, compression_of, file_format, open_binary, read_stdin
+from ..sources.writing import write_all
 from .atomic import AtomicFile, unwritable
 from .batches import Workers
 from .documents import migrate_document
@@ -95,7 +96,10 @@ def _write_stream(output: BinaryIO, data: bytes | None, writer: CompressedWriter
         if data is None:
             writer.close()
         else:
-            (writer or output).write(data)
+            if writer is not None:
+                writer.write(data)
+            else:
+                write_all(output, data)
     except OSError as exc:  # a full device; standard output's errors are the caller's to name
         if output is getattr(sys.stdout, "buffer", None):
             raise

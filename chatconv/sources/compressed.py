@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from ..problems import Problem, UnreadableInput
+from .writing import write_all
 
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}  # suffix -> kind
 _MAGIC = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd"}
@@ -280,7 +281,7 @@ class CompressedWriter:
 
     def write(self, data: bytes) -> None:
         if compressed := self._compressor.compress(data):
-            self.stream.write(compressed)
+            write_all(self.stream, compressed)
 
     def close(self) -> None:
-        self.stream.write(self._compressor.flush())
+        write_all(self.stream, self._compressor.flush())

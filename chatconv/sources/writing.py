@@ -1,0 +1,63 @@
+"""Writes that are whole or raise: every byte given reaches the stream, or an OSError says why.
+
+A write may take fewer bytes than it was given (a disk that fills mid-write, a file-size
+limit): the system call returns the count it took, and Python's buffered files pass that short
+count on without raising, once some bytes went through. A caller that does not look at the
+count loses the rest without a word. write_all looks; standard output gets the same guard for
+every writer (click.echo, print, a reporter) through whole_standard_output.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import sys
+from typing import BinaryIO
+
+
+def write_all(stream: BinaryIO, data: bytes) -> None:
+    """Write all of `data` to `stream`, again after a short write; raise OSError when the stream
+    takes nothing (the next write of a full disk raises ENOSPC itself, so that is rare)."""
+    view = memoryview(data)
+    while view:
+        written = stream.write(view)
+        if written is None:  # a stream that takes bytes whole and says nothing (a writer of another kind)
+            return
+        if written <= 0:
+            raise OSError(errno.EIO, "the output took no more bytes")
+        view = view[written:]
+
+
+class WholeWriter(io.BufferedWriter):
+    """A buffered file whose write() takes every byte or raises (see write_all)."""
+
+    def write(self, data) -> int:
+        view = memoryview(data).cast("B")
+        total = len(view)
+        while view:
+            written = super().write(view)
+            if not written:
+                raise OSError(errno.EIO, "the output took no more bytes")
+            view = view[written:]
+        return total
+
+
+def whole_standard_output() -> None:
+    """Make sys.stdout write whole or raise: a text stream over a WholeWriter on the same file
+    descriptor, with the same encoding and buffering. The original stays as sys.__stdout__ (so
+    that the descriptor stays open); a closed or missing standard output is left as it is."""
+    stream = sys.stdout
+    try:
+        fd = stream.fileno()
+        stream.flush()
+        encoding, errors, line_buffering = stream.encoding, stream.errors, stream.line_buffering
+    except (AttributeError, OSError, ValueError):  # none, closed, or not a file (a test runner's)
+        return
+    raw = io.FileIO(fd, "wb", closefd=False)
+    try:
+        interactive = os.isatty(fd)
+    except OSError:
+        interactive = False
+    sys.stdout = io.TextIOWrapper(WholeWriter(raw), encoding=encoding, errors=errors,
+                                  line_buffering=line_buffering or interactive, write_through=False)
