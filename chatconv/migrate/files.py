@@ -6,6 +6,7 @@ named .gz or .zst is written compressed so; a stream gets the input's compressio
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from contextlib import nullcontext
@@ -107,10 +108,11 @@ def _write_stream(output: BinaryIO, data: bytes | None, writer: CompressedWriter
 
 
 def _set_aside(rejects: BinaryIO, found: list[Reject], sync: bool = False) -> None:
-    """Append rejects to the rejects file (and, with sync, make them durable)."""
+    """Append rejects to the rejects file (and, with sync, make them durable): whole lines or
+    none (see append_lines), so that a full disk never leaves a torn line for the next run."""
     try:
-        for reject in found:
-            rejects.write(reject.to_json_line())
+        if found:
+            append_lines(rejects, b"".join(reject.to_json_line() for reject in found))
         if sync:
             rejects.flush()
             os.fsync(rejects.fileno())
@@ -119,6 +121,34 @@ def _set_aside(rejects: BinaryIO, found: list[Reject], sync: bool = False) -> No
         raise UnreadableInput(Problem(str(name), None, None, "$", f"cannot write the rejected lines here: "
                                       f"{exc.strerror or exc}", "error", "give --rejects a file on a disk with room; "
                                       "nothing was replaced", code="unreadable-file")) from None
+
+
+def append_lines(stream: BinaryIO, data: bytes) -> None:
+    """Append whole lines to `stream`; when the disk fills part way (a write that takes only
+    some of them, then one that fails), what was written of them is cut away again, when
+    nothing else wrote to the file meanwhile, and the OSError raised."""
+    try:
+        stream.flush()  # what a buffered stream holds goes first: the lines stay in order
+        fd = stream.fileno()
+        before = os.fstat(fd).st_size
+    except (AttributeError, OSError, ValueError):  # not a file (io.BytesIO, say): no system write to tear
+        write_all(stream, data)
+        return
+    written = 0
+    try:
+        while written < len(data):
+            taken = os.write(fd, data[written:])
+            if taken <= 0:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            written += taken
+    except OSError:
+        if written:
+            try:
+                if os.fstat(fd).st_size == before + written:  # only these bytes since: they go
+                    os.ftruncate(fd, before)
+            except OSError:
+                pass  # a device or a pipe: nothing to cut back
+        raise
 
 
 def _unless_unwritable(results: Iterable, sink: AtomicFile | None) -> Iterator:

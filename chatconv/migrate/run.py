@@ -63,7 +63,7 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
         if rejects and writes:
             refuse_rejects_among(rejects, targets)
         rejects_stream = _open_rejects(rejects if writes else os.devnull) if rejects else None
-    except UsageError:
+    except (UsageError, UnreadableInput):
         _close_streams(targets, None, None)
         raise
     try:
@@ -94,10 +94,35 @@ def _migrate_one(file: str, target: Target, backup: bool, rejects: BinaryIO | No
 
 def _open_rejects(file: str) -> BinaryIO:
     # Appended to, never truncated: an earlier run's rejects may be the only copy of those lines.
+    # Unbuffered: each batch's rejected lines go in whole writes (see files.append_lines).
     try:
-        return open(file, "ab")
+        stream = open(file, "ab", buffering=0)
     except OSError as exc:
         raise UsageError(f"cannot write the rejects file {file}: {exc.strerror}") from None
+    try:
+        _refuse_torn_end(file, stream)
+    except BaseException:
+        stream.close()
+        raise
+    return stream
+
+
+def _refuse_torn_end(file: str, stream: BinaryIO) -> None:
+    """A rejects file whose last line has no newline was cut short (a run that could not finish
+    writing it): lines appended after it would be glued to it, so the run stops first."""
+    size = os.fstat(stream.fileno()).st_size
+    if size == 0 or not os.path.isfile(file):
+        return
+    try:
+        with open(file, "rb") as existing:
+            existing.seek(size - 1)
+            last = existing.read(1)
+    except OSError:
+        return  # cannot be read back (write-only): appending is all that is asked
+    if last != b"\n":
+        raise UnreadableInput(Problem(file, None, None, "$", f"{file} ends in a partial line (a run that could "
+                                      "not finish writing it)", "error", "fix or remove that line before appending; "
+                                      "nothing was migrated", code="unreadable-file"))
 
 
 def _close_streams(targets: list[tuple[str, Target]], rejects: BinaryIO | None,
