@@ -1,6 +1,6 @@
 """A JSONL file migrated a batch of whole lines at a time, in this process or in worker
-processes that read their batch from the file (a compressed file's lines are sent to them),
-migrate it and append it to the new file in turn; results come back in file order with the
+processes that are sent each batch's lines (read here, through the file this process opened),
+migrate them and append them to the new file in turn; results come back in file order with the
 file's line numbers.
 """
 
@@ -11,7 +11,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 from typing import BinaryIO, Iterator
 
-from ..sources import StdinInput, batch_spans, compression_of, iter_line_batches
+from ..sources import StdinInput, iter_line_batches
 from ..sources.writing import write_all
 from ..workers import OrderedPool, worker_context, worker_result
 from .lines import LineRejected, MigratedLines, migrate_lines
@@ -53,17 +53,15 @@ class Workers:
             for first_line, offset, lines in batches:
                 yield offset + len(lines), migrate_lines(lines, file, first_line, keep_rejects, to_era, field_map)
             return
-        # This process only finds where batches end: the workers read, count, migrate and
-        # write the lines, so that nearly all the work is shared out. Line numbers are made
-        # whole here, from the lines counted in the batches before.
+        # This process reads the batches, through the file it opened (never again by its name:
+        # a file replaced meanwhile would be read at offsets of another one), and sends them
+        # on; the workers count, migrate and write the lines. Line numbers are made whole
+        # here, from the lines counted in the batches before.
         condition, turn = self._turn
         with condition:
             turn.value = 0
         lines_before = 0
-        if compression_of(file):  # it cannot be read by offset: this process decompresses, workers get the lines
-            parts = ((offset + len(lines), lines) for _, offset, lines in iter_line_batches(source))
-        else:
-            parts = ((offset + length, (offset, length)) for offset, length in batch_spans(source))
+        parts = ((offset + len(lines), lines) for _, offset, lines in iter_line_batches(source))
         tasks = ((done, _migrate_file_part, (file, part, keep_rejects, batch, append_to, to_era, field_map))
                  for batch, (done, part) in enumerate(parts))
         ordered = self._pool.ordered(tasks)
@@ -87,16 +85,10 @@ def _start_worker(turn: tuple) -> None:
     _turn = turn
 
 
-def _migrate_file_part(file: str, part: tuple[int, int] | bytes, keep_rejects: bool, batch: int,
+def _migrate_file_part(file: str, data: bytes, keep_rejects: bool, batch: int,
                        append_to: str | None, to_era: str | None, field_map: dict | None = None) -> MigratedLines:
-    """migrate_lines on a part of a file, (offset, length) or its lines, numbered from 1 (see
-    _result); with append_to, the lines are appended to that file in the batch's turn, not returned."""
-    if isinstance(part, bytes):
-        data = part
-    else:
-        with open(file, "rb") as stream:
-            stream.seek(part[0])
-            data = stream.read(part[1])
+    """migrate_lines on a batch of a file's lines, numbered from 1 (see _result); with
+    append_to, the lines are appended to that file in the batch's turn, not returned."""
     try:
         result = migrate_lines(data, file, 1, keep_rejects, to_era, field_map)
     except BaseException:
