@@ -29,6 +29,8 @@ def json_path(parts: Iterable[PathPart]) -> str:
 # that callers can count and filter problems by kind whatever their wording.
 CODES = {
     "unreadable-file": "a file that cannot be read at all: missing, a folder, no permission",
+    "file-busy": "a file another chatconv run is rewriting in place: this run leaves it alone",
+    "file-changed": "a file that changed (was replaced, grew, was written to) while migrated in place: not replaced",
     "empty-file": "a file or standard input that holds no record",
     "foreign-encoding": "a UTF-16 or UTF-32 file (chatconv reads UTF-8)",
     "invalid-utf8": "a byte that is not UTF-8",

@@ -19,6 +19,7 @@ from ..sources.writing import write_all
 from .atomic import AtomicFile, unwritable
 from .batches import Workers
 from .documents import migrate_document
+from .guard import check_unchanged, hold_input
 from .lines import Reject, Tally
 
 
@@ -41,6 +42,8 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
     keep_rejects = rejects is not None
     tally = Tally()
     with _open_input(path) as source:
+        # One in-place run per file, and none over a file that changed while it was read (guard.py).
+        held = hold_input(path, source, str(output)) if in_place else None
         sink = _atomic_output(output, backup) if isinstance(output, Path) else None
         # A stream (standard output, a device) is written compressed as the input is.
         kind = compression_of(path)
@@ -79,6 +82,8 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
                         code="unreadable-file"))
                 if rejects is not None:
                     _set_aside(rejects, [], sync=True)  # the rejected lines are safe before they leave the file
+                if held is not None:
+                    check_unchanged(held)  # last: the new file replaces exactly what was read
                 try:
                     sink.commit()
                 except OSError as exc:

@@ -1,0 +1,246 @@
+"""Nothing lost to a second run, a writer, a full disk: in-place rewrites locked and checked
+before the rename, writes whole or an error, a rejects file never torn."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chatconv.migrate import migrate_paths
+from chatconv.migrate.files import append_lines
+from chatconv.problems import UnreadableInput
+from chatconv.sources.writing import write_all
+from conftest import RECORDED, run_chatconv
+from test_migrate_edges import LEGACY_LINE, MIGRATED_LINE
+
+FINETUNE = Path(__file__).parent / "data" / "formats" / "openai-chat" / "finetune.jsonl"
+
+
+def _legacy_file(tmp_path: Path, lines: int) -> Path:
+    path = tmp_path / "run.jsonl"
+    path.write_bytes((LEGACY_LINE + b"\n") * lines)  # ~100 bytes a line: lines / 10,000 batches
+    return path
+
+
+def _on_first_batch(action):
+    """A progress hook (see migrate_paths) that calls `action` once, after the first batch is
+    migrated and before the file is replaced: a known moment inside a run."""
+    calls = []
+
+    @contextlib.contextmanager
+    def progress(file):
+        def report(done):
+            if not calls:
+                calls.append(done)
+                action()
+        yield report
+
+    return progress
+
+
+def _run_cli(*args, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "chatconv", *map(str, args)], capture_output=True, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Two runs at once, a file replaced or appended to while it is migrated
+
+
+def test_a_second_in_place_run_stops_while_the_first_holds_the_file(tmp_path):
+    path = _legacy_file(tmp_path, 30_000)
+    second = []
+    outcomes = list(migrate_paths([str(path)], in_place=True, jobs=2, progress=_on_first_batch(
+        lambda: second.append(_run_cli("migrate", path, "--in-place", "--jobs", "2")))))
+    [run] = second
+    assert run.returncode == 2, run.stderr.decode()
+    assert f"{path} is being rewritten by another chatconv run; nothing was changed" in run.stderr.decode()
+    assert b"Traceback" not in run.stderr
+    [outcome] = outcomes
+    assert outcome.error is None and outcome.tally.read == 30_000 == outcome.tally.migrated
+    # lines in = lines out + rejected, every one migrated once
+    assert path.read_bytes() == (MIGRATED_LINE + b"\n") * 30_000
+
+
+def test_a_file_replaced_while_migrated_is_not_read_at_old_offsets_nor_replaced(tmp_path):
+    path = _legacy_file(tmp_path, 80_000)  # 8 batches: workers read some after the swap
+    replacement = b"\n\n\n" + path.read_bytes()  # the same lines, three bytes later
+
+    def replace_it():  # what another run (or an editor) does: a new file renamed over the old
+        staged = tmp_path / "staged"
+        staged.write_bytes(replacement)
+        os.replace(staged, path)
+
+    rejects = tmp_path / "rejects.jsonl"
+    [outcome] = migrate_paths([str(path)], in_place=True, jobs=2, rejects=str(rejects),
+                              progress=_on_first_batch(replace_it))
+    assert isinstance(outcome.error, UnreadableInput), outcome
+    assert outcome.error.problems[0].message == (f"{path} was replaced while it was migrated; nothing was replaced")
+    assert path.read_bytes() == replacement  # the other writer's file, whole
+    assert rejects.read_bytes() == b""  # no line read across the old and new files
+    assert sorted(os.listdir(tmp_path)) == ["rejects.jsonl", "run.jsonl"]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_lines_appended_while_migrated_are_never_dropped(tmp_path, jobs):
+    path = _legacy_file(tmp_path, 30_000)
+    before = path.read_bytes()
+    appended = (LEGACY_LINE.replace(b'"a"', b'"late"') + b"\n") * 25
+    appender = ("import sys\nwith open(sys.argv[1], 'ab') as out:\n    out.write(sys.stdin.buffer.read())\n")
+
+    def append():  # another process writing to the file while it is read
+        subprocess.run([sys.executable, "-c", appender, str(path)], input=appended, check=True)
+
+    [outcome] = migrate_paths([str(path)], in_place=True, jobs=jobs, progress=_on_first_batch(append))
+    assert isinstance(outcome.error, UnreadableInput), outcome
+    assert outcome.error.problems[0].message == (
+        f"{path} changed while it was migrated ({len(appended):,} bytes were added); nothing was replaced")
+    assert outcome.error.problems[0].hint == "run again when nothing writes to it"
+    assert path.read_bytes() == before + appended  # every line, the original's and the appended
+    # Run again with nothing writing: every line in comes out, migrated.
+    [again] = migrate_paths([str(path)], in_place=True, jobs=jobs)
+    assert again.error is None and again.tally.read == 30_025 == again.tally.migrated + again.tally.rejected
+    assert path.read_bytes().count(b"\n") == 30_025 and path.read_bytes().count(b'"late"') == 25
+
+
+def test_a_file_written_to_without_growing_is_not_replaced(tmp_path):
+    path = _legacy_file(tmp_path, 20)
+    old = path.read_bytes()
+
+    def overwrite():  # the same size, other bytes: only the modification time tells
+        with open(path, "r+b") as out:
+            out.write(old[:20].upper())
+        os.utime(path, ns=(0, 1))
+
+    [outcome] = migrate_paths([str(path)], in_place=True, progress=_on_first_batch(overwrite))
+    assert "changed while it was migrated (written to)" in outcome.error.problems[0].message
+    assert path.read_bytes() == old[:20].upper() + old[20:]
+
+
+# ---------------------------------------------------------------------------------------------
+# A full disk: standard output and files written whole or an error
+
+
+def _file_size_limit():  # a write past 16 KiB is cut short (as on a disk that fills), the next fails (EFBIG)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 14, 1 << 14))
+
+
+@pytest.fixture(scope="module")
+def big_recording(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("big") / "steps.jsonl"
+    lines = (RECORDED / "mastra-travel-planner-steps.jsonl").read_bytes().rstrip(b"\n") + b"\n"
+    path.write_bytes(lines * 10)  # 320 KB, written in large writes; validate finds problems on many lines
+    return path
+
+
+@pytest.mark.parametrize("args", [["migrate"], ["validate", "--format", "json"], ["validate", "--format", "sarif"],
+                                  ["text"]])
+def test_standard_output_cut_short_is_an_error_not_a_truncated_file(tmp_path, big_recording, args):
+    out = tmp_path / "out"
+    with open(out, "wb") as stdout:
+        result = subprocess.run([sys.executable, "-m", "chatconv", args[0], str(big_recording), *args[1:]],
+                                stdout=stdout, stderr=subprocess.PIPE, preexec_fn=_file_size_limit, timeout=60)
+    assert result.returncode == 2, result.stderr.decode()
+    assert "chatconv: error: cannot write standard output: File too large" in result.stderr.decode()
+    assert "Traceback" not in result.stderr.decode()
+
+
+@pytest.mark.parametrize("args", [["migrate", RECORDED / "weather-steps.jsonl"],
+                                  ["validate", RECORDED / "weather-steps.jsonl", "--format", "json"],
+                                  ["text", RECORDED / "weather-steps.jsonl"], ["import", FINETUNE]])
+def test_a_full_device_as_standard_output_is_an_error(args):
+    with open("/dev/full", "wb") as stdout:
+        result = subprocess.run([sys.executable, "-m", "chatconv", *map(str, args)], stdout=stdout,
+                                stderr=subprocess.PIPE, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.decode().endswith("chatconv: error: cannot write standard output: No space left on device\n")
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(big_recording):
+    run = subprocess.Popen([sys.executable, "-m", "chatconv", "text", str(big_recording)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run.stdout.read(10)
+    run.stdout.close()  # `| head`
+    assert run.wait(timeout=60) in (0, -signal.SIGPIPE)
+    assert run.stderr.read() == b""
+
+
+class _ShortWrites(io.RawIOBase):
+    """A file that takes at most `step` bytes a write, then fails as a full disk does."""
+
+    def __init__(self, step: int, room: int):
+        self.data, self.step, self.room = bytearray(), step, room
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        if len(self.data) >= self.room:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        taken = bytes(data[:min(self.step, self.room - len(self.data))])
+        self.data += taken
+        return len(taken)
+
+
+def test_write_all_writes_again_after_a_short_write_and_raises_when_full():
+    stream = _ShortWrites(step=7, room=100)
+    write_all(stream, b"x" * 60)
+    assert bytes(stream.data) == b"x" * 60
+    with pytest.raises(OSError) as raised:
+        write_all(stream, b"y" * 60)
+    assert raised.value.errno == errno.ENOSPC
+
+
+# ---------------------------------------------------------------------------------------------
+# The rejects file: whole lines, and a torn one found before appending
+
+
+def test_a_rejects_file_ending_in_a_partial_line_stops_the_run_before_anything_changes(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"not json\n" + LEGACY_LINE + b"\n")
+    rejects = tmp_path / "rejects.jsonl"
+    rejects.write_bytes(b'{"file": "a.jsonl", "line": 1, "error": "x", "text": "y"}\n{"file": "a.js')
+    torn = rejects.read_bytes()
+    result = run_chatconv("migrate", path, "--in-place", "--rejects", rejects)
+    assert result.returncode == 2
+    assert (f"{rejects} ends in a partial line (a run that could not finish writing it) (fix or remove that "
+            "line before appending; nothing was migrated)") in result.stderr_text
+    assert rejects.read_bytes() == torn and path.read_bytes() == b"not json\n" + LEGACY_LINE + b"\n"
+
+
+def test_rejected_lines_cut_short_by_a_full_disk_are_taken_back_whole(tmp_path, monkeypatch):
+    path = tmp_path / "run.jsonl"
+    original = b"not json\n" + LEGACY_LINE + b"\n" + b"[1,\n"
+    path.write_bytes(original)
+    rejects = tmp_path / "rejects.jsonl"
+    rejects.write_bytes(b'{"earlier": true}\n')
+    real_write = os.write
+
+    def disk_fills(fd, data):  # half the bytes go, then the disk is full
+        if fd > 2 and os.fstat(fd).st_ino == os.stat(rejects).st_ino:
+            if len(data) > 1:
+                return real_write(fd, bytes(data[:len(data) // 2]))
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", disk_fills)
+    [outcome] = migrate_paths([str(path)], in_place=True, rejects=str(rejects))
+    monkeypatch.undo()
+    assert "cannot write the rejected lines here: No space left on device" in outcome.error.problems[0].message
+    assert rejects.read_bytes() == b'{"earlier": true}\n'  # no torn line for the next run to glue to
+    assert path.read_bytes() == original
+
+
+def test_append_lines_writes_what_a_plain_stream_takes():
+    stream = io.BytesIO()
+    append_lines(stream, b"a\nb\n")
+    assert stream.getvalue() == b"a\nb\n"
