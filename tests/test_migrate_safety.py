@@ -70,6 +70,28 @@ def test_a_second_in_place_run_stops_while_the_first_holds_the_file(tmp_path):
     assert path.read_bytes() == (MIGRATED_LINE + b"\n") * 3_000
 
 
+def test_a_file_done_with_is_unlocked_while_the_run_goes_on(tmp_path):
+    import fcntl
+
+    done = tmp_path / "current.jsonl"
+    done.write_bytes((MIGRATED_LINE + b"\n") * 20)  # nothing to change: left as it is, same file
+    later = _legacy_file(tmp_path, 20)
+    free = []
+
+    def try_lock():  # workers forked during the first file hold its descriptor: the lock must be let go
+        with open(done, "rb") as other:
+            try:
+                fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                free.append(True)
+            except BlockingIOError:
+                free.append(False)
+
+    hook = _on_first_batch(try_lock)
+    outcomes = list(migrate_paths([str(done), str(later)], in_place=True, jobs=2,
+                                  progress=lambda file: hook(file) if file == str(later) else contextlib.nullcontext()))
+    assert [outcome.error for outcome in outcomes] == [None, None] and free == [True]
+
+
 def test_a_file_replaced_while_migrated_is_not_read_at_old_offsets_nor_replaced(tmp_path):
     path = _legacy_file(tmp_path, 80_000)  # 8 batches: workers read some after the swap
     replacement = b"\n\n\n" + path.read_bytes()  # the same lines, three bytes later

@@ -19,7 +19,7 @@ from ..sources.writing import write_all
 from .atomic import AtomicFile, unwritable
 from .batches import Workers
 from .documents import migrate_document
-from .guard import check_unchanged, hold_input
+from .guard import check_unchanged, hold_input, release_input
 from .lines import Reject, Tally
 
 
@@ -93,6 +93,8 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
                 results.close()  # the workers' batches are over before the temporary file goes
             if sink is not None:
                 sink.discard()
+            if held is not None:
+                release_input(source)
     return tally
 
 

@@ -59,6 +59,16 @@ def hold_input(file: str, source: BinaryIO, target: str | None = None) -> InputS
     return InputState(file, target, opened.st_dev, opened.st_ino, opened.st_size, opened.st_mtime_ns)
 
 
+def release_input(source: BinaryIO) -> None:
+    """Let go of the lock now, not when the file is closed: worker processes forked while it
+    was open hold copies of the descriptor, which would keep it locked until they end."""
+    if fcntl is not None:
+        try:
+            fcntl.flock(source.fileno(), fcntl.LOCK_UN)
+        except (OSError, ValueError):
+            pass
+
+
 def check_unchanged(state: InputState) -> None:
     """UnreadableInput when the file named state.file is no longer the one read, as it was:
     replaced, grown, shrunk or written to since. Called just before the new file replaces it."""
