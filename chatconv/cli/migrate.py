@@ -22,12 +22,16 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, ma
 @click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="OUT",
               help="Write here: a file for one input file (- for standard output), else a folder (made if "
                    "needed, as is OUT/ with a trailing slash) that mirrors the inputs.")
-@click.option("--in-place", is_flag=True, help="Rewrite each file in place, atomically (old or new, whole).")
+@click.option("--in-place", is_flag=True,
+              help="Rewrite each file in place, atomically (old or new, whole). A file another chatconv run is "
+                   "rewriting, or one that changes while it is migrated (a process appending to it), is left as "
+                   "it is, with a message (exit 2): run again when nothing writes to it.")
 @click.option("--backup", is_flag=True, help="With --in-place: keep the old file as FILE.bak.")
 @click.option("--dry-run", is_flag=True, help="Write nothing; print what would change, per migration, with examples.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when anything would change (for CI).")
 @click.option("--rejects", "rejects_file", type=click.Path(dir_okay=False, allow_dash=False), metavar="FILE",
-              help="Set records that cannot be parsed or migrated aside in FILE (JSONL, appended) and go on.")
+              help="Set records that cannot be parsed or migrated aside in FILE (JSONL, appended, whole lines) "
+                   "and go on. A FILE that ends in a partial line is refused before anything is migrated.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Worker processes for JSONL files.")
 @click.option("--to", "to_era", type=click.Choice(era_names()), metavar="ERA",
