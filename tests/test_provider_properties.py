@@ -4,10 +4,12 @@ unanswered at the end and in the middle of a conversation (SPEC §3)."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chatconv.formats import export_bodies, import_paths
 from chatconv.providers import ProviderRuleError, render_anthropic, render_gemini
 
 TEXTS = ["hi", "hi ", "a\n", "b \t\n", " ", "\n\t", ""]
@@ -129,3 +131,18 @@ def test_a_white_space_system_prompt_is_left_out_and_a_final_assistant_text_trim
         assert body["messages"][-1] == {"role": "assistant", "content": "The answer is"}
     else:  # Gemini takes a model turn as it is
         assert body["contents"][-1] == {"role": "model", "parts": [{"text": "The answer is "}]}
+
+
+@pytest.mark.parametrize("target, body", [
+    ("anthropic", {"system": " \n", "messages": [{"role": "user", "content": "q"},
+                                                 {"role": "assistant", "content": "The answer is "}]}),
+    ("gemini", {"system_instruction": {"parts": [{"text": " "}]},
+                "contents": [{"role": "user", "parts": [{"text": "q"}]}, {"role": "model", "parts": [{"text": "A "}]}]}),
+])
+def test_export_gives_back_the_body_imported_white_space_and_all(tmp_path, target, body):
+    # An exported body reproduces its source: export trims nothing where prompt's renderers do.
+    source = tmp_path / "bodies.jsonl"
+    source.write_bytes(orjson.dumps(body) + b"\n")
+    steps = tmp_path / "steps.jsonl"
+    steps.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in import_paths([str(source)], target)))
+    assert [orjson.loads(b) for b in export_bodies([str(steps)], target, per="conversation")] == [body]
