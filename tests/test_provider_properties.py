@@ -107,6 +107,9 @@ def test_after_a_repair_no_message_is_empty_and_roles_alternate(messages):
             blocks = wire(message)
             assert blocks, message
             assert all(block["text"].strip() for block in blocks if "text" in block and len(block) <= 2)
+            # Merging the user turns around a dropped one keeps tool results first.
+            results = [block.get("type") == "tool_result" or "functionResponse" in block for block in blocks]
+            assert results == sorted(results, reverse=True)
 
 
 def test_an_unanswered_call_in_the_middle_leaves_no_empty_turn_and_the_users_merge():
