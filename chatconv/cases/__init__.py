@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from ..eras import Era, era_of
 from ..problems import Problem, json_path
-from ..references import FileReferenceError, find_repo_root, resolve_reference
+from ..references import FileReferenceError, find_repo_root, open_reference, resolve_reference
 from ..sources import Position, Record
 
 
@@ -50,6 +50,11 @@ class Lookup:
     def resolve(self, written: str) -> Path:
         """The file `written` names; FileReferenceError when there is none, or it is outside."""
         return resolve_reference(written, self.folder, self.root, self.allow_outside_root)
+
+    def read(self, written: str) -> tuple[Path, bytes]:
+        """The real path and bytes of the file `written` names: checked and read from one open
+        file (see references.open_reference); FileReferenceError as for resolve."""
+        return open_reference(written, self.folder, self.root, self.allow_outside_root)
 
     def refuse_outside(self, path: Path, written: str) -> None:
         """FileReferenceError when `path` (a glob's match, a case folder) is outside the root."""

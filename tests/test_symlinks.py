@@ -1,0 +1,95 @@
+"""Symlinks that could steer chatconv outside the folders it was given: a file reference swapped
+for a link to a file outside the repository between its check and its read, and links found in
+a folder `migrate` rewrites."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from chatconv.cli import cli
+from conftest import run_chatconv
+from chatconv.references import FileReferenceError, open_reference
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> dict[str, Path]:
+    """A repository whose eval file refers to link.md, a link to notes.md inside it; and a
+    secret file outside the repository."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "notes.md").write_text("inside the repository")
+    (tmp_path / "secret.md").write_text("SECRET from outside")
+    (repo / "link.md").symlink_to(repo / "notes.md")
+    eval_file = repo / "e.yaml"
+    eval_file.write_text("evalcases:\n  - id: c\n    outcome: o\n    input_messages:\n"
+                         "      - {role: user, content: [{type: file, value: link.md}]}\n")
+    return {"repo": repo, "inside": repo / "notes.md", "outside": tmp_path / "secret.md", "link": repo / "link.md",
+            "eval": eval_file}
+
+
+def swap_link_after_the_root_check(monkeypatch, tree) -> list[str]:
+    """The race an attacker runs, made certain: the link points inside the repository whenever a
+    reference is looked up, and at the secret outside it once the root check has passed.
+    Says what ran, to show the hook did."""
+    from chatconv import references
+
+    check, look_up = Path.is_relative_to, references.search_folders
+    inside, ran = tree["inside"].resolve(), []
+
+    def point_link_at(target: Path) -> None:
+        tree["link"].unlink()
+        tree["link"].symlink_to(target)
+        ran.append(target.name)
+
+    def looked_up_inside(*args):
+        point_link_at(tree["inside"])
+        return look_up(*args)
+
+    def checked_then_swapped(self, *other):
+        passed = check(self, *other)
+        if self == inside:
+            point_link_at(tree["outside"])
+        return passed
+
+    monkeypatch.setattr(references, "search_folders", looked_up_inside)
+    monkeypatch.setattr(Path, "is_relative_to", checked_then_swapped)
+    return ran
+
+
+def test_prompt_reads_the_file_it_checked_not_a_link_swapped_after_the_check(tree, monkeypatch):
+    swapped = swap_link_after_the_root_check(monkeypatch, tree)
+    result = CliRunner().invoke(cli, ["prompt", str(tree["eval"])])
+    assert "secret.md" in swapped, "the hook must run between the check and the read"
+    assert "SECRET" not in result.output + str(result.exception)
+    assert result.exit_code == 0, result.exception
+    assert json.loads(result.output.splitlines()[0])["question"] == "=== link.md ===\ninside the repository"
+
+
+def test_open_reference_reads_from_the_file_it_checked(tree, monkeypatch):
+    swapped = swap_link_after_the_root_check(monkeypatch, tree)
+    real, data = open_reference("link.md", tree["repo"], tree["repo"])
+    assert "secret.md" in swapped and data == b"inside the repository" and real == tree["inside"].resolve()
+
+
+def test_a_link_out_of_the_root_is_refused_unless_allowed(tree):
+    tree["link"].unlink()
+    tree["link"].symlink_to(tree["outside"])
+    with pytest.raises(FileReferenceError, match="resolves outside the repository root"):
+        open_reference("link.md", tree["repo"], tree["repo"])
+    result = run_chatconv("prompt", tree["eval"])
+    assert result.returncode == 1 and "resolves outside the repository root" in result.stderr_text
+    assert "SECRET" not in result.stdout_text + result.stderr_text
+    allowed = run_chatconv("prompt", tree["eval"], "--allow-outside-root")
+    assert allowed.returncode == 0 and "SECRET from outside" in allowed.stdout_text
+
+
+def test_links_inside_the_root_are_read_as_before(tree):
+    (tree["repo"] / "sub").mkdir()
+    (tree["repo"] / "sub" / "deep.md").symlink_to("../link.md")  # a link to a link, both inside
+    assert open_reference("sub/deep.md", tree["repo"], tree["repo"])[1] == b"inside the repository"
+    result = run_chatconv("prompt", tree["eval"])
+    assert result.returncode == 0 and "inside the repository" in result.stdout_text
