@@ -93,3 +93,56 @@ def test_links_inside_the_root_are_read_as_before(tree):
     assert open_reference("sub/deep.md", tree["repo"], tree["repo"])[1] == b"inside the repository"
     result = run_chatconv("prompt", tree["eval"])
     assert result.returncode == 0 and "inside the repository" in result.stdout_text
+
+
+# ---------------------------------------------------------------------------------------------
+# migrate: links found in a folder
+
+LEGACY_LINE = b'{"stepIndex":0,"input":{"role":"user","content":"a"},"output":{"role":"assistant","content":"x"}}\n'
+MIGRATED_LINE = b'{"stepIndex":0,"input":{"role":"user","content":"a"},"output":[{"role":"assistant","content":"x"}]}\n'
+
+
+@pytest.fixture
+def cloned(tmp_path: Path) -> dict[str, Path]:
+    """A folder (a cloned repository, say) holding a recording, a link to a file outside it, a
+    link to a folder outside it, and a link to its own recording; and the files outside."""
+    folder, outside = tmp_path / "clone", tmp_path / "home"
+    (outside / "private").mkdir(parents=True)
+    folder.mkdir()
+    (outside / "victim.jsonl").write_bytes(LEGACY_LINE)
+    (outside / "private" / "deep.jsonl").write_bytes(LEGACY_LINE)
+    (folder / "own.jsonl").write_bytes(LEGACY_LINE)
+    (folder / "out.jsonl").symlink_to(outside / "victim.jsonl")
+    (folder / "private").symlink_to(outside / "private")
+    (folder / "alias.jsonl").symlink_to("own.jsonl")
+    return {"folder": folder, "victim": outside / "victim.jsonl", "deep": outside / "private" / "deep.jsonl",
+            "own": folder / "own.jsonl", "outside": outside}
+
+
+def test_in_place_on_a_folder_never_writes_through_a_link_out_of_it(cloned):
+    result = run_chatconv("migrate", "--in-place", "--backup", f"{cloned['folder']}/")
+    assert result.returncode == 0, result.stderr_text
+    assert cloned["victim"].read_bytes() == LEGACY_LINE and cloned["deep"].read_bytes() == LEGACY_LINE
+    assert sorted(p.name for p in cloned["outside"].rglob("*")) == ["deep.jsonl", "private", "victim.jsonl"]
+    out, alias = cloned["folder"] / "out.jsonl", cloned["folder"] / "alias.jsonl"
+    assert (f"{out}: warning: skipped: a symlink to a file outside {cloned['folder']}/ ({cloned['victim']})"
+            in result.stderr_text)
+    assert f"{cloned['folder'] / 'private'}: warning: skipped: a symlink to a folder outside" in result.stderr_text
+    # The folder's own recording is migrated once, under its own name; the links stay links.
+    assert cloned["own"].read_bytes() == MIGRATED_LINE and (cloned["folder"] / "own.jsonl.bak").exists()
+    assert f"{alias}: warning: skipped: a symlink (to {cloned['own']})" in result.stderr_text
+    assert out.is_symlink() and alias.is_symlink()
+    assert "1 file, 1 record read: 1 migrated" in result.stderr_text
+
+
+def test_output_to_a_folder_leaves_out_links_out_of_the_searched_folder(cloned, tmp_path):
+    result = run_chatconv("migrate", cloned["folder"], "-o", tmp_path / "migrated")
+    assert result.returncode == 0, result.stderr_text
+    assert sorted(p.name for p in (tmp_path / "migrated").iterdir()) == ["alias.jsonl", "own.jsonl"]
+    assert "skipped: a symlink to a file outside" in result.stderr_text
+
+
+def test_a_link_named_on_the_command_line_is_still_followed(cloned):
+    result = run_chatconv("migrate", "--in-place", cloned["folder"] / "out.jsonl")
+    assert result.returncode == 0, result.stderr_text
+    assert cloned["victim"].read_bytes() == MIGRATED_LINE and (cloned["folder"] / "out.jsonl").is_symlink()
