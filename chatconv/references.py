@@ -10,6 +10,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from .kinds import CONFIG_FILE_NAMES
 from .problems import ChatconvError, Problem
@@ -93,6 +94,27 @@ def open_reference(value: str, eval_dir: Path, root: Path, allow_outside_root: b
     raise AssertionError("unreachable")  # _not_found raises
 
 
+def open_within(path: Path, root: Path, allow_outside_root: bool, written: str) -> BinaryIO:
+    """`path` (a case file found by a glob or in a case folder, say) open for reading, its links
+    followed; FileReferenceError when the file opened resolves outside `root` and that is not
+    allowed, or is no regular file. Read from the stream given: it is the file checked.
+    OSError when it cannot be opened at all. The caller closes the stream."""
+    stream = os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | _NO_TERMINAL | _CLOSE_ON_EXEC), "rb")
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise FileReferenceError(f"{written!r} is {'a folder' if stat.S_ISDIR(mode) else 'not a regular file'}: {path}",
+                                     "name a file")
+        real = _opened_path(stream.fileno(), path)
+        if not allow_outside_root and not real.is_relative_to(root):
+            raise FileReferenceError(f"{written!r} resolves outside the repository root {root} (to {real})",
+                                     "keep referenced files inside the repository, or pass --allow-outside-root")
+    except BaseException:
+        stream.close()
+        raise
+    return stream
+
+
 def _lookup_folders(value: str, eval_dir: Path, root: Path) -> tuple[list[Path], str]:
     """Where `value` is looked up (SPEC §2) and the path looked up in each: an absolute value
     from the root only, a relative one from the eval file's folder up to the root."""
@@ -101,6 +123,7 @@ def _lookup_folders(value: str, eval_dir: Path, root: Path) -> tuple[list[Path],
     return search_folders(eval_dir, root), value
 
 
+_NO_TERMINAL, _CLOSE_ON_EXEC = getattr(os, "O_NOCTTY", 0), getattr(os, "O_CLOEXEC", 0)  # POSIX only
 # What Path.is_file takes for "no such file here": the next folder is tried.
 _ABSENT = {errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP}
 
@@ -117,7 +140,7 @@ def _open_regular(candidate: Path) -> int | None:
             return None
         raise
     try:
-        fd = os.open(candidate, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(candidate, os.O_RDONLY | os.O_NONBLOCK | _NO_TERMINAL | _CLOSE_ON_EXEC)
     except OSError as exc:
         if exc.errno in _ABSENT:  # gone since the look
             return None

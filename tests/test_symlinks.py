@@ -95,6 +95,31 @@ def test_links_inside_the_root_are_read_as_before(tree):
     assert result.returncode == 0 and "inside the repository" in result.stdout_text
 
 
+def test_a_case_file_swapped_after_its_check_is_not_read(tree, monkeypatch):
+    # The same race on a case file (`tests: ./link.md` names a link): its cases would be prompts.
+    tree["inside"].write_text("- {id: c, criteria: c, input: inside the repository}\n")
+    tree["outside"].write_text("- {id: c, criteria: c, input: SECRET from outside}\n")
+    tree["link"].unlink()
+    tree["link"].symlink_to(tree["inside"])
+    (tree["repo"] / "link.yaml").symlink_to("link.md")
+    tree["eval"].write_text("tests: ./link.yaml\n")
+    swapped = swap_link_after_the_root_check(monkeypatch, tree)
+    result = CliRunner().invoke(cli, ["prompt", str(tree["eval"])])
+    assert "secret.md" in swapped
+    assert "SECRET" not in result.output + str(result.exception)
+    assert "resolves outside the repository root" in str(result.exception)
+
+
+def test_a_case_folder_whose_case_file_links_out_of_the_root_is_refused(tree):
+    (tree["repo"] / "cases" / "one").mkdir(parents=True)
+    tree["outside"].write_text("id: c\ncriteria: c\ninput: SECRET from outside\n")
+    (tree["repo"] / "cases" / "one" / "case.yaml").symlink_to(tree["outside"])
+    tree["eval"].write_text("tests: ./cases\n")
+    result = run_chatconv("prompt", tree["eval"])
+    assert "SECRET" not in result.stdout_text + result.stderr_text
+    assert result.returncode == 1 and "resolves outside the repository root" in result.stderr_text
+
+
 # ---------------------------------------------------------------------------------------------
 # migrate: links found in a folder
 
