@@ -5,6 +5,7 @@ a folder `migrate` rewrites."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,36 @@ def test_open_reference_reads_from_the_file_it_checked(tree, monkeypatch):
     swapped = swap_link_after_the_root_check(monkeypatch, tree)
     real, data = open_reference("link.md", tree["repo"], tree["repo"])
     assert "secret.md" in swapped and data == b"inside the repository" and real == tree["inside"].resolve()
+
+
+def test_without_proc_a_link_swapped_after_the_open_is_seen_and_refused(tree, monkeypatch):
+    # Where /proc/self/fd cannot say what was opened, the link is resolved again and must lead
+    # to the very file opened: swapped in between, the read is refused, never made by name.
+    readlink = os.readlink
+
+    def no_proc_and_a_swap(path, *args, **kwargs):
+        if str(path).startswith("/proc/"):
+            tree["link"].unlink()
+            tree["link"].symlink_to(tree["outside"])
+            raise OSError(2, "no /proc here")
+        return readlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "readlink", no_proc_and_a_swap)
+    with pytest.raises(FileReferenceError, match="changed while it was read"):
+        open_reference("link.md", tree["repo"], tree["repo"])
+
+
+def test_without_proc_a_link_inside_the_root_is_read(tree, monkeypatch):
+    readlink = os.readlink
+
+    def no_proc(path, *args, **kwargs):
+        if str(path).startswith("/proc/"):
+            raise OSError(2, "no /proc here")
+        return readlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "readlink", no_proc)
+    assert open_reference("link.md", tree["repo"], tree["repo"]) == (tree["inside"].resolve(),
+                                                                     b"inside the repository")
 
 
 def test_a_link_out_of_the_root_is_refused_unless_allowed(tree):
