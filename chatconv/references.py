@@ -86,12 +86,11 @@ def open_reference(value: str, eval_dir: Path, root: Path, allow_outside_root: b
                 continue
             with os.fdopen(fd, "rb") as stream:
                 real = _opened_path(stream.fileno(), folder / relative)
-                _refuse_outside(value, real, root, allow_outside_root)
+                refuse_outside(f"file {value!r}", real, root, allow_outside_root)
                 return real, _read_all(stream, real)
-        _not_found(value, relative, folders)
     except (OSError, RuntimeError, ValueError) as exc:  # the look-up's: a name too long, say
         raise _lookup_error(value, exc) from None
-    raise AssertionError("unreachable")  # _not_found raises
+    raise _not_found(value, relative, folders)
 
 
 def open_within(path: Path, root: Path, allow_outside_root: bool, written: str) -> BinaryIO:
@@ -103,12 +102,9 @@ def open_within(path: Path, root: Path, allow_outside_root: bool, written: str) 
     try:
         mode = os.fstat(stream.fileno()).st_mode
         if not stat.S_ISREG(mode):
-            raise FileReferenceError(f"{written!r} is {'a folder' if stat.S_ISDIR(mode) else 'not a regular file'}: {path}",
-                                     "name a file")
-        real = _opened_path(stream.fileno(), path)
-        if not allow_outside_root and not real.is_relative_to(root):
-            raise FileReferenceError(f"{written!r} resolves outside the repository root {root} (to {real})",
-                                     "keep referenced files inside the repository, or pass --allow-outside-root")
+            what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            raise FileReferenceError(f"{written!r} is {what}: {path}", "name a file")
+        refuse_outside(repr(written), _opened_path(stream.fileno(), path), root, allow_outside_root)
     except BaseException:
         stream.close()
         raise
@@ -180,35 +176,35 @@ def _stat_or_none(path: Path) -> os.stat_result | None:
         return None
 
 
-def _refuse_outside(value: str, real: Path, root: Path, allow_outside_root: bool) -> None:
+def refuse_outside(subject: str, real: Path, root: Path, allow_outside_root: bool) -> None:
+    """FileReferenceError, naming `subject` (`file 'a.md'`), when `real` (a resolved path) is
+    outside the repository root and that is not allowed (SPEC §7's wording)."""
     if not allow_outside_root and not real.is_relative_to(root):
-        raise FileReferenceError(
-            f"file {value!r} resolves outside the repository root {root} (to {real})",
-            "keep referenced files inside the repository, or pass --allow-outside-root")
+        raise FileReferenceError(f"{subject} resolves outside the repository root {root} (to {real})",
+                                 "keep referenced files inside the repository, or pass --allow-outside-root")
 
 
 def _look_up(value: str, relative: str, folders: list[Path], root: Path, allow_outside_root: bool) -> Path:
     for folder in folders:
         candidate = folder / relative
         if candidate.is_file():
-            _refuse_outside(value, candidate.resolve(), root, allow_outside_root)
+            refuse_outside(f"file {value!r}", candidate.resolve(), root, allow_outside_root)
             return candidate
-    _not_found(value, relative, folders)
-    raise AssertionError("unreachable")  # _not_found raises
+    raise _not_found(value, relative, folders)
 
 
-def _not_found(value: str, relative: str, folders: list[Path]) -> None:
-    """Raise the FileReferenceError of a value no folder holds as a file."""
+def _not_found(value: str, relative: str, folders: list[Path]) -> FileReferenceError:
+    """The FileReferenceError of a value no folder holds as a file."""
     try:
         folder_found = next((folder / relative for folder in folders if (folder / relative).is_dir()), None)
     except OSError as exc:
-        raise _lookup_error(value, exc) from None
+        return _lookup_error(value, exc)
     if folder_found is not None:
-        raise FileReferenceError(f"file {value!r} is a folder: {folder_found}",
-                                 "a file segment names a file, not a folder")
+        return FileReferenceError(f"file {value!r} is a folder: {folder_found}",
+                                  "a file segment names a file, not a folder")
     tried = ", ".join(str(folder) for folder in folders)
-    raise FileReferenceError(f"file {value!r} not found; looked in: {tried}",
-                             "check the path; relative paths start at the eval file's folder")
+    return FileReferenceError(f"file {value!r} not found; looked in: {tried}",
+                              "check the path; relative paths start at the eval file's folder")
 
 
 _SHOWN_CHARACTERS = 80  # of a value that cannot be looked up (it may be very long)

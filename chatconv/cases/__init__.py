@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, Callable
 
 from ..eras import Era, era_of
 from ..problems import Problem, json_path
-from ..references import FileReferenceError, find_repo_root, open_reference, open_within, resolve_reference
+from ..references import find_repo_root, open_reference, open_within, refuse_outside, resolve_reference
 from ..sources import Position, Record
 
 
@@ -63,10 +63,7 @@ class Lookup:
 
     def refuse_outside(self, path: Path, written: str) -> None:
         """FileReferenceError when `path` (a glob's match, a case folder) is outside the root."""
-        real = path.resolve()
-        if not self.allow_outside_root and not real.is_relative_to(self.root):
-            raise FileReferenceError(f"{written!r} resolves outside the repository root {self.root} (to {real})",
-                                     "keep referenced files inside the repository, or pass --allow-outside-root")
+        refuse_outside(repr(written), path.resolve(), self.root, self.allow_outside_root)
 
 
 @dataclass
