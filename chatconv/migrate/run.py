@@ -48,7 +48,8 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
     rejects files whose last bytes could not be written when closed. to_era: eval files move
     forward to that era (one of eras.era_names()) instead of the newest; none is moved back.
     field_map: fields read from other keys (sources.parse_field_map), migrated under their own
-    keys in JSON and JSONL files.
+    keys in JSON and JSONL files. First come the symlinks found in folders and not followed
+    (see links.py): a MigratedFile each, with only `skipped` set (a warning).
 
     Raises UsageError, before anything is written, for a call that cannot be carried out.
     """
