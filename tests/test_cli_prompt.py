@@ -105,6 +105,35 @@ def test_unreadable_config_is_named(repo):
     assert result.returncode == 1 and "chatconv.yaml:2:1: error: $: invalid YAML" in result.stderr_text
 
 
+CONFIG_PROBLEMS = {
+    # name: (config text, prompt's exit status, the code validate gives the config's problem)
+    "unsupported tag": ('guideline_patterns: !!python/object:os.system ["*.md"]\n', 1, "unsupported-yaml-tag"),
+    "repeated key": ('guideline_patterns: ["*.md"]\nguideline_patterns: ["*.txt"]\n', 1, "duplicate-key"),
+    "unknown key": ('guideline_patterns: ["*.md"]\nbogus: 1\n', 0, "unknown-config-key"),
+}
+
+
+@pytest.mark.parametrize("name", list(CONFIG_PROBLEMS))
+def test_prompt_honours_the_config_problems_validate_reports(repo, name):
+    # What `chatconv validate chatconv.yaml` says of the config, prompt says on standard error,
+    # line for line: its errors stop prompt (exit 1, nothing written), its warnings do not.
+    text, status, code = CONFIG_PROBLEMS[name]
+    config = repo / "chatconv.yaml"
+    config.write_text(text)
+    (repo / "rules.md").write_text("Be exact.")
+    path = _eval(repo, "      - {role: user, content: [{type: file, value: rules.md}, {type: text, value: hi}]}\n")
+    validated = run_chatconv("validate", config)
+    reported = [line for line in validated.stdout_text.splitlines() if line.startswith(str(config))]
+    assert reported and f"{code} ({'error' if status else 'warning'})" in validated.stdout_text
+    result = run_chatconv("prompt", path)
+    assert result.returncode == status
+    assert result.stderr_text.splitlines() == reported
+    if status:
+        assert result.stdout_text == ""
+    else:  # the config's patterns are used: rules.md is a guideline
+        assert lines(result)[0]["guidelines"] == "Be exact."
+
+
 def test_missing_eval_file_is_exit_2(tmp_path):
     result = run_chatconv("prompt", tmp_path / "nope.yaml")
     assert result.returncode == 2 and "no such file" in result.stderr_text

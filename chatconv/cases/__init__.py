@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, BinaryIO, Callable
 
 from ..eras import Era, era_of
 from ..problems import Problem, json_path
-from ..references import FileReferenceError, find_repo_root, resolve_reference
+from ..references import find_repo_root, open_reference, open_within, refuse_outside, resolve_reference
 from ..sources import Position, Record
 
 
@@ -51,12 +51,19 @@ class Lookup:
         """The file `written` names; FileReferenceError when there is none, or it is outside."""
         return resolve_reference(written, self.folder, self.root, self.allow_outside_root)
 
+    def read(self, written: str) -> tuple[Path, bytes]:
+        """The real path and bytes of the file `written` names: checked and read from one open
+        file (see references.open_reference); FileReferenceError as for resolve."""
+        return open_reference(written, self.folder, self.root, self.allow_outside_root)
+
+    def open(self, path: Path, written: str) -> BinaryIO:
+        """`path` (a case file, a prompt file) open for reading: the file opened is the one
+        checked against the root (see references.open_within)."""
+        return open_within(path, self.root, self.allow_outside_root, written)
+
     def refuse_outside(self, path: Path, written: str) -> None:
         """FileReferenceError when `path` (a glob's match, a case folder) is outside the root."""
-        real = path.resolve()
-        if not self.allow_outside_root and not real.is_relative_to(self.root):
-            raise FileReferenceError(f"{written!r} resolves outside the repository root {self.root} (to {real})",
-                                     "keep referenced files inside the repository, or pass --allow-outside-root")
+        refuse_outside(repr(written), path.resolve(), self.root, self.allow_outside_root)
 
 
 @dataclass

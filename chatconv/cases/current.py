@@ -78,7 +78,7 @@ def _default_vars(record: Record, lookup: Lookup):
     except FileReferenceError as exc:
         yield problem_at(record, where, exc.message, "error", exc.hint, code="case-file")
         return {}
-    documents = list(case_file_records(record, path, where))
+    documents = list(case_file_records(record, lookup, path, where))
     document = documents[0]
     if isinstance(document, Problem) or document.error:
         yield document if isinstance(document, Problem) else document.error
@@ -111,7 +111,7 @@ def _scenario_cases(record: Record, lookup: Lookup) -> Iterator[RawCase | Proble
         if problem:
             yield problem
         for path in files:
-            for document in case_file_records(record, path, where):
+            for document in case_file_records(record, lookup, path, where):
                 if isinstance(document, Problem) or document.error:
                     yield document if isinstance(document, Problem) else document.error
                     continue

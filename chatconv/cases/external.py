@@ -13,13 +13,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Iterator
 
 from wcmatch import glob
 
 from ..problems import ChatconvError, Problem
 from ..references import FileReferenceError
-from ..sources import Record, file_format, iter_records, problem_at, read_bytes
+from ..sources import (Record, compression_of, empty_file_problem, file_format, iter_jsonl, load_document, problem_at,
+                       refuse_foreign_encoding)
+from ..sources.compressed import open_decompressed
 from . import Lookup, Source
 from .csvcases import read_csv_cases
 
@@ -91,40 +93,86 @@ def referenced_cases(record: Record, lookup: Lookup, reference: str, where: tupl
     if problem:
         yield problem
     for path in files:
-        yield from case_file_cases(record, path, where)
+        yield from case_file_cases(record, lookup, path, where)
 
 
-def case_file_cases(record: Record, path: Path, where: tuple) -> Iterator[RawCase | Problem]:
+def case_file_cases(record: Record, lookup: Lookup, path: Path, where: tuple) -> Iterator[RawCase | Problem]:
     """The cases of one case file (or case folder) that the eval file names at `where`."""
     suffix = path.suffix.lower()
     if path.is_dir():
-        yield from _folder_cases(record, path, where)
+        yield from _folder_cases(record, lookup, path, where)
     elif suffix in CODE_SUFFIXES:
         yield problem_at(record, where, f"{path.name}: dataset functions (cases made by a JavaScript, "
                          "TypeScript or Python function) are not supported", "error",
                          "write the cases to a YAML, JSON, JSONL or CSV case file", code="unsupported")
     elif suffix == ".csv":
+        stream = _opened(record, lookup, path, where)
+        if isinstance(stream, Problem):
+            yield stream
+            return
         try:
-            data = read_bytes(path)
-        except ChatconvError as exc:
-            yield _unreadable(record, where, path, exc)
+            with stream:
+                data = stream.read()
+        except OSError as exc:
+            yield problem_at(record, where, f"case file {path} cannot be read: {exc.strerror}",
+                             hint="check the file's path and permissions", code="case-file")
             return
         for item in read_csv_cases(data, str(path)):
             yield item if isinstance(item, Problem) else RawCase(item[0], item[1], (), True)
     elif suffix in (".yaml", ".yml", ".json", ".jsonl"):
-        yield from _file_cases(record, path, where)
+        yield from _file_cases(record, lookup, path, where)
     else:
         yield problem_at(record, where, f"{path.name}: case files are .yaml, .yml, .json, .jsonl or .csv",
                          hint="rename the file or convert its cases", code="unsupported")
 
 
-def case_file_records(record: Record, path: Path, where: tuple) -> Iterator[Record | Problem]:
+def case_file_records(record: Record, lookup: Lookup, path: Path, where: tuple) -> Iterator[Record | Problem]:
     """The records of a file the eval file names at `where` (one a line for JSONL, else one), as
-    sources reads them; a file that cannot be read at all is a problem at the reference."""
+    sources reads them; a file that cannot be read at all is a problem at the reference.
+    They are read from the file opened and checked against the repository root: a link in the
+    repository swapped between a check by name and a read by name cannot bring in another file."""
+    stream = _opened(record, lookup, path, where)
+    if isinstance(stream, Problem):
+        yield stream
+        return
+    with stream:
+        try:
+            yield from _records_of(stream, str(path))
+        except ChatconvError as exc:
+            yield _unreadable(record, where, path, exc)
+        except OSError as exc:  # a read that fails part way
+            yield problem_at(record, where, f"case file {path} cannot be read: {exc.strerror}",
+                             hint="check the file's path and permissions", code="case-file")
+
+
+def _opened(record: Record, lookup: Lookup, path: Path, where: tuple) -> BinaryIO | Problem:
+    """The case file open (see Lookup.open), or the problem at the reference that says why not."""
     try:
-        yield from iter_records(path)
-    except ChatconvError as exc:
-        yield _unreadable(record, where, path, exc)
+        return lookup.open(path, str(path))
+    except FileReferenceError as exc:
+        return problem_at(record, where, f"case file {exc.message}", hint=exc.hint, code="case-file")
+    except OSError as exc:
+        reason = "no such file" if isinstance(exc, FileNotFoundError) else exc.strerror
+        return problem_at(record, where, f"case file {path} cannot be read: {reason}",
+                          hint="check the file's path and permissions", code="case-file")
+
+
+def _records_of(stream: BinaryIO, file: str) -> Iterator[Record]:
+    """The records of the open file named `file`, read as sources.iter_records reads a file."""
+    kind = compression_of(file)
+    if kind is not None:
+        stream = open_decompressed(stream, file, kind)
+    refuse_foreign_encoding(stream.peek(4)[:4], file)
+    fmt = file_format(file)
+    if fmt != "jsonl":
+        yield load_document(stream.read(), file, fmt)
+        return
+    empty = True
+    for found in iter_jsonl(stream, file):
+        empty = False
+        yield found
+    if empty:
+        yield Record(file, 1, error=empty_file_problem(file))
 
 
 def _unreadable(record: Record, where: tuple, path: Path, exc: ChatconvError) -> Problem:
@@ -140,10 +188,10 @@ def _empty(problem: Problem) -> Problem:
                    "warning", None, "case-file")
 
 
-def _file_cases(record: Record, path: Path, where: tuple) -> Iterator[RawCase | Problem]:
+def _file_cases(record: Record, lookup: Lookup, path: Path, where: tuple) -> Iterator[RawCase | Problem]:
     """A YAML or JSON file's list of cases (JSON also `{tests: [...]}`), or a JSONL file's lines."""
     lines = file_format(path) == "jsonl"
-    for document in case_file_records(record, path, where):
+    for document in case_file_records(record, lookup, path, where):
         if isinstance(document, Problem) or document.error:
             yield _empty(document if isinstance(document, Problem) else document.error)
             continue
@@ -167,7 +215,7 @@ def _file_cases(record: Record, path: Path, where: tuple) -> Iterator[RawCase | 
                 yield source.problem(prefix + (index,), "a case is an object", None, "wrong-type")
 
 
-def _folder_cases(record: Record, folder: Path, where: tuple) -> Iterator[RawCase | Problem]:
+def _folder_cases(record: Record, lookup: Lookup, folder: Path, where: tuple) -> Iterator[RawCase | Problem]:
     """A folder of cases: each subfolder's case.yaml, its id the subfolder's name when it has none."""
     found = False
     for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
@@ -175,7 +223,7 @@ def _folder_cases(record: Record, folder: Path, where: tuple) -> Iterator[RawCas
         if not case_file.is_file():
             continue
         found = True
-        for document in case_file_records(record, case_file, where):
+        for document in case_file_records(record, lookup, case_file, where):
             if isinstance(document, Problem) or document.error:
                 yield document if isinstance(document, Problem) else document.error
                 continue

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ..problems import ChatconvError, Problem
-from ..references import FileReferenceError, read_segment_text
-from ..sources import Record, iter_records, problem_at
+from ..references import FileReferenceError, segment_text
+from ..sources import Record, file_format, load_document, problem_at, refuse_foreign_encoding
 from . import Lookup, Source
 from .shorthand import is_message
 from .templates import TemplateProblem, check_syntax
@@ -136,14 +136,15 @@ def _strings(value: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
 def _file_prompt(record: Record, lookup: Lookup, written: str, where: tuple, given: str | None) -> Prompt:
     """A prompt file, found as file segments are (the eval file's folder, then its parents)."""
     try:
-        path = lookup.resolve(written)
+        path, data = lookup.read(written)  # checked against the root and read from one open file
         if path.suffix.lower() in (".json", ".yaml", ".yml"):
-            document = next(iter_records(path))
+            refuse_foreign_encoding(data[:4], str(path))
+            document = load_document(data, str(path), file_format(path))
             if document.error:
                 raise _Refused(document.error)
             if isinstance(document.data, list) and document.data and all(is_message(m) for m in document.data):
                 return _checked(Prompt(given or written, document.data, Source(str(path), document.locate), ()))
-        text = read_segment_text(path)
+        text = segment_text(data, path)
     except FileReferenceError as exc:
         raise _Refused(problem_at(record, where, exc.message, "error", exc.hint, code="file-reference")) from None
     except ChatconvError as exc:

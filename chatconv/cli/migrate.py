@@ -83,6 +83,8 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
                     reject = outcome.error.reject
                     click.echo(short_line(reject.file, reject.error, reject.line), err=True)
                     status = EXIT_INVALID
+                elif outcome.skipped is not None:  # a symlink in a folder, not followed: a warning
+                    reporter.problem(outcome.skipped)
                 elif outcome.error is not None:
                     for problem in outcome.error.problems:
                         reporter.problem(problem)

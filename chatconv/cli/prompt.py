@@ -40,8 +40,9 @@ def _sound_globs(ctx, param, patterns):
 @click.option("--era", type=click.Choice(era_names()), default=None,
               help="Read EVAL_FILE as written in this era (default: told from its $schema, else its keys).")
 @click.option("--repair", is_flag=True,
-              help="Fix what the target API would refuse (e.g. a late system message for Anthropic) "
-                   "instead of failing; every repair is reported on stderr.")
+              help="Fix what the target API would refuse (e.g. a late system message for Anthropic, a tool "
+                   "call never answered: dropped, with a turn it leaves empty) instead of failing; every "
+                   "repair is reported on stderr.")
 def prompt(eval_file, case_ids, target, system_policy, default_system_prompt, system_prompt,
            guideline_patterns, allow_outside_root, era, repair):
     """Build the prompt of each case of EVAL_FILE: one JSON object per line, in file order.

@@ -152,10 +152,11 @@ def github_annotation(problem: Problem) -> str:
             f"col={problem.column or 1},title=chatconv::{escape(message)}")
 
 
-def short_line(file: str, message: str, line: int | None = None, hint: str | None = None) -> str:
+def short_line(file: str, message: str, line: int | None = None, hint: str | None = None,
+               severity: str = "error") -> str:
     """migrate's form, which names a file (and a line) but no JSON path: FILE[:LINE]: error: message (hint)."""
     where = f"{file}:{line}" if line is not None else file
-    return f"{where}: error: {message}" + (f" ({hint})" if hint else "")
+    return f"{where}: {severity}: {message}" + (f" ({hint})" if hint else "")
 
 
 def _summary_lines(summary: Summary, cap: WarningCap) -> list[str]:
@@ -236,7 +237,8 @@ class ShortReporter:
     def problem(self, problem: Problem) -> None:
         if self.cap.shows(problem):
             hide_progress()
-            click.echo(short_line(problem.file, problem.message, hint=problem.hint), err=True)
+            click.echo(short_line(problem.file, problem.message, hint=problem.hint, severity=problem.severity),
+                       err=True)
 
 
 REPORTERS = {"text": TextReporter, "json": JsonReporter, "github": GithubReporter}

@@ -11,14 +11,15 @@ import sys
 from pathlib import Path
 from typing import BinaryIO, Iterable
 
-from ..problems import UsageError
+from ..problems import Problem, UsageError
 from ..sources import discover
+from .links import skipped_folder, skipped_link
 
 Target = Path | BinaryIO | None  # a file replaced atomically, a stream written to, or nothing (a dry run)
 
 
 def plan_targets(paths: Iterable[str], output: str | None = None, in_place: bool = False,
-                 writes: bool = True) -> list[tuple[str, Target]]:
+                 writes: bool = True, skipped: list[Problem] | None = None) -> list[tuple[str, Target]]:
     """(input file, where its migrated bytes go) for each file of `paths` (`-` is standard input).
 
     Without writes (a dry run, a check) nothing goes anywhere. With in_place, each file is its
@@ -27,12 +28,14 @@ def plan_targets(paths: Iterable[str], output: str | None = None, in_place: bool
     naming a folder, go to that folder (made if needed) under their names within the paths.
     A device or pipe named as `output` (/dev/null, say) is opened here, for writing to: the
     caller closes it (migrate_paths does). UsageError for what cannot be carried out.
+    Symlinks found in a folder that the run must not follow (see links.py) are left out, with
+    a warning each appended to `skipped` when given.
     """
     paths = list(paths)
     files = []  # (file, its name under a -o folder)
     for path in paths:
         if path != "-" and os.path.isdir(path):
-            files += [(file, os.path.relpath(file, path)) for file, _ in discover([path])]
+            files += _searched_files(path, in_place, [] if skipped is None else skipped)
         else:
             files.append((path, os.path.basename(path)))
     if not writes:
@@ -70,6 +73,20 @@ def plan_targets(paths: Iterable[str], output: str | None = None, in_place: bool
     except OSError as exc:
         raise UsageError(f"-o {output}: cannot make the folder for the migrated files: {exc.strerror}") from None
     return [(file, Path(output) / name) for file, name in files]
+
+
+def _searched_files(folder: str, in_place: bool, skipped: list[Problem]) -> list[tuple[str, str]]:
+    """(file, its name within `folder`) for each file a search of `folder` finds, but the links
+    the run must not follow: their warnings go to `skipped`."""
+    files, linked_folders = [], []
+    for file, _ in discover([folder], linked_folders=linked_folders):
+        warning = skipped_link(file, folder, in_place)
+        if warning is None:
+            files.append((file, os.path.relpath(file, folder)))
+        else:
+            skipped.append(warning)
+    skipped += filter(None, (skipped_folder(linked, folder) for linked in linked_folders))
+    return files
 
 
 def _output_file(output: str) -> Target:

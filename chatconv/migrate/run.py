@@ -30,6 +30,7 @@ class MigratedFile:
     tally: Tally | None = None  # None when the file did not migrate whole (see error)
     error: LineRejected | UnreadableInput | None = None
     stopped: bool = False  # the run stopped here (a record was rejected, without a rejects file)
+    skipped: Problem | None = None  # a warning: a symlink found in a folder, not followed (see links.py)
 
 
 def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: bool = False,
@@ -47,7 +48,8 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
     rejects files whose last bytes could not be written when closed. to_era: eval files move
     forward to that era (one of eras.era_names()) instead of the newest; none is moved back.
     field_map: fields read from other keys (sources.parse_field_map), migrated under their own
-    keys in JSON and JSONL files.
+    keys in JSON and JSONL files. First come the symlinks found in folders and not followed
+    (see links.py): a MigratedFile each, with only `skipped` set (a warning).
 
     Raises UsageError, before anything is written, for a call that cannot be carried out.
     """
@@ -58,7 +60,8 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
     if to_era is not None and to_era not in era_names():
         raise UsageError(f"no era {to_era!r}; known: {', '.join(era_names())}")
     writes = not (dry_run or check)
-    targets = plan_targets(paths, output, in_place, writes)
+    skipped: list[Problem] = []
+    targets = plan_targets(paths, output, in_place, writes, skipped)
     try:
         if rejects and writes:
             refuse_rejects_among(rejects, targets)
@@ -67,6 +70,7 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
         _close_streams(targets, None, None)
         raise
     try:
+        yield from (MigratedFile(warning.file, skipped=warning) for warning in skipped)
         with Workers(jobs) as workers:
             for file, target in targets:
                 outcome = _migrate_one(file, target if writes else None, backup, rejects_stream, workers, progress,

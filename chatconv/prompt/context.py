@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ..cases import Case, Source
-from ..problems import ChatconvError
+from ..problems import ChatconvError, Problem
 from ..references import check_patterns, find_config, find_repo_root
 from ..sources import Position, iter_records
-from ..validate import check_record
+from ..validate import LineOptions, record_entry
 
 if TYPE_CHECKING:
     from .convert import PromptOptions
@@ -28,19 +28,21 @@ class EvalFileContext:
     patterns: list[str]
     metadata: dict = field(default_factory=dict)
     locate: Callable[[tuple], Position] | None = None  # a JSON path's line and column, for problems
+    warnings: list[Problem] = field(default_factory=list)  # the config file's, when its patterns are used
 
     @classmethod
     def for_file(cls, path: Path, data: dict, options: PromptOptions,
                  locate: Callable[[tuple], Position] | None = None) -> EvalFileContext:
         root = find_repo_root(path.parent)
+        warnings: list[Problem] = []
         if options.guideline_patterns is not None:
             patterns = check_patterns(options.guideline_patterns, "--guideline-pattern")
         elif "guideline_patterns" in data:
             patterns = check_patterns(data["guideline_patterns"], str(path))
         else:
             config = find_config(path.parent, root)
-            patterns = config_patterns(config) if config else []
-        return cls(path, root, patterns, data.get("metadata") or {}, locate)
+            patterns, warnings = read_config(config) if config else ([], [])
+        return cls(path, root, patterns, data.get("metadata") or {}, locate, warnings)
 
     def case_system_prompt(self, case: Case | dict, options: PromptOptions) -> str | None:
         """The case's metadata prompt, else the file's, else the one given from outside."""
@@ -55,11 +57,21 @@ class EvalFileContext:
 
 
 def config_patterns(config: Path) -> list[str]:
-    """The guideline patterns of a config file, which must be valid against its schema."""
+    """The guideline patterns of a config file, which must be valid as validate checks it."""
+    return read_config(config)[0]
+
+
+def read_config(config: Path) -> tuple[list[str], list[Problem]]:
+    """The guideline patterns of a config file and its warnings; ChatconvError lists its
+    problems when validate finds an error in it.
+
+    The config is checked by validate's own check of a config file (record_entry, as
+    `chatconv validate chatconv.yaml` runs it): what the YAML reader found (an unsupported tag,
+    a repeated key), the schema, the patterns. Unknown keys are warnings (SPEC §1a,
+    `unknown-config-key`): a later era's config keys do not stop the prompts below it."""
     [record] = iter_records(config)
-    # Unknown keys of a config file are warnings (SPEC §1a, `unknown-config-key`): a later era's
-    # config keys do not stop the prompts of the eval files below it.
-    problems = [record.error] if record.error else [p for p in check_record(record, "config") if p.is_error]
-    if problems:
+    options = LineOptions(str(config), "config", explicit=True, skip_unknown=False, allow_outside_root=False)
+    problems = list(record_entry(record, record, options, first=True).problems)
+    if any(p.is_error for p in problems):
         raise ChatconvError(problems)
-    return check_patterns(record.data.get("guideline_patterns", []), str(config))
+    return check_patterns(record.data.get("guideline_patterns", []), str(config)), problems

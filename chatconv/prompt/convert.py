@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from ..cases import Case, Source, segment_path
 from ..problems import ChatconvError
-from ..references import FileReferenceError, is_guideline, read_segment_text, resolve_reference
+from ..references import FileReferenceError, is_guideline, read_reference
 
 from .context import EvalFileContext
 
@@ -194,13 +194,13 @@ def resolve_segments(content: Any, context: EvalFileContext, where: tuple, optio
             continue
         place = segment_path(where, index) if isinstance(content, list) else where
         try:
-            file = resolve_reference(raw["value"], context.path.parent, context.root, options.allow_outside_root)
-            text = read_segment_text(file)
+            # Looked up, checked against the root and read from one open file (see read_reference).
+            file, text = read_reference(raw["value"], context.path.parent, context.root, options.allow_outside_root)
         except FileReferenceError as exc:
             problem = (source or context.source).problem(place, exc.message, exc.hint, "file-reference")
             raise ChatconvError(problem) from None
         guideline = is_guideline(raw["value"], file, context.root, context.patterns)
-        segments.append(Segment("file", raw["value"], text, guideline, file.resolve()))
+        segments.append(Segment("file", raw["value"], text, guideline, file))
     return segments
 
 

@@ -47,11 +47,14 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
     refuse_code_eval_file(eval_file)
     record, warnings, found = read_eval_file(eval_file, options.allow_outside_root, era)
     cases: list[Case] = found.cases
+    # The config file's problems come before the cases are looked at: its errors stop the prompts
+    # as they would stop `chatconv validate` of it; its warnings are reported with the file's.
+    context = EvalFileContext.for_file(Path(eval_file), record.data, options, record.locate)
+    warnings = [*context.warnings, *warnings]
     known = list(dict.fromkeys(case.id for case in cases))  # one written case may make several
     unknown = [c for c in case_ids if c not in known]
     if unknown:
         raise UnknownCase(unknown[0], str(eval_file), known, warnings)
-    context = EvalFileContext.for_file(Path(eval_file), record.data, options, record.locate)
 
     def prompts() -> Iterator[CasePrompt]:
         for case in cases:

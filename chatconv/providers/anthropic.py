@@ -17,11 +17,22 @@ def render_anthropic(messages: list[dict], repair: bool = False) -> tuple[dict, 
     state = Rendering("anthropic", repair)
     system, turns = system_and_turns(messages, state, "assistant", _anthropic_block,
                                      "tool_use", "tool_result", "tool_use_id", "id")
+    _trim_final_assistant_text(turns)
     body: dict[str, Any] = {}
     if system:
         body["system"] = system
     body["messages"] = [{"role": t["role"], "content": _anthropic_content(t["blocks"])} for t in turns]
     return body, state.repairs
+
+
+def _trim_final_assistant_text(turns: list[dict]) -> None:
+    """A body that ends with the assistant (a prefill: the reply goes on from its text) has its
+    last text's trailing white space trimmed. The Messages API refuses it: "messages: final
+    assistant content cannot end with trailing whitespace" (its invalid_request_error), and the
+    text the reply continues from is the same without it."""
+    if turns and turns[-1]["role"] == "assistant" and turns[-1]["blocks"][-1]["type"] == "text":
+        last = turns[-1]["blocks"][-1]
+        turns[-1]["blocks"][-1] = {**last, "text": last["text"].rstrip()}
 
 
 def _anthropic_content(blocks: list[dict]) -> str | list[dict]:

@@ -80,7 +80,7 @@ def system_and_turns(messages: list[dict], state: Rendering, assistant_role: str
     system, rest = _hoist_system(messages, state)
     turns = _merged_turns(rest, state, assistant_role, to_block)
     _check_turns(turns, state, call, result, result_id, call_id)
-    return system, turns
+    return system, _without_emptied_turns(turns)
 
 
 def _hoist_system(messages: list[dict], state: Rendering) -> tuple[str, list[dict]]:
@@ -89,6 +89,11 @@ def _hoist_system(messages: list[dict], state: Rendering) -> tuple[str, list[dic
     for index, message in enumerate(messages):
         if message["role"] != "system":
             rest.append(message)
+        elif not message["content"].strip():
+            # A system text of white space only is left out: Anthropic refuses it ("system: text
+            # content blocks must contain non-whitespace text") and Gemini an empty part, and it
+            # tells the model nothing, so leaving it out changes nothing the user asked.
+            continue
         elif not rest:
             system.append(message["content"])
         else:
@@ -167,6 +172,21 @@ def _check_turns(turns: list[dict], state: Rendering, call: str, result: str, re
                 state.broken(turn["index"], f"{call} {missing!r} is not answered in the next user message",
                              f"put a {result} for it first in the next user message",
                              lambda t=turn, m=missing: _drop_call(t, m, call, call_id))
+
+
+def _without_emptied_turns(turns: list[dict]) -> list[dict]:
+    """The turns with none left empty by a repair (a turn that held only a dropped call), and
+    the runs of one role that leaves merged again: both APIs refuse an empty turn, and take
+    alternating roles. Order and every remaining block are kept."""
+    kept: list[dict] = []
+    for turn in turns:
+        if not turn["blocks"]:
+            continue
+        if kept and kept[-1]["role"] == turn["role"]:
+            kept[-1]["blocks"].extend(turn["blocks"])
+        else:
+            kept.append(turn)
+    return kept
 
 
 def _answered_ids(turns: list[dict], position: int, call: str, call_id: str) -> set:

@@ -30,10 +30,12 @@ DATA_SUFFIXES = JSONL_SUFFIXES | JSON_SUFFIXES | YAML_SUFFIXES | COMPRESSED_JSON
 _SKIPPED_FOLDERS = {"node_modules", "__pycache__", "venv"}
 
 
-def discover(paths: Iterable[str | Path], suffixes: Iterable[str] = DATA_SUFFIXES) -> Iterator[tuple[str, bool]]:
+def discover(paths: Iterable[str | Path], suffixes: Iterable[str] = DATA_SUFFIXES,
+             linked_folders: list[str] | None = None) -> Iterator[tuple[str, bool]]:
     """(file, named explicitly) for each path; folders are searched for files whose names end in
     one of `suffixes` (the data files), in order, skipping hidden folders, some tools' folders
-    and what `.gitignore` files ignore (see ignore.py; a file named is always read)."""
+    and what `.gitignore` files ignore (see ignore.py; a file named is always read). A folder
+    reached through a symlink is not searched: `linked_folders`, when given, gets those found."""
     suffixes = frozenset(suffixes)
     for path in paths:
         path = str(path)
@@ -42,6 +44,8 @@ def discover(paths: Iterable[str | Path], suffixes: Iterable[str] = DATA_SUFFIXE
             for folder, subfolders, files in os.walk(path):
                 subfolders[:] = sorted(d for d in subfolders
                                        if _searched(d) and not ignored.ignores(folder, d, is_folder=True))
+                if linked_folders is not None:  # os.walk lists them, and does not go into them
+                    linked_folders += _linked(folder, subfolders)
                 for name in sorted(files):
                     file = os.path.join(folder, name)
                     # Only regular files: reading a named pipe or a device found there could block.
@@ -52,6 +56,10 @@ def discover(paths: Iterable[str | Path], suffixes: Iterable[str] = DATA_SUFFIXE
         else:
             told_file(path)
             yield path, True
+
+
+def _linked(folder: str, subfolders: list[str]) -> list[str]:
+    return [os.path.join(folder, d) for d in subfolders if os.path.islink(os.path.join(folder, d))]
 
 
 def data_suffix(name: str | Path) -> str:

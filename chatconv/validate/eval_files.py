@@ -13,7 +13,7 @@ from ..eras import Era, era_of
 from ..eras import evalcases as evalcases_era
 from ..kinds import config_era
 from ..problems import ChatconvError, Problem
-from ..references import FileReferenceError, pattern_problem, read_segment_text
+from ..references import FileReferenceError, pattern_problem, segment_text
 from ..sources import Record, iter_records, problem_at
 from .explain import short_json
 from .schema import check_schema
@@ -146,7 +146,8 @@ def _check_file_references(cases: EvalCases) -> Iterator[Problem]:
     for case in cases.cases:
         for path, value in case.file_segments():
             try:
-                read_segment_text(cases.lookup.resolve(value))
+                file, data = cases.lookup.read(value)
+                segment_text(data, file)  # as prompt reads it: UTF-8
             except FileReferenceError as exc:
                 yield case.source.problem(path, exc.message, exc.hint, "file-reference")
 
