@@ -30,6 +30,7 @@ def json_path(parts: Iterable[PathPart]) -> str:
 CODES = {
     "unreadable-file": "a file that cannot be read at all: missing, a folder, no permission",
     "empty-file": "a file or standard input that holds no record",
+    "too-large": "a line longer than --max-line-bytes, a file to read whole larger than --max-file-bytes",
     "foreign-encoding": "a UTF-16 or UTF-32 file (chatconv reads UTF-8)",
     "invalid-utf8": "a byte that is not UTF-8",
     "invalid-json": "text that is not JSON (a JSONL line, a JSON file)",

@@ -17,6 +17,7 @@ from .progress import told_file
 from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
 from .stdin import read_stdin
+from ..limits import LIMITS
 from .text import decode_utf8, empty_file_problem, open_binary, read_bytes
 from .yaml import load_yaml
 
@@ -159,7 +160,8 @@ def iter_records(path: str | Path, split: Callable[[Any], bool] | None = None) -
             if empty:
                 yield Record(file, 1, error=empty_file_problem(file))
         return
-    yield from _split(load_document(read_bytes(path), file, fmt), split)
+    limit = LIMITS.max_file_bytes if fmt == "yaml" else None  # parsed YAML takes 50 times its size
+    yield from _split(load_document(read_bytes(path, limit), file, fmt), split)
 
 
 def _split(record: Record, split: Callable[[Any], bool] | None) -> Iterator[Record]:
