@@ -14,6 +14,7 @@ import signal
 import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Iterator
@@ -51,8 +52,24 @@ def start_pool(jobs: int, initializer: Callable[..., None] = None, initargs: tup
                                initargs=(initializer, initargs))
 
 
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def signals_held():
+    """Ctrl-C and SIGTERM wait (they are not lost) until the block ends: for the steps that an
+    interrupt must not cut in two."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker must not take the main process's handler
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)  # held while it was forked: see OrderedPool
     threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True).start()
     if initializer is not None:
         initializer(*initargs)
@@ -81,6 +98,16 @@ class OrderedPool:
         self.jobs = jobs
         self.ahead = ahead
         self.pool = start_pool(jobs, initializer, initargs, context)
+        # The workers start now, with Ctrl-C and SIGTERM held until they have: an interrupt
+        # raised inside a fork (its at-fork handlers) is lost, or leaves the pool half made
+        # and its shutdown waiting for ever. Workers that cannot start (no file descriptors
+        # left, say) end the pool here, with a message, instead of hanging it.
+        try:
+            with signals_held():
+                self.pool.submit(int).result()
+        except (OSError, BrokenProcessPool) as exc:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            raise WorkersNotStarted(exc) from None
 
     def __enter__(self) -> "OrderedPool":
         return self
@@ -94,15 +121,31 @@ class OrderedPool:
     def ordered(self, tasks: Iterable[tuple[Any, Callable, tuple]]) -> Iterator[tuple[Any, Future]]:
         """(key, future) for each (key, function, args) task, in the order given."""
         pending: deque[tuple[Any, Future]] = deque()
+        given: list[Future] = []  # the task last handed on: its caller may be stopped waiting for it
         try:
             for key, function, args in tasks:
-                pending.append((key, self.pool.submit(function, *args)))
+                with signals_held():  # an interrupt inside submit would lose a task that runs: never waited for
+                    pending.append((key, self.pool.submit(function, *args)))
                 if len(pending) >= self.ahead * self.jobs:
+                    given[:] = [pending[0][1]]
                     yield pending.popleft()
             while pending:
+                given[:] = [pending[0][1]]
                 yield pending.popleft()
         finally:
-            wait([future for _, future in pending if not future.cancel()])
+            # Ctrl-C or SIGTERM while the caller waits for the task handed on must wait for it
+            # too: it may be writing into a file that the caller removes next.
+            wait(given + [future for _, future in pending if not future.cancel()])
+
+
+class WorkersNotStarted(UnreadableInput):
+    """Worker processes that could not be started (file descriptors or processes exhausted)."""
+
+    def __init__(self, cause: BaseException):
+        reason = getattr(cause, "strerror", None) or str(cause) or type(cause).__name__
+        super().__init__(Problem("-", None, None, "$", f"cannot start worker processes: {reason}", "error",
+                                 "run with --jobs 1, or raise the limit (ulimit -n for open files)",
+                                 "unreadable-file"))
 
 
 class WorkerLost(Exception):

@@ -58,13 +58,14 @@ def main() -> None:
         # `chatconv text run.jsonl | head`: the reader going away ends the command quietly, as
         # it ends cat or grep (Python would raise BrokenPipeError; click would exit 1, "invalid").
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         status = cli.main(prog_name="chatconv", standalone_mode=False)
     except SystemExit as exc:  # the commands exit with their status
         status = exc.code
     except click.exceptions.Abort:  # Ctrl-C: workers end their batch, temporary files are removed
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+        click.echo("terminated" if _terminated else "interrupted", err=True)
+        sys.exit(EXIT_TERMINATED if _terminated else EXIT_INTERRUPTED)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
@@ -84,6 +85,21 @@ def main() -> None:
         _stop_writing(exc)
         status = EXIT_UNREADABLE
     sys.exit(status if isinstance(status, int) else EXIT_OK)  # None: done; --help and --version
+
+
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell tells a command that Ctrl-C ended
+EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
+_terminated = False
+
+
+def _terminate(signum, frame) -> None:
+    """SIGTERM (`kill`, a service manager, a CI timeout) ends a run as Ctrl-C does, so that the
+    same clean-up runs: workers end their batch, temporary files are removed. A second SIGTERM
+    during that clean-up ends the process at once."""
+    global _terminated
+    _terminated = True
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise KeyboardInterrupt
 
 
 def _stop_writing(exc: OSError) -> None:
