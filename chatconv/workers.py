@@ -8,6 +8,7 @@ time that a small run should not pay.
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
 import os
 import signal
@@ -97,7 +98,10 @@ class OrderedPool:
                  context=None, ahead: int = 2):
         self.jobs = jobs
         self.ahead = ahead
-        self.pool = start_pool(jobs, initializer, initargs, context)
+        try:
+            self.pool = start_pool(jobs, initializer, initargs, context)
+        except OSError as exc:  # its queues' locks and pipes: file descriptors
+            raise WorkersNotStarted(exc) from None
         # The workers start now, with Ctrl-C and SIGTERM held until they have: an interrupt
         # raised inside a fork (its at-fork handlers) is lost, or leaves the pool half made
         # and its shutdown waiting for ever. Workers that cannot start (no file descriptors
@@ -106,8 +110,18 @@ class OrderedPool:
             with signals_held():
                 self.pool.submit(int).result()
         except (OSError, BrokenProcessPool) as exc:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            self._end_started()
             raise WorkersNotStarted(exc) from None
+
+    def _end_started(self) -> None:
+        """End the workers that did start when others could not: the pool cannot tell them to
+        (its manager thread never ran), and the exit would wait for them for ever."""
+        processes = dict(getattr(self.pool, "_processes", None) or {})  # the executor keeps them only there
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes.values():
+            process.terminate()
+        for process in processes.values():
+            process.join(5)
 
     def __enter__(self) -> "OrderedPool":
         return self
@@ -138,14 +152,16 @@ class OrderedPool:
             wait(given + [future for _, future in pending if not future.cancel()])
 
 
-class WorkersNotStarted(UnreadableInput):
-    """Worker processes that could not be started (file descriptors or processes exhausted)."""
+class WorkersNotStarted(OSError):
+    """Worker processes that could not be started (file descriptors or processes exhausted):
+    the run stops with this message (exit 2), as for any system error; every file would fail
+    alike. An OSError: showing it needs nothing more to be opened or imported."""
 
-    def __init__(self, cause: BaseException):
+    def __init__(self, cause: OSError | BrokenProcessPool):
         reason = getattr(cause, "strerror", None) or str(cause) or type(cause).__name__
-        super().__init__(Problem("-", None, None, "$", f"cannot start worker processes: {reason}", "error",
-                                 "run with --jobs 1, or raise the limit (ulimit -n for open files)",
-                                 "unreadable-file"))
+        super().__init__(getattr(cause, "errno", None) or errno.EAGAIN,
+                         f"cannot start worker processes ({reason}): run with --jobs 1, or raise the limit "
+                         "(`ulimit -n` for open files, `ulimit -u` for processes)")
 
 
 class WorkerLost(Exception):

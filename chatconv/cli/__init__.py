@@ -109,4 +109,14 @@ def _stop_writing(exc: OSError) -> None:
     what = "cannot write the output" if full else "stopped"
     where = exc.filename or ("standard output" if full else None)
     click.echo(f"chatconv: error: {what}{f' ({where})' if where else ''}: {exc.strerror or exc}", err=True)
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError:  # no file descriptor left (or no standard output): close it instead
+        _close_quietly(sys.stdout)
+
+
+def _close_quietly(stream) -> None:
+    try:
+        os.close(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
