@@ -80,6 +80,20 @@ CODES = {
 }
 
 
+def shown_name(name: str) -> str:
+    """A file name as output shows it. A name's bytes that are not UTF-8 reach Python as lone
+    surrogates (os.fsdecode), which no UTF-8 output can hold: they are shown as \\xNN escapes,
+    so that `bad\\xff.jsonl` is written, in text and in JSON alike."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        try:
+            return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:  # a surrogate that stands for no byte
+            return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """Where (file, line, column, JSON path), what, how bad, how to fix it, and which check
@@ -105,10 +119,10 @@ class Problem:
 
     def to_dict(self) -> dict:
         """The problem as the JSON output shows it: SPEC §7's keys, and `code` added to them."""
-        return asdict(self)
+        return {**asdict(self), "file": shown_name(self.file)}
 
     def format_text(self) -> str:
-        where = f"{self.file}:{self.line or 1}:{self.column or 1}"
+        where = f"{shown_name(self.file)}:{self.line or 1}:{self.column or 1}"
         text = f"{where}: {self.severity}: {self.path}: {self.message}"
         return f"{text} ({self.hint})" if self.hint else text
 
