@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import importlib
+import io
 import os
 import signal
 import sys
@@ -59,6 +60,7 @@ def main() -> None:
         # it ends cat or grep (Python would raise BrokenPipeError; click would exit 1, "invalid").
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, _terminate)
+    _stand_in_for_closed_streams()
     try:
         status = cli.main(prog_name="chatconv", standalone_mode=False)
     except SystemExit as exc:  # the commands exit with their status
@@ -100,6 +102,38 @@ def _terminate(signum, frame) -> None:
     _terminated = True
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     raise KeyboardInterrupt
+
+
+class _ClosedInput(io.RawIOBase):
+    """Standard input that was closed (`<&-`): reading it is an error that says so."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        raise OSError(errno.EBADF, "standard input is closed: give the data as a file, or on a pipe")
+
+
+def _stand_in_for_closed_streams() -> None:
+    """A standard stream closed when chatconv starts (`>&-`, `2>&-`, `<&-`): Python has None
+    for it. Its descriptor gets /dev/null, so that no file chatconv opens takes its number
+    (and receives the output meant for it). Closed standard output or error ends the run
+    here: exit 2, said on whichever of the two is open. Closed standard input is an error
+    only when the command reads it."""
+    closed = [name for name in ("stdin", "stdout", "stderr") if getattr(sys, name) is None]
+    for name in closed:
+        fd = {"stdin": 0, "stdout": 1, "stderr": 2}[name]
+        if os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY) != fd:
+            return  # not the lowest free number: leave things as they are
+    if "stdin" in closed:
+        sys.stdin = io.TextIOWrapper(io.BufferedReader(_ClosedInput()))
+    writable = [name for name in ("stderr", "stdout") if name not in closed]
+    if len(writable) < 2:
+        for name in writable:
+            getattr(sys, name).write(f"chatconv: error: standard {'output' if 'stdout' in closed else 'error'} is "
+                                     "closed: nothing could be written (redirect it to a file or /dev/null)\n")
+            getattr(sys, name).flush()
+        os._exit(EXIT_UNREADABLE)
 
 
 def _stop_writing(exc: OSError) -> None:
