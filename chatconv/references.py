@@ -7,9 +7,11 @@ validate checks references and patterns with these; prompt reads them with these
 from __future__ import annotations
 
 import errno
+import os
 from pathlib import Path
 
 from .kinds import CONFIG_FILE_NAMES
+from .limits import LIMITS, size_text
 from .problems import ChatconvError, Problem
 
 
@@ -98,7 +100,7 @@ def _lookup_error(value: str, exc: Exception) -> FileReferenceError:
 def read_segment_text(path: Path) -> str:
     """A file's text: UTF-8 with a BOM removed, CRLF and CR as LF, trailing white space removed."""
     try:
-        data = path.read_bytes()
+        data = _read_within_limit(path)
     except OSError as exc:
         raise FileReferenceError(f"file {str(path)!r} cannot be read: {exc.strerror}",
                                  "check the file's permissions") from None
@@ -160,3 +162,14 @@ def find_config(eval_dir: Path, root: Path) -> Path | None:
             if (folder / name).is_file():
                 return folder / name
     return None
+
+
+def _read_within_limit(path: Path) -> bytes:
+    """The file's bytes; FileReferenceError when it holds more than --max-file-bytes (a 2 GB
+    file, /dev/zero): it is not read whole, checked on the file opened."""
+    limit = LIMITS.max_file_bytes
+    with open(path, "rb") as stream:
+        if os.fstat(stream.fileno()).st_size > limit or len(data := stream.read(limit + 1)) > limit:
+            raise FileReferenceError(f"file {str(path)!r} is larger than {size_text(limit)} (--max-file-bytes): "
+                                     "not read", "reference a smaller file, or raise --max-file-bytes")
+    return data

@@ -135,3 +135,16 @@ def test_a_jsonl_link_to_a_device_in_a_folder_is_skipped(tmp_path):
     (tmp_path / "zero.jsonl").symlink_to("/dev/zero")
     result = run(["validate", str(tmp_path)])
     assert result.returncode == 0, result.stderr
+
+
+def test_a_referenced_file_over_the_file_limit_is_refused_not_read(tmp_path):
+    (tmp_path / ".git").mkdir()  # the repository root that references stay inside
+    (tmp_path / "big.md").write_bytes(b"a" * 5000)
+    (tmp_path / "small.md").write_bytes(b"a" * 100)
+    case = "  - id: {0}\n    criteria: x\n    input:\n      - role: user\n        content:\n" \
+           "          - type: file\n            value: {0}.md\n"
+    (tmp_path / "e.yaml").write_text("tests:\n" + case.format("big") + case.format("small"))
+    result = CliRunner().invoke(cli, ["validate", "--max-file-bytes", "4KiB", str(tmp_path / "e.yaml")])
+    assert result.exit_code == 1
+    assert "big.md' is larger than 4 KiB (--max-file-bytes): not read" in result.output
+    assert "small.md" not in result.output and "1 error" in result.output
