@@ -148,3 +148,12 @@ def test_a_referenced_file_over_the_file_limit_is_refused_not_read(tmp_path):
     assert result.exit_code == 1
     assert "big.md' is larger than 4 KiB (--max-file-bytes): not read" in result.output
     assert "small.md" not in result.output and "1 error" in result.output
+
+
+def test_migrate_refuses_a_yaml_document_over_the_file_limit(tmp_path):
+    path = tmp_path / "big.yaml"
+    path.write_text("testcases:\n" + "  - id: a\n    outcome: x\n    messages: [{role: user, content: hi}]\n" * 40)
+    result = CliRunner().invoke(cli, ["migrate", "--max-file-bytes", "1KiB", str(path), "-o", str(tmp_path / "o.yaml")])
+    assert result.exit_code == 1
+    assert "the file is larger than 1 KiB (--max-file-bytes): not read" in result.output
+    assert not (tmp_path / "o.yaml").exists()
