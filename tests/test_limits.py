@@ -157,3 +157,11 @@ def test_migrate_refuses_a_yaml_document_over_the_file_limit(tmp_path):
     assert result.exit_code == 1
     assert "the file is larger than 1 KiB (--max-file-bytes): not read" in result.output
     assert not (tmp_path / "o.yaml").exists()
+
+
+@pytest.mark.parametrize("args", [["validate", "--field", "input=input"], ["import"]])
+def test_commands_that_read_record_by_record_stop_at_the_long_line_too(tmp_path, args):
+    result = run([*args, "--max-line-bytes", "1KiB", str(long_file(tmp_path))])  # main() gives the exit status
+    assert result.returncode == 2
+    assert b"long.jsonl:4:1: error: $: line 4 is longer than 1 KiB (--max-line-bytes): not read" in \
+        result.stdout + result.stderr
