@@ -165,3 +165,9 @@ def test_commands_that_read_record_by_record_stop_at_the_long_line_too(tmp_path,
     assert result.returncode == 2
     assert b"long.jsonl:4:1: error: $: line 4 is longer than 1 KiB (--max-line-bytes): not read" in \
         result.stdout + result.stderr
+
+
+def test_migrate_of_a_device_named_reads_no_more_than_the_file_limit(tmp_path):
+    result = run(["migrate", "--max-file-bytes", "1MiB", "/dev/zero", "-o", str(tmp_path / "out.yaml")])
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(b"/dev/zero: error: the file is larger than 1 MiB (--max-file-bytes): not read")

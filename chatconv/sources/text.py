@@ -49,15 +49,22 @@ def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
     (a YAML document's limit: LIMITS.max_file_bytes). A device or a FIFO (/dev/zero, say)
     is never read past LIMITS.max_file_bytes: it may not end."""
     if str(path) == "-":
-        data = sys.stdin.buffer.read(None if limit is None else limit + 1)
+        data = read_whole(sys.stdin.buffer, "-", limit)
     else:
         with open_binary(path) as stream:  # a compressed document: held whole anyway, as a plain one is
-            if limit is None and not _is_regular(stream):
-                limit = LIMITS.max_file_bytes
-            data = stream.read() if limit is None else stream.read(limit + 1)
-    if limit is not None and len(data) > limit:
-        raise UnreadableInput(file_too_large(str(path), limit))
+            data = read_whole(stream, str(path), limit)
     refuse_foreign_encoding(data[:4], str(path))
+    return data
+
+
+def read_whole(stream: BinaryIO, file: str, limit: int | None = None) -> bytes:
+    """All of an open file's bytes; UnreadableInput when they are more than `limit`, or, for a
+    device or a pipe (which may never end), more than LIMITS.max_file_bytes."""
+    if limit is None and not _is_regular(stream):
+        limit = LIMITS.max_file_bytes
+    data = stream.read() if limit is None else stream.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        raise UnreadableInput(file_too_large(file, limit))
     return data
 
 
