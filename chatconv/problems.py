@@ -32,6 +32,7 @@ CODES = {
     "file-busy": "a file another chatconv run is rewriting in place: this run leaves it alone",
     "file-changed": "a file that changed (was replaced, grew, was written to) while migrated in place: not replaced",
     "empty-file": "a file or standard input that holds no record",
+    "too-large": "a line longer than --max-line-bytes, a file to read whole larger than --max-file-bytes",
     "foreign-encoding": "a UTF-16 or UTF-32 file (chatconv reads UTF-8)",
     "invalid-utf8": "a byte that is not UTF-8",
     "invalid-json": "text that is not JSON (a JSONL line, a JSON file)",
@@ -82,6 +83,20 @@ CODES = {
 }
 
 
+def shown_name(name: str) -> str:
+    """A file name as output shows it. A name's bytes that are not UTF-8 reach Python as lone
+    surrogates (os.fsdecode), which no UTF-8 output can hold: they are shown as \\xNN escapes,
+    so that `bad\\xff.jsonl` is written, in text and in JSON alike."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        try:
+            return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:  # a surrogate that stands for no byte
+            return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """Where (file, line, column, JSON path), what, how bad, how to fix it, and which check
@@ -107,10 +122,10 @@ class Problem:
 
     def to_dict(self) -> dict:
         """The problem as the JSON output shows it: SPEC §7's keys, and `code` added to them."""
-        return asdict(self)
+        return {**asdict(self), "file": shown_name(self.file)}
 
     def format_text(self) -> str:
-        where = f"{self.file}:{self.line or 1}:{self.column or 1}"
+        where = f"{shown_name(self.file)}:{self.line or 1}:{self.column or 1}"
         text = f"{where}: {self.severity}: {self.path}: {self.message}"
         return f"{text} ({self.hint})" if self.hint else text
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .kinds import CONFIG_FILE_NAMES
+from .limits import LIMITS, size_text
 from .problems import ChatconvError, Problem
 
 
@@ -148,10 +149,16 @@ def _open_regular(candidate: Path) -> int | None:
 
 
 def _read_all(stream, path: Path) -> bytes:
+    """The opened file's bytes; FileReferenceError when it holds more than --max-file-bytes (a 2 GB
+    file, /dev/zero): it is not read whole."""
+    limit = LIMITS.max_file_bytes
     try:
-        return stream.read()
+        if os.fstat(stream.fileno()).st_size > limit or len(data := stream.read(limit + 1)) > limit:
+            raise FileReferenceError(f"file {str(path)!r} is larger than {size_text(limit)} (--max-file-bytes): "
+                                     "not read", "reference a smaller file, or raise --max-file-bytes")
     except OSError as exc:
         raise _unreadable(path, exc) from None
+    return data
 
 
 def _opened_path(fd: int, candidate: Path) -> Path:
@@ -224,7 +231,7 @@ def read_segment_text(path: Path) -> str:
     """A file's text, by its name (see segment_text). A file segment's is read with
     read_reference, which checks the file it reads."""
     try:
-        data = path.read_bytes()
+        data = _read_within_limit(path)
     except OSError as exc:
         raise _unreadable(path, exc) from None
     return segment_text(data, path)
@@ -294,3 +301,8 @@ def find_config(eval_dir: Path, root: Path) -> Path | None:
             if (folder / name).is_file():
                 return folder / name
     return None
+
+
+def _read_within_limit(path: Path) -> bytes:
+    with open(path, "rb") as stream:
+        return _read_all(stream, path)

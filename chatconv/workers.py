@@ -8,12 +8,14 @@ time that a small run should not pay.
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
 import os
 import signal
 import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Iterator
@@ -51,8 +53,24 @@ def start_pool(jobs: int, initializer: Callable[..., None] = None, initargs: tup
                                initargs=(initializer, initargs))
 
 
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def signals_held():
+    """Ctrl-C and SIGTERM wait (they are not lost) until the block ends: for the steps that an
+    interrupt must not cut in two."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker must not take the main process's handler
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)  # held while it was forked: see OrderedPool
     threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True).start()
     if initializer is not None:
         initializer(*initargs)
@@ -80,7 +98,30 @@ class OrderedPool:
                  context=None, ahead: int = 2):
         self.jobs = jobs
         self.ahead = ahead
-        self.pool = start_pool(jobs, initializer, initargs, context)
+        try:
+            self.pool = start_pool(jobs, initializer, initargs, context)
+        except OSError as exc:  # its queues' locks and pipes: file descriptors
+            raise WorkersNotStarted(exc) from None
+        # The workers start now, with Ctrl-C and SIGTERM held until they have: an interrupt
+        # raised inside a fork (its at-fork handlers) is lost, or leaves the pool half made
+        # and its shutdown waiting for ever. Workers that cannot start (no file descriptors
+        # left, say) end the pool here, with a message, instead of hanging it.
+        try:
+            with signals_held():
+                self.pool.submit(int).result()
+        except (OSError, BrokenProcessPool) as exc:
+            self._end_started()
+            raise WorkersNotStarted(exc) from None
+
+    def _end_started(self) -> None:
+        """End the workers that did start when others could not: the pool cannot tell them to
+        (its manager thread never ran), and the exit would wait for them for ever."""
+        processes = dict(getattr(self.pool, "_processes", None) or {})  # the executor keeps them only there
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes.values():
+            process.terminate()
+        for process in processes.values():
+            process.join(5)
 
     def __enter__(self) -> "OrderedPool":
         return self
@@ -94,15 +135,33 @@ class OrderedPool:
     def ordered(self, tasks: Iterable[tuple[Any, Callable, tuple]]) -> Iterator[tuple[Any, Future]]:
         """(key, future) for each (key, function, args) task, in the order given."""
         pending: deque[tuple[Any, Future]] = deque()
+        given: list[Future] = []  # the task last handed on: its caller may be stopped waiting for it
         try:
             for key, function, args in tasks:
-                pending.append((key, self.pool.submit(function, *args)))
+                with signals_held():  # an interrupt inside submit would lose a task that runs: never waited for
+                    pending.append((key, self.pool.submit(function, *args)))
                 if len(pending) >= self.ahead * self.jobs:
+                    given[:] = [pending[0][1]]
                     yield pending.popleft()
             while pending:
+                given[:] = [pending[0][1]]
                 yield pending.popleft()
         finally:
-            wait([future for _, future in pending if not future.cancel()])
+            # Ctrl-C or SIGTERM while the caller waits for the task handed on must wait for it
+            # too: it may be writing into a file that the caller removes next.
+            wait(given + [future for _, future in pending if not future.cancel()])
+
+
+class WorkersNotStarted(OSError):
+    """Worker processes that could not be started (file descriptors or processes exhausted):
+    the run stops with this message (exit 2), as for any system error; every file would fail
+    alike. An OSError: showing it needs nothing more to be opened or imported."""
+
+    def __init__(self, cause: OSError | BrokenProcessPool):
+        reason = getattr(cause, "strerror", None) or str(cause) or type(cause).__name__
+        super().__init__(getattr(cause, "errno", None) or errno.EAGAIN,
+                         f"cannot start worker processes ({reason}): run with --jobs 1, or raise the limit "
+                         "(`ulimit -n` for open files, `ulimit -u` for processes)")
 
 
 class WorkerLost(Exception):

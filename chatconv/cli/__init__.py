@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import importlib
+import io
 import os
 import signal
 import sys
@@ -59,14 +60,16 @@ def main() -> None:
         # `chatconv text run.jsonl | head`: the reader going away ends the command quietly, as
         # it ends cat or grep (Python would raise BrokenPipeError; click would exit 1, "invalid").
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, _terminate)
+    _stand_in_for_closed_streams()
     whole_standard_output()  # a short write (a disk filling up) raises, not truncates quietly
     try:
         status = cli.main(prog_name="chatconv", standalone_mode=False)
     except SystemExit as exc:  # the commands exit with their status
         status = exc.code
     except click.exceptions.Abort:  # Ctrl-C: workers end their batch, temporary files are removed
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+        click.echo("terminated" if _terminated else "interrupted", err=True)
+        sys.exit(EXIT_TERMINATED if _terminated else EXIT_INTERRUPTED)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
@@ -88,6 +91,53 @@ def main() -> None:
     sys.exit(status if isinstance(status, int) else EXIT_OK)  # None: done; --help and --version
 
 
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell tells a command that Ctrl-C ended
+EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
+_terminated = False
+
+
+def _terminate(signum, frame) -> None:
+    """SIGTERM (`kill`, a service manager, a CI timeout) ends a run as Ctrl-C does, so that the
+    same clean-up runs: workers end their batch, temporary files are removed. A second SIGTERM
+    during that clean-up ends the process at once."""
+    global _terminated
+    _terminated = True
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise KeyboardInterrupt
+
+
+class _ClosedInput(io.RawIOBase):
+    """Standard input that was closed (`<&-`): reading it is an error that says so."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        raise OSError(errno.EBADF, "standard input is closed: give the data as a file, or on a pipe")
+
+
+def _stand_in_for_closed_streams() -> None:
+    """A standard stream closed when chatconv starts (`>&-`, `2>&-`, `<&-`): Python has None
+    for it. Its descriptor gets /dev/null, so that no file chatconv opens takes its number
+    (and receives the output meant for it). Closed standard output or error ends the run
+    here: exit 2, said on whichever of the two is open. Closed standard input is an error
+    only when the command reads it."""
+    closed = [name for name in ("stdin", "stdout", "stderr") if getattr(sys, name) is None]
+    for name in closed:
+        fd = {"stdin": 0, "stdout": 1, "stderr": 2}[name]
+        if os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY) != fd:
+            return  # not the lowest free number: leave things as they are
+    if "stdin" in closed:
+        sys.stdin = io.TextIOWrapper(io.BufferedReader(_ClosedInput()))
+    writable = [name for name in ("stderr", "stdout") if name not in closed]
+    if len(writable) < 2:
+        for name in writable:
+            getattr(sys, name).write(f"chatconv: error: standard {'output' if 'stdout' in closed else 'error'} is "
+                                     "closed: nothing could be written (redirect it to a file or /dev/null)\n")
+            getattr(sys, name).flush()
+        os._exit(EXIT_UNREADABLE)
+
+
 def _stop_writing(exc: OSError) -> None:
     """Say why the command stopped on a system error (most often: standard output on a full
     disk), and let nothing more be written to standard output at exit."""
@@ -98,4 +148,14 @@ def _stop_writing(exc: OSError) -> None:
         what = "cannot write the output" if full else "stopped"
         click.echo(f"chatconv: error: {what}{f' ({exc.filename})' if exc.filename else ''}: {exc.strerror or exc}",
                    err=True)
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError:  # no file descriptor left (or no standard output): close it instead
+        _close_quietly(sys.stdout)
+
+
+def _close_quietly(stream) -> None:
+    try:
+        os.close(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass

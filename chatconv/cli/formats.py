@@ -19,6 +19,7 @@ from ..recordings.batches import JOBS_HELP
 from .recordings import FIELD_HELP, field_map_option
 from .colour import color_option
 from .progress import hide_progress, shows_progress
+from .limits import limit_options
 from .discovery import no_ignore_option
 from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, max_warnings_option, plural
 from .settings import Selection, ignored_text, selected, selection_options
@@ -110,6 +111,7 @@ def _report(problems, summary: str, selection: Selection) -> None:
                    "[default: one per core for files of 16 MiB or more, else 1]")
 @max_warnings_option
 @selection_options
+@limit_options
 @no_ignore_option
 @color_option
 @shows_progress(_data_on_stdout)
@@ -152,6 +154,7 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
               help="Write to FILE (replaced whole at the end) instead of standard output.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)
 @selection_options
+@limit_options
 @no_ignore_option
 @color_option
 @shows_progress(_data_on_stdout)

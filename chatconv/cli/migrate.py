@@ -15,6 +15,7 @@ from ..problems import UsageError
 from .recordings import FIELD_HELP, field_map_option
 from .progress import hide_progress, progress_bar, showing
 from .discovery import no_ignore_option
+from .limits import limit_options
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, max_warnings_option, plural, short_line
 
 @click.command()
@@ -40,6 +41,7 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, ma
 @click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option,
               help=FIELD_HELP + " The field is migrated where it is, under its own key (JSON and JSONL files).")
 @max_warnings_option
+@limit_options
 @no_ignore_option
 def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs, to_era, field_map):
     """Rewrite recordings (JSONL) and eval files (YAML, JSON) in the current shape.

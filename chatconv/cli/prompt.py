@@ -10,6 +10,7 @@ from ..prompt import DEFAULT_SYSTEM_PROMPT, SYSTEM_POLICIES, PromptOptions, Unkn
 from ..providers import TARGETS, ProviderRuleError, render_request
 from ..references import pattern_problem
 from .reporters import EXIT_INVALID, EXIT_UNREADABLE, TextReporter, fail, write_json_line
+from .limits import limit_options
 
 
 def _sound_globs(ctx, param, patterns):
@@ -39,6 +40,7 @@ def _sound_globs(ctx, param, patterns):
               help="Accept file references that resolve outside the repository root.")
 @click.option("--era", type=click.Choice(era_names()), default=None,
               help="Read EVAL_FILE as written in this era (default: told from its $schema, else its keys).")
+@limit_options
 @click.option("--repair", is_flag=True,
               help="Fix what the target API would refuse (e.g. a late system message for Anthropic, a tool "
                    "call never answered: dropped, with a turn it leaves empty) instead of failing; every "

@@ -16,6 +16,7 @@ from ..recordings.tool_events import TOOL_COLUMNS
 from ..recordings.tools import DEFAULT_MAX_MEMORY, tool_row_lines
 from .colour import color_option
 from .progress import shows_progress
+from .limits import limit_options
 from .discovery import no_ignore_option
 from .reporters import EXIT_UNREADABLE, fail, finish
 from .settings import Selection, ignored_text, selected, selection_options
@@ -54,6 +55,7 @@ def _recording_options(command):
     command = click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)(command)
     command = scheduler_option(command)
     command = shows_progress()(command)
+    command = limit_options(command)
     command = no_ignore_option(command)
     command = color_option(command)
     return click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))(command)

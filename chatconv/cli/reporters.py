@@ -15,7 +15,7 @@ from typing import Iterable, NoReturn
 import click
 import orjson
 
-from ..problems import Problem
+from ..problems import Problem, shown_name
 from ..sources.writing import write_all
 from ..validate import Summary
 from .settings import current_settings, ignored_text
@@ -148,14 +148,14 @@ def github_annotation(problem: Problem) -> str:
 
     level = "error" if problem.is_error else "warning"
     message = f"{problem.path}: {problem.message}" + (f" ({problem.hint})" if problem.hint else "")
-    return (f"::{level} file={escape(problem.file, True)},line={problem.line or 1},"
+    return (f"::{level} file={escape(shown_name(problem.file), True)},line={problem.line or 1},"
             f"col={problem.column or 1},title=chatconv::{escape(message)}")
 
 
 def short_line(file: str, message: str, line: int | None = None, hint: str | None = None,
                severity: str = "error") -> str:
     """migrate's form, which names a file (and a line) but no JSON path: FILE[:LINE]: error: message (hint)."""
-    where = f"{file}:{line}" if line is not None else file
+    where = f"{shown_name(file)}:{line}" if line is not None else shown_name(file)
     return f"{where}: {severity}: {message}" + (f" ({hint})" if hint else "")
 
 

@@ -32,9 +32,9 @@ def artifact_uri(file: str) -> str:
         try:
             path = path.relative_to(Path.cwd())
         except ValueError:
-            return path.as_uri()
+            return "file://" + quote(os.fsencode(path.as_posix()), safe="/")
     posix = PurePath(os.path.normpath(path)).as_posix()
-    return quote(posix, safe="/")
+    return quote(os.fsencode(posix), safe="/")  # a name's bytes that are not UTF-8 as %XX
 
 
 def sarif_result(problem: Problem, rule_index: dict[str, int]) -> dict:

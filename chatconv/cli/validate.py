@@ -13,6 +13,7 @@ from .recordings import FIELD_HELP, field_map_option, scheduler_option
 from .colour import color_option
 from .progress import shows_progress
 from .discovery import no_ignore_option
+from .limits import limit_options
 from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS, max_warnings_option
 from .sarif import SarifReporter
 from .settings import selection_options
@@ -43,6 +44,7 @@ FORMATS = {**REPORTERS, "sarif": SarifReporter}
 @scheduler_option
 @max_warnings_option
 @selection_options
+@limit_options
 @no_ignore_option
 @color_option
 @shows_progress(lambda options: False)  # its problems clear the bar

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
 from ..problems import Problem, UnreadableInput
-from ..sources import CompressedWriter, compression_of, file_format, open_binary, read_stdin
+from ..sources import CompressedWriter, compression_of, file_format, open_binary, read_stdin, read_whole
 from ..sources.writing import write_all
 from .atomic import AtomicFile, unwritable
 from .batches import Workers
@@ -60,7 +60,7 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
                 results = (workers or Workers()).migrate(path, stdin or source, keep_rejects, append_to, to_era,
                                                                  field_map)
             else:
-                fmt, data = stdin.document() if stdin is not None else (fmt, source.read())
+                fmt, data = stdin.document() if stdin is not None else (fmt, read_whole(source, path))
                 results = [(len(data), migrate_document(data, path, fmt, keep_rejects, to_era, field_map))]
             for done, result in _unless_unwritable(results, sink):
                 tally.add(result.tally)

@@ -5,13 +5,16 @@ still means what the file means as chatconv reads it.
 
 from __future__ import annotations
 
+import gc
 import io
 import re
 import sys
+from contextlib import contextmanager
 from typing import Any
 
 from ..eras import NEWEST
 from ..kinds import detect_kind
+from ..limits import LIMITS, size_text
 from ..problems import ChatconvError
 from ..sources import Record, decode_utf8, load_yaml
 from .lines import BadRecord, try_upgrade
@@ -24,6 +27,29 @@ def migrate_yaml(data: bytes, file: str, to_era: str | None = None) -> tuple[byt
     from chatconv's own reading (merges and aliases expanded, within the limits validate keeps);
     the rewrite is read back and must mean that. Returns the bytes, the migrations applied and
     the document as chatconv reads it (upgraded)."""
+    if len(data) > LIMITS.max_file_bytes:  # parsed for a round trip, YAML takes some 100 times its size
+        raise BadRecord(f"the file is larger than {size_text(LIMITS.max_file_bytes)} (--max-file-bytes): not read",
+                        "too-large")
+    with _no_cycle_collection():
+        return _migrate_yaml(data, file, to_era)
+
+
+@contextmanager
+def _no_cycle_collection():
+    """Python's cycle collector off while a document is read and written: ruamel.yaml's round
+    trip makes millions of objects, and the collector's passes over them, ever longer, took
+    about a quarter of the time of a 5 MB file (80 s, 62 s without: benchmarks/bench_large_yaml.py).
+    They hold no cycles that must go before the end; the collector runs again after."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _migrate_yaml(data: bytes, file: str, to_era: str | None) -> tuple[bytes, list, Any]:
     try:
         text = decode_utf8(data, file)
     except ChatconvError as exc:

@@ -16,7 +16,7 @@ from .json import NotWritten, duplicate_keys, exact_json, integers_beyond_64_bit
 from .record import Position, Record, problem_at
 from .stdin import StdinInput, read_stdin, read_stdin_head, stdin_document_format
 from .text import (BATCH_BYTES, PARALLEL_MIN_BYTES, UTF8_BOM, Batch, batch_spans, batch_workers, decode_utf8,
-                   empty_file_problem, holds_no_record, is_blank_line, iter_line_batches, open_binary, read_bytes,
+                   empty_file_problem, holds_no_record, is_blank_line, iter_line_batches, open_binary, read_bytes, read_whole,
                    refuse_foreign_encoding)
 from .yaml import MAX_ALIAS_COPIES, MAX_YAML_DEPTH, load_yaml, yaml_parse_problem
 
@@ -30,6 +30,6 @@ __all__ = [
     "discover", "duplicate_keys", "element_records", "holds_records", "empty_file_problem", "exact_json", "file_format",
     "holds_no_record", "integers_beyond_64_bits", "read_as_records", "is_blank_line", "iter_jsonl",
     "iter_line_batches", "iter_records", "load_document", "load_json", "load_yaml", "open_binary",
-    "problem_at", "read_bytes", "read_stdin", "read_stdin_head", "refuse_foreign_encoding",
+    "problem_at", "read_bytes", "read_whole", "read_stdin", "read_stdin_head", "refuse_foreign_encoding",
     "stdin_document_format", "walking_everything", "without_compression", "yaml_parse_problem",
 ]

@@ -17,7 +17,8 @@ from .progress import told_file
 from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
 from .stdin import read_stdin
-from .text import decode_utf8, empty_file_problem, open_binary, read_bytes
+from ..limits import LIMITS
+from .text import decode_utf8, empty_file_problem, iter_line_batches, open_binary, read_bytes
 from .yaml import load_yaml
 
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
@@ -161,13 +162,15 @@ def iter_records(path: str | Path, split: Callable[[Any], bool] | None = None) -
     if fmt == "jsonl":
         with open_binary(path) as stream:
             empty = True
-            for record in iter_jsonl(stream, file):
-                empty = False
-                yield record
+            for batch in iter_line_batches(stream):  # a line longer than --max-line-bytes is not held
+                for record in iter_jsonl(io.BytesIO(batch.data), file, batch.first_line):
+                    empty = False
+                    yield record
             if empty:
                 yield Record(file, 1, error=empty_file_problem(file))
         return
-    yield from _split(load_document(read_bytes(path), file, fmt), split)
+    limit = LIMITS.max_file_bytes if fmt == "yaml" else None  # parsed YAML takes 50 times its size
+    yield from _split(load_document(read_bytes(path, limit), file, fmt), split)
 
 
 def _split(record: Record, split: Callable[[Any], bool] | None) -> Iterator[Record]:

@@ -10,8 +10,11 @@ from typing import BinaryIO, Iterator
 
 import orjson
 
+from ..limits import LIMITS
+from ..problems import UnreadableInput
 from .compressed import refuse_compressed_input
-from .text import UTF8_BOM, Batch, is_blank_line, iter_line_batches, refuse_foreign_encoding
+
+from .text import UTF8_BOM, Batch, is_blank_line, iter_line_batches, file_too_large, line_too_long, refuse_foreign_encoding, rest_of_line
 from .yaml import yaml_parse_problem
 
 
@@ -28,12 +31,21 @@ class StdinInput:
         if self.head:
             yield Batch(1, 0, self.head)
         before = self.head.count(b"\n")
-        for batch in iter_line_batches(self.stream):
-            yield Batch(batch.first_line + before, batch.offset + len(self.head), batch.data)
+        try:
+            for batch in iter_line_batches(self.stream):
+                yield Batch(batch.first_line + before, batch.offset + len(self.head), batch.data)
+        except UnreadableInput as exc:  # a line too long: numbered from the input's first line
+            exc.problems = [problem if problem.line is None else
+                            line_too_long("-", problem.line + before) if problem.code == "too-large" else problem
+                            for problem in exc.problems]
+            raise
 
     def document(self) -> tuple[str, bytes]:
         """The format (see stdin_document_format) and bytes of the whole input, one document."""
-        data = self.head + self.stream.read()
+        limit = LIMITS.max_file_bytes  # a pipe may not end: held whole, it is held up to the limit
+        data = self.head + self.stream.read(max(limit + 1 - len(self.head), 0))
+        if len(data) > limit:
+            raise UnreadableInput(file_too_large("-"))
         return stdin_document_format(data, self.format), data
 
 
@@ -55,7 +67,12 @@ def read_stdin_head(stream: BinaryIO) -> tuple[str, bytes]:
     Else one JSON or YAML document, by the first character (see stdin_document_format).
     """
     head, content = b"", []
-    while len(content) < 2 and (line := stream.readline()):
+    while len(content) < 2:
+        line = rest_of_line(stream, 0, LIMITS.max_line_bytes)
+        if line is None:  # /dev/zero, say: no line to hold
+            raise UnreadableInput(line_too_long("-", head.count(b"\n") + 1))
+        if not line:
+            break
         head += line
         if not is_blank_line(line):
             text = line.removeprefix(UTF8_BOM)

@@ -5,10 +5,12 @@ the one way a JSONL file is cut into batches of whole lines.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import BinaryIO, Iterator, NamedTuple
 
+from ..limits import LIMITS, size_text
 from ..problems import ChatconvError, Problem, UnreadableInput
 from .compressed import compression_of, open_decompressed
 from .progress import told_read
@@ -16,6 +18,7 @@ from .progress import told_read
 UTF8_BOM = b"\xef\xbb\xbf"
 BATCH_BYTES = 1 << 20  # JSONL files are read, checked and migrated about this many bytes at a time
 PARALLEL_MIN_BYTES = 16 * 1024 * 1024  # unless --jobs says otherwise, smaller files use no workers
+LINE_PART_BYTES = 1 << 20  # a long line is read this much at a time (see rest_of_line)
 COMPRESSION_RATIO = 16  # about, for JSONL recordings (gzip: 10x, zstd: 80x on the generated ones)
 
 
@@ -40,18 +43,43 @@ def batch_workers(size: int, jobs: int | None, batch_bytes: int = BATCH_BYTES, c
     return available_cores()
 
 
-def read_bytes(path: str | Path) -> bytes:
+def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
     """The whole file (`-` is standard input), decompressed when it is a `.gz` or `.zst`;
-    UnreadableInput says why it cannot be read."""
+    UnreadableInput says why it cannot be read, or that it holds more than `limit` bytes
+    (a YAML document's limit: LIMITS.max_file_bytes). A device or a FIFO (/dev/zero, say)
+    is never read past LIMITS.max_file_bytes: it may not end."""
     if str(path) == "-":
-        data = sys.stdin.buffer.read()
-    elif compression_of(path) is not None:
-        with open_binary(path) as stream:  # a document: held whole anyway, as a plain one is
-            return stream.read()
+        data = read_whole(sys.stdin.buffer, "-", limit)
     else:
-        data = _read_file(path)
+        with open_binary(path) as stream:  # a compressed document: held whole anyway, as a plain one is
+            data = read_whole(stream, str(path), limit)
     refuse_foreign_encoding(data[:4], str(path))
     return data
+
+
+def read_whole(stream: BinaryIO, file: str, limit: int | None = None) -> bytes:
+    """All of an open file's bytes; UnreadableInput when they are more than `limit`, or, for a
+    device or a pipe (which may never end), more than LIMITS.max_file_bytes."""
+    if limit is None and not _is_regular(stream):
+        limit = LIMITS.max_file_bytes
+    data = stream.read() if limit is None else stream.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        raise UnreadableInput(file_too_large(file, limit))
+    return data
+
+
+def file_too_large(file: str, limit: int | None = None) -> Problem:
+    """The problem of a file to read whole that is larger than `limit` (--max-file-bytes)."""
+    return Problem(file, None, None, "$", f"the file is larger than {size_text(limit or LIMITS.max_file_bytes)} "
+                   "(--max-file-bytes): not read", "error", "split it, or raise --max-file-bytes if memory allows",
+                   "too-large")
+
+
+def _is_regular(stream: BinaryIO) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):  # a decompressing stream: its file was checked
+        return True
 
 
 def _read_file(path: str | Path) -> bytes:
@@ -176,32 +204,98 @@ def iter_line_batches(stream: BinaryIO, batch_bytes: int = BATCH_BYTES) -> Itera
     A batch ends with the line that holds its `batch_bytes`-th byte (a long line makes it
     longer); the last line of the file may lack its newline. Lines are numbered as iterating
     the stream numbers them (split at b"\\n" only). See batch_spans for the same batches of a
-    file that worker processes read themselves.
+    file that worker processes read themselves. A line longer than LIMITS.max_line_bytes is
+    not held: the lines before it come as a batch, then UnreadableInput names it.
     """
     number = 1
     offset = 0
+    limit = LIMITS.max_line_bytes
     while data := stream.read(batch_bytes):
+        rest = b""
         if not data.endswith(b"\n"):
             try:
-                data += stream.readline()  # finish the line the read cut
+                rest = rest_of_line(stream, len(data) - data.rfind(b"\n") - 1, limit)
             except UnreadableInput:  # compressed data that fails here: its whole lines come first
                 if whole := data[:data.rfind(b"\n") + 1]:
                     yield Batch(number, offset, whole)
                 raise
+            data = data[:data.rfind(b"\n") + 1] if rest is None else data + rest
+        long = _long_line_start(data, limit)
+        if long is None and rest is None:  # the line after data's whole lines
+            long = len(data)
+        if long is not None:
+            if long:
+                yield Batch(number, offset, data[:long])
+            raise UnreadableInput(line_too_long(_stream_name(stream), number + data.count(b"\n", 0, long)))
         told_read(len(data))  # a progress bar's measure (progress.py)
         yield Batch(number, offset, data)
         number += data.count(b"\n")
         offset += len(data)
 
 
+def rest_of_line(stream: BinaryIO, held: int, limit: int) -> bytes | None:
+    """The rest of the line of which `held` bytes are read, or None (nothing held) once the
+    line is longer than `limit` bytes: read a part at a time, so that an endless line
+    (/dev/zero) never takes more than about `limit` bytes of memory."""
+    room = max(limit - held, 0) + 1
+    parts, length = [], 0
+    while length < room:
+        part = stream.readline(min(LINE_PART_BYTES, room - length))
+        parts.append(part)
+        length += len(part)
+        if not part or part.endswith(b"\n"):
+            return b"".join(parts)
+    return None
+
+
+def _long_line_start(data: bytes, limit: int) -> int | None:
+    """Where in `data` the first line longer than `limit` bytes (its newline aside) starts."""
+    if len(data) <= limit:
+        return None
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if end - start > limit:
+            return start
+        start = end + 1
+    return None
+
+
+def _stream_name(stream: BinaryIO) -> str:
+    name = getattr(stream, "name", None)
+    return name if isinstance(name, str) and not name.startswith("<") else "-"
+
+
+def line_too_long(file: str, line: int | None) -> Problem:
+    """The problem of a line longer than --max-line-bytes (which is not read)."""
+    where = f"line {line}" if line else "a line"
+    return Problem(file, line, 1 if line else None, "$",
+                   f"{where} is longer than {size_text(LIMITS.max_line_bytes)} (--max-line-bytes): not read",
+                   "error", "split the record, or raise --max-line-bytes if memory allows", "too-large")
+
+
 def batch_spans(stream: BinaryIO, batch_bytes: int = BATCH_BYTES) -> Iterator[tuple[int, int]]:
     """(offset, length) of the batches iter_line_batches reads, found by seeking to where each
-    would end and reading on to the end of that line: for workers that read their own lines."""
+    would end and reading on to the end of that line: for workers that read their own lines.
+    A line that goes on past LIMITS.max_line_bytes from there ends them: UnreadableInput."""
     size = os.fstat(stream.fileno()).st_size
+    limit = LIMITS.max_line_bytes
     offset = 0
     while offset < size:
         stream.seek(offset + batch_bytes - 1)
-        stream.readline()
+        if rest_of_line(stream, 0, limit) is None:
+            raise UnreadableInput(line_too_long(_stream_name(stream), _line_number_at(stream, offset + batch_bytes - 1)))
         end = min(stream.tell(), size)
         yield offset, end - offset
         offset = end
+
+
+def _line_number_at(stream: BinaryIO, offset: int) -> int:
+    """The number of the line that holds the byte at `offset` (the file read again, a batch at a time)."""
+    stream.seek(0)
+    newlines = 0
+    while offset > 0 and (data := stream.read(min(BATCH_BYTES, offset))):
+        newlines += data.count(b"\n")
+        offset -= len(data)
+    return newlines + 1

@@ -1,0 +1,50 @@
+"""--max-line-bytes and --max-file-bytes: the one option decorator of every command that reads
+JSONL lines or whole files, so that no input takes memory without bound (see chatconv.limits).
+"""
+
+from __future__ import annotations
+
+import re
+
+import click
+
+from ..limits import MIB, Limits, set_limits, size_text
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": MIB, "mb": MIB, "mib": MIB,
+          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+
+
+class ByteSize(click.ParamType):
+    """A size in bytes: 1048576, 512KiB, 64MiB, 2GiB (K, M, G: powers of 1024)."""
+
+    name = "SIZE"
+
+    def convert(self, value, param, ctx) -> int:
+        if isinstance(value, int):
+            return value
+        match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(value))
+        unit = _UNITS.get(match.group(2).lower()) if match else None
+        if unit is None or int(match.group(1)) == 0:
+            self.fail(f"{value!r} is not a size: write e.g. 64MiB, 512KiB or 1048576 (bytes)", param, ctx)
+        return int(match.group(1)) * unit
+
+
+def _set(name: str):
+    def callback(ctx, param, value):
+        # Every run sets its limits, the defaults too: a library caller's run before (a test's
+        # CliRunner, say) must not leave its own.
+        set_limits(**{name: getattr(Limits(), name) if value is None else value})
+        return value
+    return callback
+
+
+def limit_options(command):
+    """Add --max-line-bytes and --max-file-bytes (set before the command reads anything)."""
+    command = click.option(
+        "--max-file-bytes", type=ByteSize(), expose_value=False, callback=_set("max_file_bytes"),
+        help=f"The largest file read whole: a YAML document, a file an eval case references "
+             f"[default: {size_text(Limits().max_file_bytes)}]. A larger one is an error, not read.")(command)
+    return click.option(
+        "--max-line-bytes", type=ByteSize(), expose_value=False, callback=_set("max_line_bytes"),
+        help=f"The longest JSONL line read [default: {size_text(Limits().max_line_bytes)}]. A longer line "
+             "is an error at that line and is not held in memory: the file is read no further.")(command)

@@ -1,0 +1,35 @@
+"""The sizes chatconv reads at most, so that no input (a device, a file of one endless line, a
+huge document) can take memory without bound. The command line sets them (--max-line-bytes,
+--max-file-bytes) before a command reads anything; worker processes inherit them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MIB = 1 << 20
+
+
+@dataclass
+class Limits:
+    max_line_bytes: int = 64 * MIB  # one JSONL line (a record), held whole to be read
+    max_file_bytes: int = 16 * MIB  # a file read whole: a YAML document, a file an eval case references
+
+
+LIMITS = Limits()
+
+
+def set_limits(max_line_bytes: int | None = None, max_file_bytes: int | None = None) -> None:
+    """Change the limits of this process (and of the workers it starts after)."""
+    if max_line_bytes is not None:
+        LIMITS.max_line_bytes = max_line_bytes
+    if max_file_bytes is not None:
+        LIMITS.max_file_bytes = max_file_bytes
+
+
+def size_text(size: int) -> str:
+    """64 MiB, 1.5 MiB, 512 KiB, 100 bytes: a limit as a message names it."""
+    for unit, name in ((1 << 30, "GiB"), (MIB, "MiB"), (1 << 10, "KiB")):
+        if size >= unit:
+            return f"{size // unit} {name}" if size % unit == 0 else f"{size / unit:.1f} {name}"
+    return f"{size} bytes"

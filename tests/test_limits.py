@@ -1,0 +1,172 @@
+"""Limits on what is read: a line longer than --max-line-bytes, a file to read whole larger
+than --max-file-bytes, devices: an error with a message, never memory without bound."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from chatconv.cli import cli
+from chatconv.limits import LIMITS, Limits, set_limits
+from chatconv.problems import UnreadableInput
+from chatconv.sources import batch_spans, iter_line_batches
+
+RECORD = b'{"a": 1}\n'
+
+
+@pytest.fixture(autouse=True)
+def default_limits():
+    yield
+    set_limits(**vars(Limits()))
+
+
+def long_file(tmp_path, before: int = 3, long: int = 5000, after: int = 2):
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(RECORD * before + b'"' + b"x" * long + b'"\n' + RECORD * after)
+    return path
+
+
+def test_a_long_line_ends_the_batches_after_the_lines_before_it(tmp_path):
+    set_limits(max_line_bytes=1000)
+    with open(long_file(tmp_path), "rb") as stream:
+        batches = iter_line_batches(stream, batch_bytes=7)
+        read = []
+        with pytest.raises(UnreadableInput) as caught:
+            for batch in batches:
+                read.append(batch.data)
+    assert b"".join(read) == RECORD * 3
+    problem = caught.value.problems[0]
+    assert (problem.line, problem.code) == (4, "too-large")
+    assert problem.message == "line 4 is longer than 1000 bytes (--max-line-bytes): not read"
+
+
+def test_batch_spans_stop_at_a_long_line_with_its_number(tmp_path):
+    set_limits(max_line_bytes=1000)
+    with open(long_file(tmp_path, before=300), "rb") as stream:
+        with pytest.raises(UnreadableInput) as caught:
+            list(batch_spans(stream, batch_bytes=64))
+    assert caught.value.problems[0].line == 301
+
+
+def test_lines_at_the_limit_are_read(tmp_path):
+    set_limits(max_line_bytes=5002)  # the quotes count, the newline does not
+    with open(long_file(tmp_path), "rb") as stream:
+        assert b"".join(b.data for b in iter_line_batches(stream, batch_bytes=7)) == long_file(tmp_path).read_bytes()
+
+
+def test_an_endless_line_is_not_held(tmp_path):
+    set_limits(max_line_bytes=1 << 20)
+
+    class Endless(io.RawIOBase):  # /dev/zero that counts what it gave
+        given = 0
+
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            buffer[:] = b"x" * len(buffer)
+            Endless.given += len(buffer)
+            if Endless.given > 64 << 20:
+                raise AssertionError("read on past the limit")
+            return len(buffer)
+
+    with pytest.raises(UnreadableInput, match="line 1 is longer than 1 MiB"):
+        list(iter_line_batches(io.BufferedReader(Endless())))
+
+
+def test_validate_reports_the_long_line_and_exits_2(tmp_path):
+    result = CliRunner().invoke(cli, ["validate", "--max-line-bytes", "1KiB", str(long_file(tmp_path))])
+    assert result.exit_code == 2
+    assert "long.jsonl:4:1: error: $: line 4 is longer than 1 KiB (--max-line-bytes): not read" in result.output
+
+
+def test_the_default_line_limit_comes_back_on_the_next_run(tmp_path):
+    CliRunner().invoke(cli, ["validate", "--max-line-bytes", "1KiB", str(long_file(tmp_path))])
+    result = CliRunner().invoke(cli, ["validate", str(long_file(tmp_path))])
+    assert LIMITS.max_line_bytes == 64 << 20 and "longer than" not in result.output
+
+
+@pytest.mark.parametrize("value", ["0", "12XB", "-3"])
+def test_a_size_that_is_not_one_is_a_usage_error(tmp_path, value):
+    result = CliRunner().invoke(cli, ["text", "--max-line-bytes", value, str(long_file(tmp_path))])
+    assert result.exit_code == 2 and "is not a size" in result.output
+
+
+def test_a_yaml_document_over_the_file_limit_is_refused_before_parsing(tmp_path):
+    path = tmp_path / "big.yaml"
+    path.write_text("evalcases:\n" + "  - id: a\n" * 200)
+    result = CliRunner().invoke(cli, ["validate", "--max-file-bytes", "1KiB", str(path)])
+    assert result.exit_code == 2
+    assert "the file is larger than 1 KiB (--max-file-bytes): not read" in result.output
+
+
+def run(args, **options):
+    return subprocess.run([sys.executable, "-m", "chatconv", *args], capture_output=True, timeout=60, **options)
+
+
+# Runs chatconv in a child and prints its peak memory (KiB): the one way to measure a child
+# alone (RUSAGE_CHILDREN of this process would count every child the test run waited for).
+PEAK = """
+import resource, subprocess, sys
+with open(sys.argv[1], "rb") as stdin:
+    done = subprocess.run([sys.executable, "-m", "chatconv", *sys.argv[2:]], stdin=stdin, capture_output=True,
+                          timeout=30)  # kills the child: no reader of /dev/zero left behind
+sys.stdout.write(f"{done.returncode} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}\\n")
+sys.stdout.buffer.write(done.stdout + done.stderr)
+"""
+
+
+@pytest.mark.parametrize("args", [["validate", "/dev/zero"], ["text", "-"]])
+def test_dev_zero_is_ended_by_the_limit_in_bounded_memory(args):
+    # Named explicitly, a device is read: the default limits end it, in under 150 MiB.
+    done = subprocess.run([sys.executable, "-c", PEAK, "/dev/zero", *args], capture_output=True, timeout=60)
+    status, peak = done.stdout.split(b"\n", 1)[0].split()
+    assert int(status) == 2, done.stdout
+    assert b"(--max-" in done.stdout and b"Traceback" not in done.stdout
+    assert int(peak) < 150 * 1024, f"{int(peak) // 1024} MiB"
+
+
+def test_a_jsonl_link_to_a_device_in_a_folder_is_skipped(tmp_path):
+    (tmp_path / "zero.jsonl").symlink_to("/dev/zero")
+    result = run(["validate", str(tmp_path)])
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_referenced_file_over_the_file_limit_is_refused_not_read(tmp_path):
+    (tmp_path / ".git").mkdir()  # the repository root that references stay inside
+    (tmp_path / "big.md").write_bytes(b"a" * 5000)
+    (tmp_path / "small.md").write_bytes(b"a" * 100)
+    case = "  - id: {0}\n    criteria: x\n    input:\n      - role: user\n        content:\n" \
+           "          - type: file\n            value: {0}.md\n"
+    (tmp_path / "e.yaml").write_text("tests:\n" + case.format("big") + case.format("small"))
+    result = CliRunner().invoke(cli, ["validate", "--max-file-bytes", "4KiB", str(tmp_path / "e.yaml")])
+    assert result.exit_code == 1
+    assert "big.md' is larger than 4 KiB (--max-file-bytes): not read" in result.output
+    assert "small.md" not in result.output and "1 error" in result.output
+
+
+def test_migrate_refuses_a_yaml_document_over_the_file_limit(tmp_path):
+    path = tmp_path / "big.yaml"
+    path.write_text("testcases:\n" + "  - id: a\n    outcome: x\n    messages: [{role: user, content: hi}]\n" * 40)
+    result = CliRunner().invoke(cli, ["migrate", "--max-file-bytes", "1KiB", str(path), "-o", str(tmp_path / "o.yaml")])
+    assert result.exit_code == 1
+    assert "the file is larger than 1 KiB (--max-file-bytes): not read" in result.output
+    assert not (tmp_path / "o.yaml").exists()
+
+
+@pytest.mark.parametrize("args", [["validate", "--field", "input=input"], ["import"]])
+def test_commands_that_read_record_by_record_stop_at_the_long_line_too(tmp_path, args):
+    result = run([*args, "--max-line-bytes", "1KiB", str(long_file(tmp_path))])  # main() gives the exit status
+    assert result.returncode == 2
+    assert b"long.jsonl:4:1: error: $: line 4 is longer than 1 KiB (--max-line-bytes): not read" in \
+        result.stdout + result.stderr
+
+
+def test_migrate_of_a_device_named_reads_no_more_than_the_file_limit(tmp_path):
+    result = run(["migrate", "--max-file-bytes", "1MiB", "/dev/zero", "-o", str(tmp_path / "out.yaml")])
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(b"/dev/zero: error: the file is larger than 1 MiB (--max-file-bytes): not read")
