@@ -258,7 +258,7 @@ def jsonl_lines(draw) -> list[tuple[str, bytes]]:
     return lines
 
 
-_PROPERTIES = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_PROPERTIES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @_PROPERTIES

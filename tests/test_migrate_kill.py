@@ -13,7 +13,7 @@ import pytest
 from conftest import recorded_files
 from test_migrate import legacy_bytes
 
-LINES = 50_000  # ~75 MB: a run long enough to be killed at many moments
+LINES = 30_000  # ~45 MB: a run long enough to be killed at many moments
 KILL_AT = (0.05, 0.2, 0.4, 0.6, 0.8, 0.9, 0.97, 1.02)  # fractions of a whole run's duration
 
 
