@@ -15,6 +15,8 @@ from chatconv.limits import LIMITS, Limits, set_limits
 from chatconv.problems import UnreadableInput
 from chatconv.sources import batch_spans, iter_line_batches
 
+from conftest import DATA
+
 RECORD = b'{"a": 1}\n'
 
 
@@ -170,3 +172,17 @@ def test_migrate_of_a_device_named_reads_no_more_than_the_file_limit(tmp_path):
     result = run(["migrate", "--max-file-bytes", "1MiB", "/dev/zero", "-o", str(tmp_path / "out.yaml")])
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith(b"/dev/zero: error: the file is larger than 1 MiB (--max-file-bytes): not read")
+
+
+def test_a_claude_code_transcript_stops_at_the_long_line_too(tmp_path):
+    # Claude Code transcripts are read by their format's own reader (not iter_records): the same batcher.
+    source = DATA / "formats" / "claude-code" / "7f3c2a1e-5b8d-4e6f-9a0b-1c2d3e4f5a6b.jsonl"
+    lines = source.read_bytes().splitlines(keepends=True)
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_bytes(b"".join(lines[:3]) + b'{"type":"summary","summary":"' + b"x" * 4096 + b'"}\n'
+                           + b"".join(lines[3:]))
+    assert CliRunner().invoke(cli, ["import", "--from", "claude-code", str(transcript)]).exit_code == 0
+    result = run(["import", "--max-line-bytes", "1KiB", str(transcript)])
+    assert result.returncode == 2
+    assert b"session.jsonl:4:1: error: $: line 4 is longer than 1 KiB (--max-line-bytes): not read" in \
+        result.stdout + result.stderr

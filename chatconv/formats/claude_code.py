@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-import orjson
 
 from ..problems import ChatconvError
-from ..sources import Record, data_suffix, iter_jsonl, open_binary
+from ..sources import Record, data_suffix, iter_jsonl_stream, open_binary
 from .anthropic import read_message
 from .reading import Imported, Reading, rest_of
 
@@ -32,13 +31,10 @@ def claims(file: str) -> bool:
         return False
     try:
         with open_binary(file) as stream:  # a compressed transcript too
-            for number, line in enumerate(stream):
+            for number, record in enumerate(iter_jsonl_stream(stream, file)):
                 if number >= _LOOK_AHEAD:
                     return False
-                try:
-                    data = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    continue  # a broken line (told on its own when read) says nothing either way
+                data = record.data  # a broken line (told on its own when read) says nothing either way
                 if not isinstance(data, dict) or not isinstance(data.get("type"), str):
                     continue
                 if data["type"] in MESSAGE_LINES:
@@ -52,7 +48,7 @@ def records(file: str) -> Iterator[Record]:
     """The lines that cannot be parsed (each a record with its error), then the file as one record."""
     lines, positions, texts = [], {}, []
     with open_binary(file) as stream:
-        for record in iter_jsonl(stream, file):
+        for record in iter_jsonl_stream(stream, file):  # a line past --max-line-bytes is not held
             if record.error:
                 yield record
                 continue

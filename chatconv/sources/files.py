@@ -147,6 +147,13 @@ def file_format(path: str | Path) -> str:
     return "yaml"
 
 
+def iter_jsonl_stream(stream, file: str) -> Iterator[Record]:
+    """The records of a JSONL stream, one per line that is not blank, read by the one line
+    batcher: a line longer than --max-line-bytes is never held (UnreadableInput names it)."""
+    for batch in iter_line_batches(stream):
+        yield from iter_jsonl(io.BytesIO(batch.data), file, batch.first_line)
+
+
 def iter_records(path: str | Path, split: Callable[[Any], bool] | None = None) -> Iterator[Record]:
     """Every record of a file (`-` is standard input), streamed for JSONL.
 
@@ -162,10 +169,9 @@ def iter_records(path: str | Path, split: Callable[[Any], bool] | None = None) -
     if fmt == "jsonl":
         with open_binary(path) as stream:
             empty = True
-            for batch in iter_line_batches(stream):  # a line longer than --max-line-bytes is not held
-                for record in iter_jsonl(io.BytesIO(batch.data), file, batch.first_line):
-                    empty = False
-                    yield record
+            for record in iter_jsonl_stream(stream, file):
+                empty = False
+                yield record
             if empty:
                 yield Record(file, 1, error=empty_file_problem(file))
         return
