@@ -1,5 +1,6 @@
-"""File references of eval files (SPEC §2): where a reference points, the text it brings, and
-guideline patterns: whether a glob is sound and which files it makes guidelines.
+"""File references of eval files (SPEC §2): where a reference points, the text it brings (read
+through reference_files, which opens and reads a referenced file safely), and guideline
+patterns: whether a glob is sound and which files it makes guidelines.
 
 validate checks references and patterns with these; prompt reads them with these.
 """
@@ -7,23 +8,17 @@ validate checks references and patterns with these; prompt reads them with these
 from __future__ import annotations
 
 import errno
-import os
-import stat
 from pathlib import Path
-from typing import BinaryIO
 
 from .kinds import CONFIG_FILE_NAMES
-from .limits import LIMITS, size_text
 from .problems import ChatconvError, Problem
+from .reference_files import (FileReferenceError, open_within, read_regular, read_segment_text, refuse_outside,
+                              segment_text)
 
-
-class FileReferenceError(Exception):
-    """A file reference that cannot be used; `hint` says what to do. Callers add the position."""
-
-    def __init__(self, message: str, hint: str):
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
+# The reading names are reference_files'; they stay importable from here, where they were first.
+__all__ = ["FileReferenceError", "check_patterns", "find_config", "find_repo_root", "is_guideline", "open_reference",
+           "open_within", "pattern_problem", "read_reference", "read_segment_text", "refuse_outside",
+           "resolve_reference", "search_folders", "segment_text"]
 
 
 def find_repo_root(start: Path) -> Path:
@@ -82,34 +77,12 @@ def open_reference(value: str, eval_dir: Path, root: Path, allow_outside_root: b
     folders, relative = _lookup_folders(value, eval_dir, root)
     try:
         for folder in folders:
-            fd = _open_regular(folder / relative)
-            if fd is None:
-                continue
-            with os.fdopen(fd, "rb") as stream:
-                real = _opened_path(stream.fileno(), folder / relative)
-                refuse_outside(f"file {value!r}", real, root, allow_outside_root)
-                return real, _read_all(stream, real)
+            found = read_regular(folder / relative, f"file {value!r}", root, allow_outside_root)
+            if found is not None:
+                return found
     except (OSError, RuntimeError, ValueError) as exc:  # the look-up's: a name too long, say
         raise _lookup_error(value, exc) from None
     raise _not_found(value, relative, folders)
-
-
-def open_within(path: Path, root: Path, allow_outside_root: bool, written: str) -> BinaryIO:
-    """`path` (a case file found by a glob or in a case folder, say) open for reading, its links
-    followed; FileReferenceError when the file opened resolves outside `root` and that is not
-    allowed, or is no regular file. Read from the stream given: it is the file checked.
-    OSError when it cannot be opened at all. The caller closes the stream."""
-    stream = os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | _NO_TERMINAL | _CLOSE_ON_EXEC), "rb")
-    try:
-        mode = os.fstat(stream.fileno()).st_mode
-        if not stat.S_ISREG(mode):
-            what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-            raise FileReferenceError(f"{written!r} is {what}: {path}", "name a file")
-        refuse_outside(repr(written), _opened_path(stream.fileno(), path), root, allow_outside_root)
-    except BaseException:
-        stream.close()
-        raise
-    return stream
 
 
 def _lookup_folders(value: str, eval_dir: Path, root: Path) -> tuple[list[Path], str]:
@@ -118,77 +91,6 @@ def _lookup_folders(value: str, eval_dir: Path, root: Path) -> tuple[list[Path],
     if value.startswith("/"):
         return [root], value.lstrip("/")
     return search_folders(eval_dir, root), value
-
-
-_NO_TERMINAL, _CLOSE_ON_EXEC = getattr(os, "O_NOCTTY", 0), getattr(os, "O_CLOEXEC", 0)  # POSIX only
-# What Path.is_file takes for "no such file here": the next folder is tried.
-_ABSENT = {errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP}
-
-
-def _open_regular(candidate: Path) -> int | None:
-    """A descriptor of `candidate` (its links followed) when it is a regular file, else None.
-    Only a regular file is opened (opening a device can do something), without blocking (a
-    pipe put there after the look has no writer)."""
-    try:
-        if not stat.S_ISREG(os.stat(candidate).st_mode):
-            return None
-    except OSError as exc:
-        if exc.errno in _ABSENT:
-            return None
-        raise
-    try:
-        fd = os.open(candidate, os.O_RDONLY | os.O_NONBLOCK | _NO_TERMINAL | _CLOSE_ON_EXEC)
-    except OSError as exc:
-        if exc.errno in _ABSENT:  # gone since the look
-            return None
-        raise _unreadable(candidate, exc) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else since the look
-        os.close(fd)
-        return None
-    return fd
-
-
-def _read_all(stream, path: Path) -> bytes:
-    """The opened file's bytes; FileReferenceError when it holds more than --max-file-bytes (a 2 GB
-    file, /dev/zero): it is not read whole."""
-    limit = LIMITS.max_file_bytes
-    try:
-        if os.fstat(stream.fileno()).st_size > limit or len(data := stream.read(limit + 1)) > limit:
-            raise FileReferenceError(f"file {str(path)!r} is larger than {size_text(limit)} (--max-file-bytes): "
-                                     "not read", "reference a smaller file, or raise --max-file-bytes")
-    except OSError as exc:
-        raise _unreadable(path, exc) from None
-    return data
-
-
-def _opened_path(fd: int, candidate: Path) -> Path:
-    """The real path of the file open as `fd`: what the system says it opened (Linux), else the
-    candidate resolved, when that is the very file open (same device and inode)."""
-    try:
-        return Path(os.readlink(f"/proc/self/fd/{fd}"))
-    except OSError:
-        pass
-    real = Path(os.path.realpath(candidate))
-    opened, found = os.fstat(fd), _stat_or_none(real)
-    if found is None or (found.st_dev, found.st_ino) != (opened.st_dev, opened.st_ino):
-        raise FileReferenceError(f"file {str(candidate)!r} changed while it was read",
-                                 "run again once nothing is moving the file")
-    return real
-
-
-def _stat_or_none(path: Path) -> os.stat_result | None:
-    try:
-        return os.stat(path)
-    except OSError:
-        return None
-
-
-def refuse_outside(subject: str, real: Path, root: Path, allow_outside_root: bool) -> None:
-    """FileReferenceError, naming `subject` (`file 'a.md'`), when `real` (a resolved path) is
-    outside the repository root and that is not allowed (SPEC §7's wording)."""
-    if not allow_outside_root and not real.is_relative_to(root):
-        raise FileReferenceError(f"{subject} resolves outside the repository root {root} (to {real})",
-                                 "keep referenced files inside the repository, or pass --allow-outside-root")
 
 
 def _look_up(value: str, relative: str, folders: list[Path], root: Path, allow_outside_root: bool) -> Path:
@@ -225,30 +127,6 @@ def _lookup_error(value: str, exc: Exception) -> FileReferenceError:
     if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
         hint = "shorten the path: a file or folder name holds at most 255 bytes, a path 4096"
     return FileReferenceError(f"file {shown!r} cannot be looked up: {reason[:1].lower()}{reason[1:]}", hint)
-
-
-def read_segment_text(path: Path) -> str:
-    """A file's text, by its name (see segment_text). A file segment's is read with
-    read_reference, which checks the file it reads."""
-    try:
-        data = _read_within_limit(path)
-    except OSError as exc:
-        raise _unreadable(path, exc) from None
-    return segment_text(data, path)
-
-
-def segment_text(data: bytes, path: Path) -> str:
-    """A file's text: UTF-8 with a BOM removed, CRLF and CR as LF, trailing white space removed."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise FileReferenceError(f"file {str(path)!r} is not UTF-8 (byte {exc.start})",
-                                 "save the file as UTF-8") from None
-    return text.replace("\r\n", "\n").replace("\r", "\n").rstrip()
-
-
-def _unreadable(path: Path, exc: OSError) -> FileReferenceError:
-    return FileReferenceError(f"file {str(path)!r} cannot be read: {exc.strerror}", "check the file's permissions")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,7 +180,3 @@ def find_config(eval_dir: Path, root: Path) -> Path | None:
                 return folder / name
     return None
 
-
-def _read_within_limit(path: Path) -> bytes:
-    with open(path, "rb") as stream:
-        return _read_all(stream, path)

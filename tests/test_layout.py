@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).parent.parent / "chatconv"
 RANKS = {
     "problems": 0,
     "schemas": 1, "messages": 1, "workers": 1, "eras": 1, "limits": 1,
-    "kinds": 2, "cluster": 2,
+    "kinds": 2, "cluster": 2, "reference_files": 2,
     "sources": 3, "references": 3,
     "migrate": 4,
     "cases": 5,

@@ -16,7 +16,8 @@ from typing import Any, BinaryIO, Callable
 
 from ..eras import Era, era_of
 from ..problems import Problem, json_path
-from ..references import find_repo_root, open_reference, open_within, refuse_outside, resolve_reference
+from ..reference_files import open_within, refuse_outside
+from ..references import find_repo_root, open_reference, resolve_reference
 from ..sources import Position, Record
 
 

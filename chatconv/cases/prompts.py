@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ..problems import ChatconvError, Problem
-from ..references import FileReferenceError, segment_text
+from ..reference_files import FileReferenceError, segment_text
 from ..sources import Record, file_format, load_document, problem_at, refuse_foreign_encoding
 from . import Lookup, Source
 from .shorthand import is_message

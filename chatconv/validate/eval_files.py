@@ -13,7 +13,8 @@ from ..eras import Era, era_of
 from ..eras import evalcases as evalcases_era
 from ..kinds import config_era
 from ..problems import ChatconvError, Problem
-from ..references import FileReferenceError, pattern_problem, segment_text
+from ..reference_files import FileReferenceError, segment_text
+from ..references import pattern_problem
 from ..sources import Record, iter_records, problem_at
 from .explain import short_json
 from .schema import check_schema
