@@ -111,13 +111,20 @@ def _merged_turns(messages: list[dict], state: Rendering, assistant_role: str,
         message = tool_text_message(message) or message
         role = assistant_role if message["role"] == "assistant" else "user"
         blocks = [b for b in (to_block(p, index, state, message["role"]) for p in message_parts_of(message)) if b is not None]
-        if not blocks:
-            continue  # nothing of it can be sent (e.g. only reasoning, or repaired empty text)
-        if turns and turns[-1]["role"] == role:
-            turns[-1]["blocks"].extend(blocks)
-        else:
-            turns.append({"role": role, "blocks": blocks, "index": index})
+        # No turn when nothing of it can be sent (e.g. only reasoning, or repaired empty text).
+        _add_turn(turns, role, blocks, index)
     return turns
+
+
+def _add_turn(turns: list[dict], role: str, blocks: list[dict], index: int) -> None:
+    """Append a turn of `blocks`, or add them to the last turn when it has the same role (runs of
+    one role merge); no turn at all for no blocks (both APIs refuse an empty turn)."""
+    if not blocks:
+        return
+    if turns and turns[-1]["role"] == role:
+        turns[-1]["blocks"].extend(blocks)
+    else:
+        turns.append({"role": role, "blocks": blocks, "index": index})
 
 
 def text_block(part: dict, index: int, state: Rendering, what: str, hint: str) -> dict | None:
@@ -180,12 +187,7 @@ def _without_emptied_turns(turns: list[dict]) -> list[dict]:
     alternating roles. Order and every remaining block are kept."""
     kept: list[dict] = []
     for turn in turns:
-        if not turn["blocks"]:
-            continue
-        if kept and kept[-1]["role"] == turn["role"]:
-            kept[-1]["blocks"].extend(turn["blocks"])
-        else:
-            kept.append(turn)
+        _add_turn(kept, turn["role"], turn["blocks"], turn["index"])
     return kept
 
 
