@@ -111,6 +111,25 @@ def test_a_file_replaced_while_migrated_is_not_read_at_old_offsets_nor_replaced(
     assert sorted(os.listdir(tmp_path)) == ["rejects.jsonl", "run.jsonl"]
 
 
+def test_a_file_removed_between_its_open_and_its_lock_is_said_to_have_gone(tmp_path, monkeypatch):
+    # Not "another run is rewriting it": no other run is, and the message must say what happened.
+    from chatconv.migrate import files, guard
+
+    path = _legacy_file(tmp_path, 10)
+
+    def removed_then_held(file, source, target=None):
+        os.unlink(file)
+        return guard.hold_input(file, source, target)
+
+    monkeypatch.setattr(files, "hold_input", removed_then_held)
+    [outcome] = migrate_paths([str(path)], in_place=True)
+    assert isinstance(outcome.error, UnreadableInput)
+    [problem] = outcome.error.problems
+    assert problem.code == "file-changed"
+    assert problem.message.startswith(f"{path} went away while it was migrated (")
+    assert os.listdir(tmp_path) == []  # no temporary file left behind
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_lines_appended_while_migrated_are_never_dropped(tmp_path, jobs):
     path = _legacy_file(tmp_path, 3_000)  # one batch: the hook runs after it, before the rename

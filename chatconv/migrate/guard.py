@@ -51,9 +51,9 @@ def hold_input(file: str, source: BinaryIO, target: str | None = None) -> InputS
     opened = os.fstat(fd)
     try:
         named = os.stat(target)
-    except OSError:
-        named = None
-    if named is None or (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
+    except OSError as exc:  # removed (or renamed away) since it was opened
+        raise _changed(file, f"{file} went away while it was migrated ({exc.strerror})") from None
+    if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
         # Another run replaced it between this run's open and its lock: what was opened is old.
         raise _busy(file)
     return InputState(file, target, opened.st_dev, opened.st_ino, opened.st_size, opened.st_mtime_ns)
