@@ -74,4 +74,4 @@ def read_config(config: Path) -> tuple[list[str], list[Problem]]:
     problems = list(record_entry(record, record, options, first=True).problems)
     if any(p.is_error for p in problems):
         raise ChatconvError(problems)
-    return check_patterns(record.data.get("guideline_patterns", []), str(config)), problems
+    return list(record.data.get("guideline_patterns", [])), problems  # its globs checked above: sound
