@@ -6,6 +6,7 @@ became of each handed back, for the caller to report. Nothing is printed here.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -114,8 +115,9 @@ def _open_rejects(file: str) -> BinaryIO:
 def _refuse_torn_end(file: str, stream: BinaryIO) -> None:
     """A rejects file whose last line has no newline was cut short (a run that could not finish
     writing it): lines appended after it would be glued to it, so the run stops first."""
-    size = os.fstat(stream.fileno()).st_size
-    if size == 0 or not os.path.isfile(file):
+    opened = os.fstat(stream.fileno())
+    size = opened.st_size
+    if size == 0 or not stat.S_ISREG(opened.st_mode):  # a pipe, a device: no end to read back
         return
     try:
         with open(file, "rb") as existing:
