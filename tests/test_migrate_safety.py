@@ -271,6 +271,17 @@ def test_a_rejects_file_ending_in_a_partial_line_stops_the_run_before_anything_c
     assert rejects.read_bytes() == torn and path.read_bytes() == b"not json\n" + LEGACY_LINE + b"\n"
 
 
+def test_rejects_sent_to_a_device_do_not_stop_the_run(tmp_path):
+    # /dev/null cannot be fsynced (EINVAL): there is nothing to make durable, and the file is
+    # replaced as with a rejects file on a disk.
+    source, out = tmp_path / "run.jsonl", tmp_path / "out.jsonl"
+    source.write_bytes(LEGACY_LINE + b"\nnot json\n")
+    result = run_chatconv("migrate", source, "-o", out, "--rejects", os.devnull)
+    assert result.returncode == 0, result.stderr_text
+    assert out.read_bytes() == MIGRATED_LINE + b"\n"
+    assert "2 records read: 1 migrated, 0 unchanged, 1 rejected" in result.stderr_text
+
+
 def test_rejected_lines_cut_short_by_a_full_disk_are_taken_back_whole(tmp_path, monkeypatch):
     path = tmp_path / "run.jsonl"
     original = b"not json\n" + LEGACY_LINE + b"\n" + b"[1,\n"

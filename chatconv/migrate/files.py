@@ -122,7 +122,11 @@ def _set_aside(rejects: BinaryIO, found: list[Reject], sync: bool = False) -> No
             append_lines(rejects, b"".join(reject.to_json_line() for reject in found))
         if sync:
             rejects.flush()
-            os.fsync(rejects.fileno())
+            try:
+                os.fsync(rejects.fileno())
+            except OSError as exc:
+                if exc.errno != errno.EINVAL:  # EINVAL: a device or a pipe (/dev/null), nothing to make durable
+                    raise
     except OSError as exc:
         name = getattr(rejects, "name", "the rejects file")
         raise UnreadableInput(Problem(str(name), None, None, "$", f"cannot write the rejected lines here: "
