@@ -114,8 +114,7 @@ def case_file_cases(record: Record, lookup: Lookup, path: Path, where: tuple) ->
             with stream:
                 data = stream.read()
         except OSError as exc:
-            yield problem_at(record, where, f"case file {path} cannot be read: {exc.strerror}",
-                             hint="check the file's path and permissions", code="case-file")
+            yield _cannot_read(record, where, path, exc.strerror)
             return
         for item in read_csv_cases(data, str(path)):
             yield item if isinstance(item, Problem) else RawCase(item[0], item[1], (), True)
@@ -141,8 +140,12 @@ def case_file_records(record: Record, lookup: Lookup, path: Path, where: tuple) 
         except ChatconvError as exc:
             yield _unreadable(record, where, path, exc)
         except OSError as exc:  # a read that fails part way
-            yield problem_at(record, where, f"case file {path} cannot be read: {exc.strerror}",
-                             hint="check the file's path and permissions", code="case-file")
+            yield _cannot_read(record, where, path, exc.strerror)
+
+
+def _cannot_read(record: Record, where: tuple, path: Path, reason: str) -> Problem:
+    return problem_at(record, where, f"case file {path} cannot be read: {reason}",
+                      hint="check the file's path and permissions", code="case-file")
 
 
 def _opened(record: Record, lookup: Lookup, path: Path, where: tuple) -> BinaryIO | Problem:
@@ -152,9 +155,7 @@ def _opened(record: Record, lookup: Lookup, path: Path, where: tuple) -> BinaryI
     except FileReferenceError as exc:
         return problem_at(record, where, f"case file {exc.message}", hint=exc.hint, code="case-file")
     except OSError as exc:
-        reason = "no such file" if isinstance(exc, FileNotFoundError) else exc.strerror
-        return problem_at(record, where, f"case file {path} cannot be read: {reason}",
-                          hint="check the file's path and permissions", code="case-file")
+        return _cannot_read(record, where, path, "no such file" if isinstance(exc, FileNotFoundError) else exc.strerror)
 
 
 def _records_of(stream: BinaryIO, file: str) -> Iterator[Record]:
