@@ -56,3 +56,24 @@ def test_a_conversation_continued_in_a_later_batch_numbers_its_steps_on(tmp_path
     assert all(indexes == list(range(len(indexes))) for indexes in by_conversation.values())
     # The Responses tool loop, four times in the file, is one conversation whose steps run on.
     assert max(len(indexes) for cid, indexes in by_conversation.items() if cid.startswith("resp_")) == 8
+
+
+def test_the_workers_are_started_once_for_every_file_of_a_run(tmp_path, monkeypatch):
+    """Small compressed files with --jobs 2 go to workers each: the same workers, not a pool per file."""
+    import gzip
+
+    from chatconv import workers
+
+    started = []
+
+    class Counted(workers.OrderedPool):
+        def __init__(self, *args, **kwargs):
+            started.append(args)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(workers, "OrderedPool", Counted)
+    for index in range(3):
+        line = b'{"messages": [{"role": "user", "content": "hi %d"}]}\n' % index
+        (tmp_path / f"f{index}.jsonl.gz").write_bytes(gzip.compress(line))
+    assert _imported(tmp_path, 2, 1 << 20) == _imported(tmp_path, 1, 1 << 20)
+    assert len(started) == 1

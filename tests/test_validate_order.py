@@ -52,6 +52,20 @@ def test_a_late_problem_comes_before_later_lines_problems(tmp_path):
     assert summary.warnings == len(problems) == 40
 
 
+def test_problems_wait_behind_a_call_still_open_when_the_order_is_due(tmp_path):
+    """More than CHECK_EVERY warnings after an early call that is never answered: the release
+    due on the way lets go of none of them before the call's problem, told at the end."""
+    lines = [_step("c", 0, [_call("never")])]
+    lines += [dict(_step("c", index, [{"role": "assistant", "content": "hi"}]), colour=index)
+              for index in range(1, CHECK_EVERY * 3)]
+    path = tmp_path / "open.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    problems, _ = validate_path(path)
+    assert problems[0].code == "tool-call-unanswered" and problems[0].line == 1
+    assert [p.place for p in problems] == sorted(p.place for p in problems)
+    assert len(problems) == CHECK_EVERY * 3
+
+
 def test_the_faulty_recording_is_sorted_alike_in_every_mode(tmp_path):
     path = _faulty_recording(tmp_path / "faulty.jsonl")
     runs = [validate_path(path, jobs=jobs, batch_bytes=batch_bytes)[0] for jobs, batch_bytes in MODES]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-
 from ..problems import ChatconvError
 from ..sources import Record, data_suffix, iter_jsonl_stream, open_binary
 from .anthropic import read_message

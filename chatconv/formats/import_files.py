@@ -8,20 +8,24 @@ says for each record the conversations it read and their state after it. The mai
 a record's result when none of its conversations was read before, in the batch or earlier (then
 the worker started it as the main process would); otherwise it reads that record again itself,
 with its own state. Files whose conversations each sit on
-one record (fine-tuning lines, most logs) are never read twice.
+one record (fine-tuning lines, most logs) are never read twice. The workers are started once,
+for the first file that needs them, and serve every file after it.
 """
 
 from __future__ import annotations
 
 import io
 import os
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, batch_workers, compression_of, discover,
                        Record, file_format, iter_jsonl, iter_line_batches, open_binary)
 from .importing import ImportRun, Importer, ImportState
 from .registry import OWN_SUFFIXES
+
+if TYPE_CHECKING:
+    from ..workers import OrderedPool
 
 
 def import_records(paths: Sequence[str], format_name: str | None = None, conversations: bool = False,
@@ -46,13 +50,21 @@ def import_chunks(paths: Sequence[str], format_name: str | None = None, conversa
     """The lines of import_records, each ending in a newline, several to a chunk (a record's, or
     a batch's): what `chatconv import` writes, in as few writes as the lines come."""
     importer = Importer(format_name, conversations, field_map, run if run is not None else ImportRun())
-    for file, _ in discover(paths, DATA_SUFFIXES | OWN_SUFFIXES):
-        workers = _jobs_for(importer, file, jobs, batch_bytes)
-        if workers > 1:
-            yield from import_in_workers(importer, file, workers, batch_bytes)
-            continue
-        for record in importer.records(file):
-            yield from _chunk_of(importer, record)
+    pool: OrderedPool | None = None  # started for the first file that needs workers (their number is the run's)
+    try:
+        for file, _ in discover(paths, DATA_SUFFIXES | OWN_SUFFIXES):
+            workers = _jobs_for(importer, file, jobs, batch_bytes)
+            if workers > 1:
+                if pool is None:
+                    from ..workers import OrderedPool  # here: a run without workers skips multiprocessing
+                    pool = OrderedPool(workers)
+                yield from import_in_workers(importer, file, pool, batch_bytes)
+                continue
+            for record in importer.records(file):
+                yield from _chunk_of(importer, record)
+    finally:
+        if pool is not None:
+            pool.close()
 
 
 def _chunk_of(importer: Importer, record: Record) -> Iterator[bytes]:
@@ -96,13 +108,13 @@ def import_paths(paths: Sequence[str], format_name: str | None = None, conversat
 RecordResult = tuple[int, int, tuple, tuple, tuple[int, int, int], tuple, list]
 
 
-def import_in_workers(importer: Importer, file: str, jobs: int, batch_bytes: int) -> Iterator[bytes]:
-    """The chunks of `file` as import_chunks gives them, made by `jobs` workers."""
-    from ..workers import OrderedPool, worker_result  # here: a run without workers skips multiprocessing
+def import_in_workers(importer: Importer, file: str, pool: OrderedPool, batch_bytes: int) -> Iterator[bytes]:
+    """The chunks of `file` as import_chunks gives them, made by the workers of `pool`."""
+    from ..workers import worker_result
 
     settings = (importer.format_name, importer.conversations, importer.field_map)
     unread: list[UnreadableInput] = []  # compressed data that failed: raised after the batches before it
-    with open_binary(file) as source, OrderedPool(jobs) as pool:
+    with open_binary(file) as source:
         tasks = ((batch, _import_batch, (file, batch.first_line, batch.data, settings))
                  for batch in _until_unreadable(iter_line_batches(source, batch_bytes), unread))
         for batch, future in pool.ordered(tasks):

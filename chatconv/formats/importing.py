@@ -21,11 +21,9 @@ from ..schemas import fast_validator
 from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record, discover, element_records, exact_json,
                        iter_records, problem_at)
 from ..validate import check_schema
-from .reading import Imported, Reading, name_results
+from .reading import STARTS_A_STEP, Imported, Reading, name_results
 from .quick_import import quick_lines
 from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named, openai_chat
-
-STARTS_A_STEP = ("user", "system")
 
 
 @dataclass
@@ -37,6 +35,16 @@ class ImportRun:
     steps: int = 0
     problems: list[Problem] = field(default_factory=list)
     formats: dict[str, int] = field(default_factory=dict)  # records read, by format
+
+    def read(self, format_name: str) -> None:
+        """One record read, in the format `format_name`."""
+        self.records += 1
+        self.formats[format_name] = self.formats.get(format_name, 0) + 1
+
+    def wrote(self, steps: int) -> None:
+        """One conversation written, of `steps` steps."""
+        self.conversations += 1
+        self.steps += steps
 
 
 def split_steps(messages: list[dict]) -> list[tuple[dict, list[dict]]]:
@@ -112,8 +120,7 @@ class Importer:
         problems in run.problems. `touched` gathers the ids read."""
         run = self.run
         for reading_format, reading in _readings(record, self.readers, self.forced, run, self.field_map):
-            run.records += 1
-            run.formats[reading_format.NAME] = run.formats.get(reading_format.NAME, 0) + 1
+            run.read(reading_format.NAME)
             for number, imported in enumerate(_conversations(reading_format, reading)):
                 if imported.id is None:
                     imported.id = _name_after(reading.record, number)
@@ -140,8 +147,8 @@ class Importer:
                     touched.append(conversation_id)
                 self.state.names_of(conversation_id).update(names)
                 self.state.set_next_step(conversation_id, len(lines))
-                run.records, run.conversations, run.steps = run.records + 1, run.conversations + 1, run.steps + len(lines)
-                run.formats[openai_chat.NAME] = run.formats.get(openai_chat.NAME, 0) + 1
+                run.read(openai_chat.NAME)
+                run.wrote(len(lines))
                 yield from lines
                 return
         for imported, reading in self.conversations_of(record, touched):
@@ -149,8 +156,7 @@ class Importer:
             lines, steps = _lines(imported, reading, self.conversations, first)
             self.state.set_next_step(imported.id, first + steps)
             if lines:
-                run.conversations += 1
-                run.steps += steps
+                run.wrote(steps)
                 yield from lines
 
 

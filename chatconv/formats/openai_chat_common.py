@@ -22,8 +22,9 @@ def common_message(message: Any) -> dict | None:
     gives it; None for any other shape, or for one that would be kept, marked or warned about.
 
     The shapes: {role, content: string} of system, user or assistant, with fine-tuning's `weight`
-    or without; {role: tool, tool_call_id, content: string}; {role: assistant, content: null or string, tool_calls: [{id, type: function,
-    function: {name, arguments}}]} whose arguments are a JSON object written compactly."""
+    or without; {role: tool, tool_call_id, content: string}; {role: assistant, content: null or
+    string, tool_calls: [{id, type: function, function: {name, arguments}}]} whose arguments are
+    a JSON object written compactly."""
     if type(message) is not dict:
         return None
     role, content = message.get("role"), message.get("content")

@@ -11,6 +11,7 @@ import orjson
 from ..schemas import fast_validator
 from ..sources import Record
 from .openai_chat_common import common_message
+from .reading import STARTS_A_STEP
 from .registry import IMPORTED, openai_chat
 
 # Keys by which another format could claim a `{"messages": [...]}` object before openai-chat
@@ -19,7 +20,6 @@ from .registry import IMPORTED, openai_chat
 # body, blocks only it writes, cannot hold for common shapes, whose contents are strings.
 _CLAIMED = frozenset().union(*(fmt.KEYS for fmt in IMPORTED if fmt is not openai_chat)) - {"messages"} | {
     "choices", "system"}
-_STARTS_A_STEP = ("user", "system")
 
 
 def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict[str, str]] | None:
@@ -50,7 +50,7 @@ def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict
             if name is None:  # an orphan result: the full path says so
                 return None
             result["toolName"] = name
-        if not steps or role in _STARTS_A_STEP:
+        if not steps or role in STARTS_A_STEP:
             output = []
             steps.append({"conversationId": conversation_id, "stepIndex": len(steps), "input": message,
                           "output": output})

@@ -13,6 +13,8 @@ import orjson
 from ..problems import Problem
 from ..sources import Record, integers_beyond_64_bits, problem_at
 
+STARTS_A_STEP = ("user", "system")  # the roles whose message opens a step of chatconv's recordings
+
 
 @dataclass
 class Imported:

@@ -139,9 +139,11 @@ class RecordingChecks:
 
     def earliest_open_line(self) -> int | None:
         """The first line of the earliest record holding a tool call not answered yet: its
-        problem, should it never be, may still come (None: no call waits)."""
-        return min((record.line for conversation in self._conversations.states()
-                    for record, _ in conversation.calls.open.values()), default=None)
+        problem, should it never be, may still come (None: no call waits). A walk of the window,
+        now and then (PlaceOrder.due): the conversations that wait for nothing, most, are passed
+        over first."""
+        waiting = [conversation.calls.open for conversation in self._conversations.states() if conversation.calls.open]
+        return min((record.line for calls in waiting for record, _ in calls.values()), default=None)
 
     def finish(self) -> Iterator[Problem]:
         """The unanswered calls of the conversations still followed: no later step can answer them."""
