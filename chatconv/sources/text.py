@@ -249,14 +249,15 @@ def rest_of_line(stream: BinaryIO, held: int, limit: int) -> bytes | None:
 
 
 def _long_line_start(data: bytes, limit: int) -> int | None:
-    """Where in `data` the first line longer than `limit` bytes (its newline aside) starts."""
-    if len(data) <= limit:
-        return None
+    """Where in `data` the first line longer than `limit` bytes (its newline aside) starts.
+
+    Looked for a window of `limit` + 1 bytes at a time, not a line at a time: a window from a
+    line's start without a newline holds a long line's start; else every line that ends in it
+    is short, and the next window starts after its last newline (two windows pass `limit`)."""
     start = 0
-    while start < len(data):
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        if end - start > limit:
+    while len(data) - start > limit:
+        end = data.rfind(b"\n", start, start + limit + 1)
+        if end < 0:
             return start
         start = end + 1
     return None
