@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable, Iterator
 from ..kinds import CONFIG_FILE_NAMES
 from ..problems import ChatconvError, Problem
 from .arrays import element_records
+from .batches import iter_line_batches
 from .compressed import COMPRESSIONS, without_compression
 from .ignore import Ignored
 from .progress import told_file
@@ -18,7 +19,7 @@ from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
 from .stdin import read_stdin
 from ..limits import LIMITS
-from .text import decode_utf8, empty_file_problem, iter_line_batches, open_binary, read_bytes
+from .text import decode_utf8, empty_file_problem, open_binary, read_bytes
 from .yaml import load_yaml
 
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}

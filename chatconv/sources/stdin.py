@@ -12,9 +12,9 @@ import orjson
 
 from ..limits import LIMITS
 from ..problems import UnreadableInput
+from .batches import Batch, iter_line_batches, line_too_long, rest_of_line
 from .compressed import refuse_compressed_input
-
-from .text import UTF8_BOM, Batch, is_blank_line, iter_line_batches, file_too_large, line_too_long, refuse_foreign_encoding, rest_of_line
+from .text import UTF8_BOM, file_too_large, is_blank_line, refuse_foreign_encoding
 from .yaml import yaml_parse_problem
 
 
