@@ -155,6 +155,17 @@ def iter_jsonl_stream(stream, file: str) -> Iterator[Record]:
         yield from iter_jsonl(io.BytesIO(batch.data), file, batch.first_line)
 
 
+def iter_jsonl_file(stream, file: str) -> Iterator[Record]:
+    """The records of an open JSONL file (iter_jsonl_stream); a file that holds none is one
+    record, whose error says it is empty."""
+    empty = True
+    for record in iter_jsonl_stream(stream, file):
+        empty = False
+        yield record
+    if empty:
+        yield Record(file, 1, error=empty_file_problem(file))
+
+
 def iter_records(path: str | Path, split: Callable[[Any], bool] | None = None) -> Iterator[Record]:
     """Every record of a file (`-` is standard input), streamed for JSONL.
 
@@ -169,12 +180,7 @@ def iter_records(path: str | Path, split: Callable[[Any], bool] | None = None) -
     fmt = file_format(path)
     if fmt == "jsonl":
         with open_binary(path) as stream:
-            empty = True
-            for record in iter_jsonl_stream(stream, file):
-                empty = False
-                yield record
-            if empty:
-                yield Record(file, 1, error=empty_file_problem(file))
+            yield from iter_jsonl_file(stream, file)
         return
     limit = LIMITS.max_file_bytes if fmt == "yaml" else None  # parsed YAML takes 50 times its size
     yield from _split(load_document(read_bytes(path, limit), file, fmt), split)
