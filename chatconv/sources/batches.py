@@ -47,17 +47,18 @@ class Batch(NamedTuple):
     data: bytes
 
 
-def iter_line_batches(stream: BinaryIO, batch_bytes: int = BATCH_BYTES) -> Iterator[Batch]:
+def iter_line_batches(stream: BinaryIO, batch_bytes: int = BATCH_BYTES, first_line: int = 1,
+                      offset: int = 0) -> Iterator[Batch]:
     """The batches of whole lines of `stream`, in order, each about `batch_bytes` long.
 
     A batch ends with the line that holds its `batch_bytes`-th byte (a long line makes it
     longer); the last line of the file may lack its newline. Lines are numbered as iterating
     the stream numbers them (split at b"\\n" only). See batch_spans for the same batches of a
     file that worker processes read themselves. A line longer than LIMITS.max_line_bytes is
-    not held: the lines before it come as a batch, then UnreadableInput names it.
+    not held: the lines before it come as a batch, then UnreadableInput names it. `first_line`
+    and `offset` are those of the stream's first byte (standard input read on after its head).
     """
-    number = 1
-    offset = 0
+    number = first_line
     limit = LIMITS.max_line_bytes
     while data := stream.read(batch_bytes):
         rest = b""

@@ -30,15 +30,7 @@ class StdinInput:
         """Whole JSONL lines, the head first, numbered from the first line of the input."""
         if self.head:
             yield Batch(1, 0, self.head)
-        before = self.head.count(b"\n")
-        try:
-            for batch in iter_line_batches(self.stream):
-                yield Batch(batch.first_line + before, batch.offset + len(self.head), batch.data)
-        except UnreadableInput as exc:  # a line too long: numbered from the input's first line
-            exc.problems = [problem if problem.line is None else
-                            line_too_long("-", problem.line + before) if problem.code == "too-large" else problem
-                            for problem in exc.problems]
-            raise
+        yield from iter_line_batches(self.stream, first_line=self.head.count(b"\n") + 1, offset=len(self.head))
 
     def document(self) -> tuple[str, bytes]:
         """The format (see stdin_document_format) and bytes of the whole input, one document."""
