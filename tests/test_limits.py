@@ -123,6 +123,17 @@ def test_a_size_no_read_can_have_is_a_usage_error(tmp_path):
     assert result.exit_code == 2 and "'9000000000GiB' is larger than any file this machine can read" in result.output
 
 
+@pytest.mark.parametrize("named", [True, False])
+def test_a_huge_file_limit_takes_no_memory_of_its_own(tmp_path, named):
+    # A file read whole is read a part at a time: a limit of a million GiB is never allocated.
+    path = tmp_path / "small.yaml"
+    path.write_text("evalcases:\n  - id: a\n")
+    args = ["validate", "--max-file-bytes", "1000000GiB", str(path) if named else "-"]
+    with open(path, "rb") as stdin:
+        result = run(args, stdin=stdin)
+    assert b"Error" not in result.stderr and b"Traceback" not in result.stderr, result.stderr.decode()
+    assert b"1 file, 1 record" in result.stdout + result.stderr
+
 
 def test_a_yaml_document_over_the_file_limit_is_refused_before_parsing(tmp_path):
     path = tmp_path / "big.yaml"

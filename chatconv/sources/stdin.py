@@ -14,7 +14,7 @@ from ..limits import LIMITS
 from ..problems import UnreadableInput
 from .batches import Batch, iter_line_batches, line_too_long, rest_of_line
 from .compressed import refuse_compressed_input
-from .text import UTF8_BOM, file_too_large, is_blank_line, refuse_foreign_encoding
+from .text import UTF8_BOM, file_too_large, is_blank_line, read_at_most, refuse_foreign_encoding
 from .yaml import yaml_parse_problem
 
 
@@ -35,7 +35,7 @@ class StdinInput:
     def document(self) -> tuple[str, bytes]:
         """The format (see stdin_document_format) and bytes of the whole input, one document."""
         limit = LIMITS.max_file_bytes  # a pipe may not end: held whole, it is held up to the limit
-        data = self.head + self.stream.read(max(limit + 1 - len(self.head), 0))
+        data = self.head + read_at_most(self.stream, limit - len(self.head))
         if len(data) > limit:
             raise UnreadableInput(file_too_large("-"))
         return stdin_document_format(data, self.format), data
