@@ -68,18 +68,14 @@ def _is_regular(stream: BinaryIO) -> bool:
         return True
 
 
-def _read_file(path: str | Path) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise UnreadableInput(_file_problem(path, "no such file", "check the path")) from None
-    except IsADirectoryError:
-        raise UnreadableInput(_file_problem(path, "is a folder, not a file")) from None
-    except OSError as exc:
-        raise UnreadableInput(_file_problem(path, f"cannot be read: {exc.strerror}")) from None
-
-
-def _file_problem(path, message: str, hint: str | None = None) -> Problem:
+def _open_problem(path: str | Path, exc: OSError) -> Problem:
+    """Why the file could not be opened, as a user reads it."""
+    if isinstance(exc, FileNotFoundError):
+        message, hint = "no such file", "check the path"
+    elif isinstance(exc, IsADirectoryError):
+        message, hint = "is a folder, not a file", None
+    else:
+        message, hint = f"cannot be read: {exc.strerror}", None
     return Problem(str(path), None, None, "$", message, "error", hint, "unreadable-file")
 
 
@@ -140,9 +136,8 @@ def open_binary(path: str | Path) -> BinaryIO:
     decompressed bytes, streamed (see compressed.py): it cannot be read by offset then."""
     try:
         stream = open(path, "rb")
-    except OSError:
-        _read_file(path)  # raises the right UnreadableInput
-        raise
+    except OSError as exc:
+        raise UnreadableInput(_open_problem(path, exc)) from None
     kind = compression_of(path)
     if kind is not None:
         stream = open_decompressed(stream, str(path), kind)
