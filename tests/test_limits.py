@@ -60,6 +60,26 @@ def test_lines_at_the_limit_are_read(tmp_path):
         assert b"".join(b.data for b in iter_line_batches(stream, batch_bytes=7)) == long_file(tmp_path).read_bytes()
 
 
+@pytest.mark.parametrize("lines, long", [
+    ([3, 10, 11, 2], 3),  # the first line past the limit, among short ones
+    ([11, 1], 1),
+    ([10] * 50 + [1, 0, 11], 53),  # far into one batch: many windows of the limit before it
+    ([10] * 50 + [4, 11], 52),  # the last line, without its newline
+    ([10] * 50 + [4, 10], None),  # at the limit: read
+    ([0, 0, 10, 0], None),
+])
+def test_a_long_line_is_found_wherever_it_is_in_a_batch_larger_than_the_limit(lines, long):
+    set_limits(max_line_bytes=10)
+    data = b"\n".join(b"x" * length for length in lines)
+    batches = iter_line_batches(io.BytesIO(data))  # one batch of 1 MiB: longer than the limit
+    if long is None:
+        assert b"".join(batch.data for batch in batches) == data
+        return
+    with pytest.raises(UnreadableInput) as caught:
+        list(batches)
+    assert caught.value.problems[0].line == long
+
+
 def test_an_endless_line_is_not_held(tmp_path):
     set_limits(max_line_bytes=1 << 20)
 
@@ -96,6 +116,23 @@ def test_the_default_line_limit_comes_back_on_the_next_run(tmp_path):
 def test_a_size_that_is_not_one_is_a_usage_error(tmp_path, value):
     result = CliRunner().invoke(cli, ["text", "--max-line-bytes", value, str(long_file(tmp_path))])
     assert result.exit_code == 2 and "is not a size" in result.output
+
+
+def test_a_size_no_read_can_have_is_a_usage_error(tmp_path):
+    result = CliRunner().invoke(cli, ["text", "--max-file-bytes", "9000000000GiB", str(long_file(tmp_path))])
+    assert result.exit_code == 2 and "'9000000000GiB' is larger than any file this machine can read" in result.output
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_a_huge_file_limit_takes_no_memory_of_its_own(tmp_path, named):
+    # A file read whole is read a part at a time: a limit of a million GiB is never allocated.
+    path = tmp_path / "small.yaml"
+    path.write_text("evalcases:\n  - id: a\n")
+    args = ["validate", "--max-file-bytes", "1000000GiB", str(path) if named else "-"]
+    with open(path, "rb") as stdin:
+        result = run(args, stdin=stdin)
+    assert b"Error" not in result.stderr and b"Traceback" not in result.stderr, result.stderr.decode()
+    assert b"1 file, 1 record" in result.stdout + result.stderr
 
 
 def test_a_yaml_document_over_the_file_limit_is_refused_before_parsing(tmp_path):

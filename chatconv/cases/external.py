@@ -19,7 +19,7 @@ from wcmatch import glob
 
 from ..problems import ChatconvError, Problem
 from ..references import FileReferenceError
-from ..sources import (Record, compression_of, empty_file_problem, file_format, iter_jsonl, load_document, problem_at,
+from ..sources import (Record, compression_of, file_format, iter_jsonl_file, load_document, problem_at,
                        refuse_foreign_encoding)
 from ..sources.compressed import open_decompressed
 from . import Lookup, Source
@@ -168,12 +168,7 @@ def _records_of(stream: BinaryIO, file: str) -> Iterator[Record]:
     if fmt != "jsonl":
         yield load_document(stream.read(), file, fmt)
         return
-    empty = True
-    for found in iter_jsonl(stream, file):
-        empty = False
-        yield found
-    if empty:
-        yield Record(file, 1, error=empty_file_problem(file))
+    yield from iter_jsonl_file(stream, file)
 
 
 def _unreadable(record: Record, where: tuple, path: Path, exc: ChatconvError) -> Problem:

@@ -5,6 +5,7 @@ JSONL lines or whole files, so that no input takes memory without bound (see cha
 from __future__ import annotations
 
 import re
+import sys
 
 import click
 
@@ -26,7 +27,10 @@ class ByteSize(click.ParamType):
         unit = _UNITS.get(match.group(2).lower()) if match else None
         if unit is None or int(match.group(1)) == 0:
             self.fail(f"{value!r} is not a size: write e.g. 64MiB, 512KiB or 1048576 (bytes)", param, ctx)
-        return int(match.group(1)) * unit
+        size = int(match.group(1)) * unit
+        if size > sys.maxsize:  # no read can be that long: Python's reads would raise OverflowError
+            self.fail(f"{value!r} is larger than any file this machine can read", param, ctx)
+        return size
 
 
 def _set(name: str):

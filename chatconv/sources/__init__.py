@@ -1,7 +1,8 @@
 """Sources: YAML, JSON and JSONL read into records that know where they came from.
 
-text (bytes, encodings, blank lines, batches), compressed (.gz and .zst read and written), yaml,
-json, record (positions), stdin, files (discovery and every record of a file). The names below are the package's public API.
+text (bytes, encodings, blank lines), batches (a JSONL file cut into batches of whole lines),
+compressed (.gz and .zst read and written), yaml, json, record (positions), stdin, files
+(discovery and every record of a file). The names below are the package's public API.
 """
 
 from ..kinds import detect_kind
@@ -10,14 +11,15 @@ from .fields import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, 
                      restore, split_key)
 from .compressed import COMPRESSIONS, CompressedWriter, compression_of, without_compression
 from .files import (COMPRESSED_JSONL_SUFFIXES, DATA_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, data_suffix,
-                    discover, eval_pattern_config, file_format, iter_jsonl_stream, iter_records, load_document)
+                    discover, eval_pattern_config, file_format, iter_jsonl_file, iter_jsonl_stream, iter_records,
+                    load_document)
 from .ignore import walking_everything
 from .json import NotWritten, duplicate_keys, exact_json, integers_beyond_64_bits, iter_jsonl, load_json
 from .record import Position, Record, problem_at
 from .stdin import StdinInput, read_stdin, read_stdin_head, stdin_document_format
-from .text import (BATCH_BYTES, PARALLEL_MIN_BYTES, UTF8_BOM, Batch, batch_spans, batch_workers, decode_utf8,
-                   empty_file_problem, holds_no_record, is_blank_line, iter_line_batches, open_binary, read_bytes, read_whole,
-                   refuse_foreign_encoding)
+from .batches import BATCH_BYTES, PARALLEL_MIN_BYTES, Batch, batch_spans, batch_workers, iter_line_batches
+from .text import (UTF8_BOM, decode_utf8, empty_file_problem, holds_no_record, is_blank_line, open_binary, read_bytes,
+                   read_whole, refuse_foreign_encoding)
 from .yaml import MAX_ALIAS_COPIES, MAX_YAML_DEPTH, load_yaml, yaml_parse_problem
 
 __all__ = [
@@ -28,7 +30,7 @@ __all__ = [
     "NotWritten", "Position", "Record", "StdinInput", "batch_spans", "batch_workers", "compression_of", "data_suffix", "decode_utf8",
     "detect_kind", "eval_pattern_config",
     "discover", "duplicate_keys", "element_records", "holds_records", "empty_file_problem", "exact_json", "file_format",
-    "holds_no_record", "integers_beyond_64_bits", "read_as_records", "is_blank_line", "iter_jsonl",
+    "holds_no_record", "integers_beyond_64_bits", "read_as_records", "is_blank_line", "iter_jsonl", "iter_jsonl_file",
     "iter_jsonl_stream", "iter_line_batches", "iter_records", "load_document", "load_json", "load_yaml", "open_binary",
     "problem_at", "read_bytes", "read_whole", "read_stdin", "read_stdin_head", "refuse_foreign_encoding",
     "stdin_document_format", "walking_everything", "without_compression", "yaml_parse_problem",

@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable, Iterator
 from ..kinds import CONFIG_FILE_NAMES
 from ..problems import ChatconvError, Problem
 from .arrays import element_records
+from .batches import iter_line_batches
 from .compressed import COMPRESSIONS, without_compression
 from .ignore import Ignored
 from .progress import told_file
@@ -18,7 +19,7 @@ from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
 from .stdin import read_stdin
 from ..limits import LIMITS
-from .text import decode_utf8, empty_file_problem, iter_line_batches, open_binary, read_bytes
+from .text import decode_utf8, empty_file_problem, open_binary, read_bytes
 from .yaml import load_yaml
 
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
@@ -154,6 +155,17 @@ def iter_jsonl_stream(stream, file: str) -> Iterator[Record]:
         yield from iter_jsonl(io.BytesIO(batch.data), file, batch.first_line)
 
 
+def iter_jsonl_file(stream, file: str) -> Iterator[Record]:
+    """The records of an open JSONL file (iter_jsonl_stream); a file that holds none is one
+    record, whose error says it is empty."""
+    empty = True
+    for record in iter_jsonl_stream(stream, file):
+        empty = False
+        yield record
+    if empty:
+        yield Record(file, 1, error=empty_file_problem(file))
+
+
 def iter_records(path: str | Path, split: Callable[[Any], bool] | None = None) -> Iterator[Record]:
     """Every record of a file (`-` is standard input), streamed for JSONL.
 
@@ -168,12 +180,7 @@ def iter_records(path: str | Path, split: Callable[[Any], bool] | None = None) -
     fmt = file_format(path)
     if fmt == "jsonl":
         with open_binary(path) as stream:
-            empty = True
-            for record in iter_jsonl_stream(stream, file):
-                empty = False
-                yield record
-            if empty:
-                yield Record(file, 1, error=empty_file_problem(file))
+            yield from iter_jsonl_file(stream, file)
         return
     limit = LIMITS.max_file_bytes if fmt == "yaml" else None  # parsed YAML takes 50 times its size
     yield from _split(load_document(read_bytes(path, limit), file, fmt), split)

@@ -62,6 +62,8 @@ class Ignored:
     def __init__(self, top: str):
         self.active = _RESPECT.get()
         self._rules: dict[str, tuple[_Rules, ...]] = {}
+        self._folder: str | None = None  # the folder last asked about, and its rules, deepest first,
+        self._folder_rules: list[tuple[_Rules, str]] = []  # each with the folder's path relative to theirs
         if self.active:
             self._rules[os.path.normpath(top)] = self._above(top)
 
@@ -75,9 +77,12 @@ class Ignored:
     def ignores(self, folder: str, name: str, is_folder: bool) -> bool:
         if not self.active:
             return False
-        full = os.path.join(os.path.normpath(folder), name)
-        for rules in reversed(self.rules_for(folder)):  # the deepest file decides first
-            relative = os.path.relpath(full, rules.folder).replace(os.sep, "/") + ("/" if is_folder else "")
+        if folder != self._folder:  # a walk asks of a folder's entries one after another
+            self._folder, self._folder_rules = folder, [(rules, _relative_folder(folder, rules.folder))
+                                                        for rules in reversed(self.rules_for(folder))]
+        entry = name + ("/" if is_folder else "")
+        for rules, prefix in self._folder_rules:  # the deepest file decides first
+            relative = prefix + entry
             for pattern in reversed(rules.patterns):  # the last matching pattern wins
                 if pattern.include is not None and pattern.match_file(relative):
                     return pattern.include
@@ -98,6 +103,13 @@ class Ignored:
         for folder in reversed(chain):
             found += _read(os.path.join(folder, ".gitignore"), folder)
         return found
+
+
+def _relative_folder(folder: str, base: str) -> str:
+    """`folder` relative to `base` (a folder at or above it), "/"-separated, with a closing "/"
+    ("" for `base` itself): a name in `folder` appended is its path as `base`'s patterns see it."""
+    relative = os.path.relpath(os.path.normpath(folder), base).replace(os.sep, "/")
+    return "" if relative == "." else relative + "/"
 
 
 def _read(file: str, folder: str) -> tuple[_Rules, ...]:

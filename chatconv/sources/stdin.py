@@ -12,9 +12,9 @@ import orjson
 
 from ..limits import LIMITS
 from ..problems import UnreadableInput
+from .batches import Batch, iter_line_batches, line_too_long, rest_of_line
 from .compressed import refuse_compressed_input
-
-from .text import UTF8_BOM, Batch, is_blank_line, iter_line_batches, file_too_large, line_too_long, refuse_foreign_encoding, rest_of_line
+from .text import UTF8_BOM, file_too_large, is_blank_line, read_at_most, refuse_foreign_encoding
 from .yaml import yaml_parse_problem
 
 
@@ -30,20 +30,12 @@ class StdinInput:
         """Whole JSONL lines, the head first, numbered from the first line of the input."""
         if self.head:
             yield Batch(1, 0, self.head)
-        before = self.head.count(b"\n")
-        try:
-            for batch in iter_line_batches(self.stream):
-                yield Batch(batch.first_line + before, batch.offset + len(self.head), batch.data)
-        except UnreadableInput as exc:  # a line too long: numbered from the input's first line
-            exc.problems = [problem if problem.line is None else
-                            line_too_long("-", problem.line + before) if problem.code == "too-large" else problem
-                            for problem in exc.problems]
-            raise
+        yield from iter_line_batches(self.stream, first_line=self.head.count(b"\n") + 1, offset=len(self.head))
 
     def document(self) -> tuple[str, bytes]:
         """The format (see stdin_document_format) and bytes of the whole input, one document."""
         limit = LIMITS.max_file_bytes  # a pipe may not end: held whole, it is held up to the limit
-        data = self.head + self.stream.read(max(limit + 1 - len(self.head), 0))
+        data = self.head + read_at_most(self.stream, limit - len(self.head))
         if len(data) > limit:
             raise UnreadableInput(file_too_large("-"))
         return stdin_document_format(data, self.format), data

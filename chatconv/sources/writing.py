@@ -29,14 +29,22 @@ def write_all(stream: BinaryIO, data: bytes) -> None:
         view = view[written:]
 
 
+_buffered_write = io.BufferedWriter.write
+
+
 class WholeWriter(io.BufferedWriter):
     """A buffered file whose write() takes every byte or raises (see write_all)."""
 
     def write(self, data) -> int:
-        view = memoryview(data).cast("B")
-        total = len(view)
+        # A writer of many small lines (`tools`, a row each) calls this per line: a write taken
+        # whole costs one call and one comparison; only a short one goes round the loop.
+        written = _buffered_write(self, data)
+        total = len(data) if type(data) is bytes else memoryview(data).nbytes
+        if written == total:
+            return written
+        view = memoryview(data).cast("B")[written:]
         while view:
-            written = super().write(view)
+            written = _buffered_write(self, view)
             if not written:
                 raise OSError(errno.EIO, "the output took no more bytes")
             view = view[written:]
