@@ -6,8 +6,10 @@ huge document) can take memory without bound. The command line sets them (--max-
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import BinaryIO
 
 MIB = 1 << 20
+READ_PART_BYTES = MIB  # a file read whole under a limit is read this much at a time (see read_at_most)
 
 
 @dataclass
@@ -33,3 +35,14 @@ def size_text(size: int) -> str:
         if size >= unit:
             return f"{size // unit} {name}" if size % unit == 0 else f"{size / unit:.1f} {name}"
     return f"{size} bytes"
+
+
+def read_at_most(stream: BinaryIO, limit: int) -> bytes:
+    """The stream's bytes up to one past `limit` (which tells a larger file), read a part at a
+    time: a read of `limit` + 1 would take that much memory at once, whatever the file's size
+    (--max-file-bytes 100GiB would end in MemoryError)."""
+    parts, length = [], 0
+    while length <= limit and (part := stream.read(min(READ_PART_BYTES, limit + 1 - length))):
+        parts.append(part)
+        length += len(part)
+    return b"".join(parts)

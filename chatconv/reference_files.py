@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from .limits import LIMITS, size_text
+from .limits import LIMITS, read_at_most, size_text
 
 
 class FileReferenceError(Exception):
@@ -121,7 +121,7 @@ def _read_all(stream, path: Path) -> bytes:
     file, /dev/zero): it is not read whole."""
     limit = LIMITS.max_file_bytes
     try:
-        if os.fstat(stream.fileno()).st_size > limit or len(data := stream.read(limit + 1)) > limit:
+        if os.fstat(stream.fileno()).st_size > limit or len(data := read_at_most(stream, limit)) > limit:
             raise FileReferenceError(f"file {str(path)!r} is larger than {size_text(limit)} (--max-file-bytes): "
                                      "not read", "reference a smaller file, or raise --max-file-bytes")
     except OSError as exc:

@@ -223,3 +223,13 @@ def test_a_claude_code_transcript_stops_at_the_long_line_too(tmp_path):
     assert result.returncode == 2
     assert b"session.jsonl:4:1: error: $: line 4 is longer than 1 KiB (--max-line-bytes): not read" in \
         result.stdout + result.stderr
+
+
+def test_a_huge_file_limit_reads_a_referenced_file_a_part_at_a_time(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "notes.md").write_text("remember the milk\n")
+    (tmp_path / "e.yaml").write_text("tests:\n  - id: a\n    criteria: x\n    input:\n      - role: user\n"
+                                     "        content:\n          - type: file\n            value: notes.md\n")
+    result = run(["prompt", "--max-file-bytes", "1000000GiB", str(tmp_path / "e.yaml")])
+    assert result.returncode == 0, result.stderr.decode()
+    assert b"remember the milk" in result.stdout

@@ -10,11 +10,11 @@ from typing import BinaryIO, Iterator
 
 import orjson
 
-from ..limits import LIMITS
+from ..limits import LIMITS, read_at_most
 from ..problems import UnreadableInput
 from .batches import Batch, iter_line_batches, line_too_long, rest_of_line
 from .compressed import refuse_compressed_input
-from .text import UTF8_BOM, file_too_large, is_blank_line, read_at_most, refuse_foreign_encoding
+from .text import UTF8_BOM, file_too_large, is_blank_line, refuse_foreign_encoding
 from .yaml import yaml_parse_problem
 
 

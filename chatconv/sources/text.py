@@ -10,12 +10,11 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
-from ..limits import LIMITS, size_text
+from ..limits import LIMITS, read_at_most, size_text
 from ..problems import ChatconvError, Problem, UnreadableInput
 from .compressed import compression_of, open_decompressed
 
 UTF8_BOM = b"\xef\xbb\xbf"
-READ_PART_BYTES = 1 << 20  # a file read whole with a limit is read this much at a time (see read_at_most)
 
 
 def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
@@ -41,17 +40,6 @@ def read_whole(stream: BinaryIO, file: str, limit: int | None = None) -> bytes:
     if limit is not None and len(data) > limit:
         raise UnreadableInput(file_too_large(file, limit))
     return data
-
-
-def read_at_most(stream: BinaryIO, limit: int) -> bytes:
-    """The stream's bytes up to one past `limit` (which tells a larger file), read a part at a
-    time: a read of `limit` + 1 would take that much memory at once, whatever the file's size
-    (--max-file-bytes 100GiB would end in MemoryError)."""
-    parts, length = [], 0
-    while length <= limit and (part := stream.read(min(READ_PART_BYTES, limit + 1 - length))):
-        parts.append(part)
-        length += len(part)
-    return b"".join(parts)
 
 
 def file_too_large(file: str, limit: int | None = None) -> Problem:
