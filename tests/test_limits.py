@@ -225,6 +225,16 @@ def test_a_claude_code_transcript_stops_at_the_long_line_too(tmp_path):
         result.stdout + result.stderr
 
 
+def test_a_yaml_case_file_over_the_file_limit_is_refused_not_parsed(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "cases.yaml").write_text("".join(f"- id: c{n}\n  criteria: x\n  input: hello\n" for n in range(100)))
+    (tmp_path / "e.yaml").write_text("tests: ./cases.yaml\n")
+    assert CliRunner().invoke(cli, ["validate", str(tmp_path / "e.yaml")]).exit_code == 0
+    result = CliRunner().invoke(cli, ["validate", "--max-file-bytes", "1KiB", str(tmp_path / "e.yaml")])
+    assert result.exit_code == 1
+    assert "cases.yaml cannot be read: the file is larger than 1 KiB (--max-file-bytes): not read" in result.output
+
+
 def test_a_huge_file_limit_reads_a_referenced_file_a_part_at_a_time(tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / "notes.md").write_text("remember the milk\n")

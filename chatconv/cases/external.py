@@ -17,9 +17,10 @@ from typing import BinaryIO, Iterator
 
 from wcmatch import glob
 
+from ..limits import LIMITS
 from ..problems import ChatconvError, Problem
 from ..references import FileReferenceError
-from ..sources import (Record, compression_of, file_format, iter_jsonl_file, load_document, problem_at,
+from ..sources import (Record, compression_of, file_format, iter_jsonl_file, load_document, problem_at, read_whole,
                        refuse_foreign_encoding)
 from ..sources.compressed import open_decompressed
 from . import Lookup, Source
@@ -166,7 +167,8 @@ def _records_of(stream: BinaryIO, file: str) -> Iterator[Record]:
     refuse_foreign_encoding(stream.peek(4)[:4], file)
     fmt = file_format(file)
     if fmt != "jsonl":
-        yield load_document(stream.read(), file, fmt)
+        # As sources.iter_records reads a file: a YAML one (parsed, some 50 times its size) to the limit.
+        yield load_document(read_whole(stream, file, LIMITS.max_file_bytes if fmt == "yaml" else None), file, fmt)
         return
     yield from iter_jsonl_file(stream, file)
 
