@@ -6,10 +6,8 @@ property test holds the two equal on generated records.
 
 from __future__ import annotations
 
-import orjson
-
 from ..schemas import fast_validator
-from ..sources import Record
+from ..sources import NotWritten, Record, exact_json
 from .openai_chat_common import common_message
 from .reading import STARTS_A_STEP
 from .registry import IMPORTED, openai_chat
@@ -63,10 +61,7 @@ def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict
         if not valid(step):
             return None
         try:
-            line = orjson.dumps(step)
-        except orjson.JSONEncodeError:  # nesting too deep, an integer beyond 64 bits: the full path tells
+            lines.append(exact_json(step, record.text))
+        except NotWritten:  # too deep, an integer beyond 64 bits: the full path says so
             return None
-        if b"+" in line:  # maybe an integer beyond 64 bits, read as a float: the full path tells
-            return None
-        lines.append(line)
     return lines, names
