@@ -124,9 +124,13 @@ class Problem:
         """The problem as the JSON output shows it: SPEC §7's keys, and `code` added to them."""
         return {**asdict(self), "file": shown_name(self.file)}
 
+    @property
+    def where(self) -> str:
+        """`FILE:LINE:COL` as the text output starts (1 for a line or column not known)."""
+        return f"{shown_name(self.file)}:{self.line or 1}:{self.column or 1}"
+
     def format_text(self) -> str:
-        where = f"{shown_name(self.file)}:{self.line or 1}:{self.column or 1}"
-        text = f"{where}: {self.severity}: {self.path}: {self.message}"
+        text = f"{self.where}: {self.severity}: {self.path}: {self.message}"
         return f"{text} ({self.hint})" if self.hint else text
 
 

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from chatconv.cli import cli, colour, progress
 from chatconv.cli.progress import ProgressBar
+from chatconv.problems import Problem
 from chatconv.recordings.rows import COLUMN_TITLES, COLUMN_WIDTHS, DATASET_COLUMNS, TEXT_COLUMNS, _cut
 from chatconv.recordings.tool_events import TOOL_COLUMNS
 from conftest import RECORDED
@@ -59,6 +60,15 @@ def test_a_terminal_gets_colour_unless_no_color(faulty, monkeypatch):
     assert run(["validate", faulty], env={"FORCE_COLOR": "1"}, monkeypatch=monkeypatch).output == coloured
     assert run(["validate", faulty], env={"FORCE_COLOR": "1", "NO_COLOR": "1"},
                monkeypatch=monkeypatch).output == plain
+
+
+@pytest.mark.parametrize("file", ["evals/a.yaml", "bad\udcff\u00e9.jsonl", "-"])
+def test_colour_is_all_that_changes_whatever_the_file_name(file):
+    # A name whose bytes are not UTF-8 is shown escaped (bad\\xff): its coloured line too.
+    problem = Problem(file, 3, None, "$.a", "m", "warning", "h", "bad-value")
+    coloured = colour.coloured_text(problem)
+    assert ANSI.sub("", coloured) == problem.format_text()
+    assert coloured.startswith(f"\x1b[1m{problem.where}\x1b[0m: \x1b[33m\x1b[1mwarning\x1b[0m: $.a: m")
 
 
 def test_problems_on_standard_error_are_coloured_alike(faulty, monkeypatch):

@@ -56,7 +56,7 @@ def wants_colour(stream) -> bool:
 def coloured_text(problem: Problem) -> str:
     """The problem's text line with its place bold and its severity coloured."""
     text = problem.format_text()
-    where = f"{problem.file}:{problem.line or 1}:{problem.column or 1}"
+    where = problem.where  # as format_text writes it (a name that is not UTF-8 escaped)
     rest = text[len(where) + 2 + len(problem.severity):]  # after "WHERE: severity"
     return (click.style(where, bold=True) + ": "
             + click.style(problem.severity, fg=_SEVERITY_COLOURS.get(problem.severity), bold=True) + rest)
