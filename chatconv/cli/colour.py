@@ -12,6 +12,7 @@ import os
 import click
 
 from ..problems import Problem
+from .progress import is_terminal
 
 COLOR_CHOICES = ("auto", "always", "never")
 _CHOICE = "chatconv.color"
@@ -31,13 +32,6 @@ def color_option(command):
         help="Colour problems (error red, warning yellow): auto colours on a terminal only, and not when the "
              "NO_COLOR environment variable is set (FORCE_COLOR colours anyway). Piped or redirected output "
              "is plain text.")(command)
-
-
-def is_terminal(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # a closed or unusual stream: no terminal
-        return False
 
 
 def wants_colour(stream) -> bool:
