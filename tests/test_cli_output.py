@@ -149,7 +149,7 @@ def _with_terminal(monkeypatch, terminal: bool):
     monkeypatch.setattr(progress, "REDRAW", 0.0)
 
 
-@pytest.mark.parametrize("args", [["validate"], ["text"], ["tools"], ["dataset"], ["import", "-o", "{out}"],
+@pytest.mark.parametrize("args", [["validate"], ["validate", "--format", "sarif"], ["text"], ["tools"], ["dataset"], ["import", "-o", "{out}"],
                                   ["export", "--to", "anthropic", "-o", "{out}"], ["migrate", "-o", "{out}"]])
 def test_a_terminal_shows_the_bar_on_standard_error_only(tmp_path, monkeypatch, args):
     args = [arg.format(out=tmp_path / "out.jsonl") for arg in args] + [str(STEPS)]

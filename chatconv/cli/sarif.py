@@ -9,16 +9,14 @@ scanning resolves them against the repository's root: run chatconv from that roo
 from __future__ import annotations
 
 import os
-import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path, PurePath
 from urllib.parse import quote
 
-import click
-
 from ..problems import CODES, Problem
 from ..validate import Summary
-from .reporters import count_lines, current_cap, summary_line, write_json_line
+from .progress import hide_progress
+from .reporters import current_cap, summary_on_stderr, write_json_line
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -78,8 +76,6 @@ class SarifReporter:
             self.problems.append(problem)
 
     def summary(self, summary: Summary) -> None:
+        hide_progress()  # standard output may be the terminal the bar is on
         write_json_line(sarif_log(self.problems))
-        sys.stdout.flush()
-        self.cap.noted = True  # the summary line says what --max-warnings held back
-        for line in [summary_line(summary, self.cap), *count_lines(summary.by_code, self.cap)]:
-            click.echo(line, err=True)
+        summary_on_stderr(summary, self.cap)
