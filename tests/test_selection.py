@@ -167,6 +167,16 @@ def test_a_pyproject_not_utf8_is_a_message_and_a_tool_that_is_no_table_holds_non
     assert run_chatconv("validate", folder / "e.yaml", cwd=folder).returncode == 1
 
 
+def test_flags_given_empty_replace_the_table_or_are_refused(folder):
+    _pyproject(folder, '[tool.chatconv]\nignore = ["unknown-key", "bad-value", "legacy-shape"]\n')
+    assert _json(run_chatconv("validate", "--format", "json", folder / "e.yaml", cwd=folder))["ignored"] == 3
+    none_ignored = _json(run_chatconv("validate", "--format", "json", "--ignore", "", folder / "e.yaml", cwd=folder))
+    assert none_ignored["ignored"] == 0 and len(none_ignored["problems"]) == 3
+    for empty in ("", ","):
+        result = run_chatconv("validate", "--select", empty, folder / "e.yaml", cwd=folder)
+        assert result.returncode == 2 and "'--select': lists no code" in result.stderr_text
+
+
 def test_a_bad_table_stops_the_command_with_exit_status_2(folder):
     path = _pyproject(folder, '[tool.chatconv]\nignore = ["legacy-shap"]\n')
     result = run_chatconv("validate", folder / "e.yaml", cwd=folder)

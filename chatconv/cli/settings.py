@@ -186,11 +186,15 @@ def ignored_text(count: int) -> str:
 
 
 def _codes_option(ctx, param, values) -> tuple[str, ...] | None:
+    if not values:
+        return None  # not given: the pyproject.toml's setting holds
     codes = split_codes(values)
     for code in codes:
         if code not in CODES:
             raise click.BadParameter(unknown_code_text(code), ctx, param)
-    return codes or None  # None: not given, the pyproject.toml's setting holds
+    if not codes and param.name == "select":  # as `select = []` in the file
+        raise click.BadParameter("lists no code: leave it out to report every code", ctx, param)
+    return codes  # given, it replaces the setting: --ignore "" ignores nothing
 
 
 def selection_options(command):
