@@ -106,6 +106,9 @@ def test_the_table_has_a_header_and_aligned_columns(command, columns):
     ("a longer value", 8, ("a longe…", 8)),
     ("日本語のテキスト", 7, ("日本語…", 7)),  # wide characters take two cells
     ("line\nbreak", 20, ("line\nbreak", 10)),
+    ("é" * 100_000, 5, ("éééé…", 5)),
+    ("x" * 100_000, 5, ("xxxx…", 5)),
+    ("e\u0301" * 4, 4, ("e\u0301" * 4, 4)),  # a combining accent takes no cell
 ])
 def test_cut_to_display_cells(text, width, expected):
     assert _cut(text, width) == expected

@@ -57,18 +57,19 @@ def _table_line(cells: list[str], columns: tuple) -> bytes:
 
 def _cut(text: str, width: int) -> tuple[str, int]:
     """`text` cut to `width` display cells (a wide character takes two), ending in "…" when cut,
-    and the cells it takes."""
-    if len(text) <= width and text.isascii():  # most values: no character to measure
-        return text, len(text)
-    cells = [_cells(char) for char in text]
-    if sum(cells) <= width:
-        return text, sum(cells)
-    used = 0
-    for index, taken in enumerate(cells):
-        if used + taken > width - 1:  # one cell left for the ellipsis
-            return text[:index] + "…", used + 1
+    and the cells it takes. Only the characters up to the cut are measured: a step's text may
+    be long."""
+    if text.isascii():  # most values: a character is a cell
+        return (text, len(text)) if len(text) <= width else (text[:width - 1] + "…", width)
+    used, cut = 0, None
+    for index, char in enumerate(text):
+        taken = _cells(char)
+        if cut is None and used + taken > width - 1:  # one cell left for the ellipsis
+            cut = text[:index] + "…", used + 1
         used += taken
-    return text, used  # not reached: the text is wider than `width`
+        if used > width:
+            return cut
+    return text, used
 
 
 def _cells(char: str) -> int:
