@@ -100,6 +100,17 @@ def test_the_table_has_a_header_and_aligned_columns(command, columns):
     assert any("…" in row for row in rows) if command != "tools" else True  # the fixture's texts are long
 
 
+def test_the_table_shows_control_characters_inert(tmp_path):
+    # An escape sequence in a recorded output would colour (or clear) the terminal showing the table.
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(orjson.dumps({"conversationId": "c\x07", "stepIndex": 0, "input": {"role": "user", "content": "hi"},
+                                   "output": [{"role": "assistant", "content": "\x1b[31mred\x1b[0m \x9b2J"}]}) + b"\n")
+    result = CliRunner().invoke(cli, ["text", "--format", "table", str(path)])
+    assert result.exit_code == 0, result.output
+    row = result.output.splitlines()[2]
+    assert row == "c\ufffd".ljust(24) + "  0     \ufffd[31mred\ufffd[0m \ufffd2J"
+
+
 @pytest.mark.parametrize("text, width, expected", [
     ("short", 10, ("short", 5)),
     ("exactly ten", 11, ("exactly ten", 11)),

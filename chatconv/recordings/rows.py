@@ -25,6 +25,9 @@ DATASET_COLUMNS = ("id", "prompt", "completion")
 COLUMN_WIDTHS = {"conversationId": 24, "stepIndex": 4, "text": 72, "id": 30, "prompt": 40, "completion": 40,
                  "toolName": 20, "status": 10, "toolCallId": 28}
 COLUMN_TITLES = {"stepIndex": "step"}  # a short title, so that the column stays narrow
+# Control characters (an escape sequence in a model's output, say) would act on the terminal
+# that shows the table: each is shown as U+FFFD, one cell as it was counted.
+_CONTROLS = dict.fromkeys([*range(0x20), 0x7F, *range(0x80, 0xA0)], "\ufffd")
 
 
 def row_line(row: dict, line: bytes | None, output_format: str, columns: tuple) -> bytes:
@@ -50,6 +53,8 @@ def _table_line(cells: list[str], columns: tuple) -> bytes:
     out = []
     for index, (text, column) in enumerate(zip(cells, columns)):
         text, used = _cut(" ".join(text.split()), COLUMN_WIDTHS[column])  # one line: newlines and tabs are spaces
+        if not text.isprintable():  # rare: a control character, or one such as U+200B
+            text = text.translate(_CONTROLS)
         last = index == len(columns) - 1
         out.append(text if last else text + " " * (COLUMN_WIDTHS[column] - used))
     return ("  ".join(out) + "\n").encode("utf-8", "surrogateescape")
