@@ -73,10 +73,9 @@ def _write_bundles(folder: Path, names: list[str]) -> None:
         target = folder / f"{name}.json"
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            out = AtomicFile(target)
         except OSError as exc:
             raise unwritable(target, exc) from None
-        with out:
+        with AtomicFile(target) as out:
             out.write(bundle_text(name).encode())
             out.commit()
         click.echo(f"wrote {target}")
