@@ -39,6 +39,15 @@ def test_import_conversations_and_an_output_file(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # the temporary file is gone
 
 
+@pytest.mark.parametrize("command", [["import", str(FINETUNE)], ["export", str(RECORDED / "weather-steps.jsonl"),
+                                                                    "--to", "anthropic"]])
+def test_an_output_file_in_a_missing_folder_is_named(tmp_path, command):
+    out = tmp_path / "gone" / "out.jsonl"
+    result = run_chatconv(*command, "-o", str(out))
+    assert result.returncode == 2 and result.stdout == b""
+    assert result.stderr_text.startswith(f"{out}:1:1: error: $: cannot write here: No such file or directory")
+
+
 def test_import_takes_folders_and_standard_input(tmp_path):
     folder = tmp_path / "logs"
     folder.mkdir()

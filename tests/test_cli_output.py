@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from chatconv.cli import cli, colour, progress
 from chatconv.cli.progress import ProgressBar
+from chatconv.problems import Problem
 from chatconv.recordings.rows import COLUMN_TITLES, COLUMN_WIDTHS, DATASET_COLUMNS, TEXT_COLUMNS, _cut
 from chatconv.recordings.tool_events import TOOL_COLUMNS
 from conftest import RECORDED
@@ -61,6 +62,15 @@ def test_a_terminal_gets_colour_unless_no_color(faulty, monkeypatch):
                monkeypatch=monkeypatch).output == plain
 
 
+@pytest.mark.parametrize("file", ["evals/a.yaml", "bad\udcff\u00e9.jsonl", "-"])
+def test_colour_is_all_that_changes_whatever_the_file_name(file):
+    # A name whose bytes are not UTF-8 is shown escaped (bad\\xff): its coloured line too.
+    problem = Problem(file, 3, None, "$.a", "m", "warning", "h", "bad-value")
+    coloured = colour.coloured_text(problem)
+    assert ANSI.sub("", coloured) == problem.format_text()
+    assert coloured.startswith(f"\x1b[1m{problem.where}\x1b[0m: \x1b[33m\x1b[1mwarning\x1b[0m: $.a: m")
+
+
 def test_problems_on_standard_error_are_coloured_alike(faulty, monkeypatch):
     result = run(["text", "--color", "always", faulty], monkeypatch=monkeypatch)
     assert "\x1b[31m\x1b[1merror\x1b[0m" in result.stderr
@@ -90,12 +100,26 @@ def test_the_table_has_a_header_and_aligned_columns(command, columns):
     assert any("…" in row for row in rows) if command != "tools" else True  # the fixture's texts are long
 
 
+def test_the_table_shows_control_characters_inert(tmp_path):
+    # An escape sequence in a recorded output would colour (or clear) the terminal showing the table.
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(orjson.dumps({"conversationId": "c\x07", "stepIndex": 0, "input": {"role": "user", "content": "hi"},
+                                   "output": [{"role": "assistant", "content": "\x1b[31mred\x1b[0m \x9b2J"}]}) + b"\n")
+    result = CliRunner().invoke(cli, ["text", "--format", "table", str(path)])
+    assert result.exit_code == 0, result.output
+    row = result.output.splitlines()[2]
+    assert row == "c\ufffd".ljust(24) + "  0     \ufffd[31mred\ufffd[0m \ufffd2J"
+
+
 @pytest.mark.parametrize("text, width, expected", [
     ("short", 10, ("short", 5)),
     ("exactly ten", 11, ("exactly ten", 11)),
     ("a longer value", 8, ("a longe…", 8)),
     ("日本語のテキスト", 7, ("日本語…", 7)),  # wide characters take two cells
     ("line\nbreak", 20, ("line\nbreak", 10)),
+    ("é" * 100_000, 5, ("éééé…", 5)),
+    ("x" * 100_000, 5, ("xxxx…", 5)),
+    ("e\u0301" * 4, 4, ("e\u0301" * 4, 4)),  # a combining accent takes no cell
 ])
 def test_cut_to_display_cells(text, width, expected):
     assert _cut(text, width) == expected
@@ -139,7 +163,7 @@ def _with_terminal(monkeypatch, terminal: bool):
     monkeypatch.setattr(progress, "REDRAW", 0.0)
 
 
-@pytest.mark.parametrize("args", [["validate"], ["text"], ["tools"], ["dataset"], ["import", "-o", "{out}"],
+@pytest.mark.parametrize("args", [["validate"], ["validate", "--format", "sarif"], ["text"], ["tools"], ["dataset"], ["import", "-o", "{out}"],
                                   ["export", "--to", "anthropic", "-o", "{out}"], ["migrate", "-o", "{out}"]])
 def test_a_terminal_shows_the_bar_on_standard_error_only(tmp_path, monkeypatch, args):
     args = [arg.format(out=tmp_path / "out.jsonl") for arg in args] + [str(STEPS)]

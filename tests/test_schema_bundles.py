@@ -132,10 +132,12 @@ def test_write_to_writes_every_bundle_and_replaces_old_ones(tmp_path):
 def test_write_to_a_place_that_cannot_hold_a_folder_is_a_clear_error(tmp_path):
     file = tmp_path / "taken"
     file.write_text("")
-    for target, says in [(file, "is a file; give a folder"), (file / "sub", "cannot write here")]:
-        result = run_chatconv("schema", "--write-to", target)  # run_chatconv fails on a traceback
+    for target, says in [(file, "is a file; give a folder"), (file / "sub", "cannot write here"),
+                         ("", "--write-to names no folder")]:
+        result = run_chatconv("schema", "--write-to", target, cwd=tmp_path)  # run_chatconv fails on a traceback
         assert result.returncode == 2 and says in result.stderr_text, result.stderr_text
         assert result.stdout_text == ""
+    assert [path.name for path in tmp_path.iterdir()] == ["taken"]  # nothing written in the current folder
 
 
 # Python's jsonschema offline: a property ---------------------------------------------------

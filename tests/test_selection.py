@@ -156,6 +156,27 @@ def test_a_bad_table_names_the_file_the_line_and_the_fault(tmp_path, text, messa
     assert caught.value.format_message().startswith(f"{path}{message}")
 
 
+def test_a_pyproject_not_utf8_is_a_message_and_a_tool_that_is_no_table_holds_none(folder):
+    path = folder / "pyproject.toml"
+    path.write_bytes(b'[tool.chatconv]\nselect = ["\xff"]\n')
+    result = run_chatconv("validate", folder / "e.yaml", cwd=folder)  # run_chatconv fails on a traceback
+    assert result.returncode == 2
+    assert f"{path}: not valid TOML: a byte that is not UTF-8 (at line 2)" in result.stderr_text
+    path.write_text("tool = 3\n")  # a pyproject.toml without a [tool.chatconv] table
+    assert find_pyproject(folder) is None
+    assert run_chatconv("validate", folder / "e.yaml", cwd=folder).returncode == 1
+
+
+def test_flags_given_empty_replace_the_table_or_are_refused(folder):
+    _pyproject(folder, '[tool.chatconv]\nignore = ["unknown-key", "bad-value", "legacy-shape"]\n')
+    assert _json(run_chatconv("validate", "--format", "json", folder / "e.yaml", cwd=folder))["ignored"] == 3
+    none_ignored = _json(run_chatconv("validate", "--format", "json", "--ignore", "", folder / "e.yaml", cwd=folder))
+    assert none_ignored["ignored"] == 0 and len(none_ignored["problems"]) == 3
+    for empty in ("", ","):
+        result = run_chatconv("validate", "--select", empty, folder / "e.yaml", cwd=folder)
+        assert result.returncode == 2 and "'--select': lists no code" in result.stderr_text
+
+
 def test_a_bad_table_stops_the_command_with_exit_status_2(folder):
     path = _pyproject(folder, '[tool.chatconv]\nignore = ["legacy-shap"]\n')
     result = run_chatconv("validate", folder / "e.yaml", cwd=folder)

@@ -12,6 +12,7 @@ import os
 import click
 
 from ..problems import Problem
+from .progress import is_terminal
 
 COLOR_CHOICES = ("auto", "always", "never")
 _CHOICE = "chatconv.color"
@@ -33,13 +34,6 @@ def color_option(command):
              "is plain text.")(command)
 
 
-def is_terminal(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # a closed or unusual stream: no terminal
-        return False
-
-
 def wants_colour(stream) -> bool:
     """Whether text written to `stream` by the command running is coloured."""
     context = click.get_current_context(silent=True)
@@ -56,7 +50,7 @@ def wants_colour(stream) -> bool:
 def coloured_text(problem: Problem) -> str:
     """The problem's text line with its place bold and its severity coloured."""
     text = problem.format_text()
-    where = f"{problem.file}:{problem.line or 1}:{problem.column or 1}"
+    where = problem.where  # as format_text writes it (a name that is not UTF-8 escaped)
     rest = text[len(where) + 2 + len(problem.severity):]  # after "WHERE: severity"
     return (click.style(where, bold=True) + ": "
             + click.style(problem.severity, fg=_SEVERITY_COLOURS.get(problem.severity), bold=True) + rest)

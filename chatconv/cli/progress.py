@@ -93,9 +93,10 @@ def hide_progress() -> None:
 
 
 def is_terminal(stream) -> bool:
+    """Whether `stream` is a terminal (colour.py asks too)."""
     try:
         return stream.isatty()
-    except (AttributeError, ValueError):
+    except (AttributeError, ValueError):  # a closed or unusual stream: no terminal
         return False
 
 

@@ -83,7 +83,7 @@ class _Size(click.ParamType):
         unit = text[len(number):]
         try:
             size = int(float(number) * self._UNITS[unit])
-        except (ValueError, KeyError):
+        except (ValueError, KeyError, OverflowError):  # OverflowError: inf, 1e400
             self.fail(f"{value!r} is not a size: write a number and a unit, e.g. 64MiB or 1GiB", param, ctx)
         if size < 1:
             self.fail(f"{value!r}: the size must be above 0", param, ctx)

@@ -164,6 +164,15 @@ def _summary_lines(summary: Summary, cap: WarningCap) -> list[str]:
     return [summary_line(summary, cap), *count_lines(summary.by_code, cap)]
 
 
+def summary_on_stderr(summary: Summary, cap: WarningCap) -> None:
+    """The summary and the counts by code on standard error, after the data a format writes on
+    standard output (github, sarif)."""
+    hide_progress()
+    sys.stdout.flush()
+    for line in _summary_lines(summary, cap):
+        click.echo(line, err=True)
+
+
 class TextReporter:
     """One line per problem (FILE:LINE:COL: severity: PATH: message (hint)), then the summary
     and the counts by code.
@@ -200,10 +209,7 @@ class GithubReporter:
             sys.stdout.write(github_annotation(problem) + "\n")
 
     def summary(self, summary: Summary) -> None:
-        hide_progress()
-        sys.stdout.flush()
-        for line in _summary_lines(summary, self.cap):
-            click.echo(line, err=True)
+        summary_on_stderr(summary, self.cap)
 
 
 class JsonReporter:

@@ -9,16 +9,14 @@ scanning resolves them against the repository's root: run chatconv from that roo
 from __future__ import annotations
 
 import os
-import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path, PurePath
 from urllib.parse import quote
 
-import click
-
 from ..problems import CODES, Problem
 from ..validate import Summary
-from .reporters import count_lines, current_cap, summary_line, write_json_line
+from .progress import hide_progress
+from .reporters import current_cap, summary_on_stderr, write_json_line
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -37,11 +35,11 @@ def artifact_uri(file: str) -> str:
     return quote(os.fsencode(posix), safe="/")  # a name's bytes that are not UTF-8 as %XX
 
 
-def sarif_result(problem: Problem, rule_index: dict[str, int]) -> dict:
+def sarif_result(problem: Problem, rule_index: dict[str, int], uri: str) -> dict:
     text = f"{problem.path}: {problem.message}" + (f" ({problem.hint})" if problem.hint else "")
     result = {"level": "error" if problem.is_error else "warning", "message": {"text": text},
               "locations": [{"physicalLocation": {
-                  "artifactLocation": {"uri": artifact_uri(problem.file)},
+                  "artifactLocation": {"uri": uri},
                   "region": {"startLine": problem.line or 1, "startColumn": problem.column or 1}}}]}
     if problem.code is not None:
         result = {"ruleId": problem.code, "ruleIndex": rule_index[problem.code], **result}
@@ -52,6 +50,7 @@ def sarif_log(problems: list[Problem]) -> dict:
     """The SARIF 2.1.0 log of `problems`, in their order."""
     codes = sorted({problem.code for problem in problems if problem.code is not None})
     rule_index = {code: index for index, code in enumerate(codes)}
+    uris = {file: artifact_uri(file) for file in {problem.file for problem in problems}}  # once a file
     try:
         tool_version = version("chatconv")
     except PackageNotFoundError:  # run from a source tree that was never installed
@@ -62,7 +61,7 @@ def sarif_log(problems: list[Problem]) -> dict:
             "runs": [{"tool": {"driver": driver},
                       # chatconv counts columns in characters, as Python strings index them
                       "columnKind": "unicodeCodePoints",
-                      "results": [sarif_result(problem, rule_index) for problem in problems]}]}
+                      "results": [sarif_result(problem, rule_index, uris[problem.file]) for problem in problems]}]}
 
 
 class SarifReporter:
@@ -78,8 +77,6 @@ class SarifReporter:
             self.problems.append(problem)
 
     def summary(self, summary: Summary) -> None:
+        hide_progress()  # standard output may be the terminal the bar is on
         write_json_line(sarif_log(self.problems))
-        sys.stdout.flush()
-        self.cap.noted = True  # the summary line says what --max-warnings held back
-        for line in [summary_line(summary, self.cap), *count_lines(summary.by_code, self.cap)]:
-            click.echo(line, err=True)
+        summary_on_stderr(summary, self.cap)

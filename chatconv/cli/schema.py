@@ -27,7 +27,7 @@ _ALIASES = ", ".join(f"{alias} ({kind})" for alias, kind in sorted(KIND_ALIASES.
 @click.option("--bundle", is_flag=True,
               help="Print NAME's schema self-contained: every schema it refers to under `$defs`, every "
                    "`$ref` pointing there, so that a tool needs no network and no other file.")
-@click.option("--write-to", "write_to", metavar="DIR", type=click.Path(path_type=Path),
+@click.option("--write-to", "write_to", metavar="DIR", type=click.Path(),
               help="Write the bundle of every schema (of NAME alone, if given) to DIR/NAME.json (legacy "
                    "ones under DIR/legacy/), creating DIR; each file is replaced whole. Prints the files "
                    "written.")
@@ -36,8 +36,10 @@ def schema(name, bundle, write_to):
         name = canonical_kind(name) if name is not None else None
     except KeyError as exc:
         raise click.UsageError(exc.args[0]) from None
+    if write_to == "":  # an unset variable, say: not the current folder
+        raise click.UsageError("--write-to names no folder; give the folder to write the schemas to")
     if write_to is not None:
-        _write_bundles(write_to, [name] if name else schema_names())
+        _write_bundles(Path(write_to), [name] if name else schema_names())
     elif name is None:
         if bundle:
             raise click.UsageError("--bundle prints one schema: name it (chatconv schema NAME --bundle), "
@@ -71,10 +73,9 @@ def _write_bundles(folder: Path, names: list[str]) -> None:
         target = folder / f"{name}.json"
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            out = AtomicFile(target)
         except OSError as exc:
             raise unwritable(target, exc) from None
-        with out:
+        with AtomicFile(target) as out:
             out.write(bundle_text(name).encode())
             out.commit()
         click.echo(f"wrote {target}")

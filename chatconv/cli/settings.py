@@ -85,17 +85,28 @@ def find_pyproject(start: Path) -> Path | None:
             present = candidate.is_file()
         except OSError:  # a folder on the way up that cannot be searched: as if there were none
             present = False
-        if present and "chatconv" in _read_toml(candidate).get("tool", {}):
+        if present and _chatconv_table(candidate) is not None:
             return candidate
     return None
 
 
+def _chatconv_table(path: Path):
+    """The value of `tool.chatconv` in the TOML file `path`, None when there is none (a `tool`
+    that is not a table holds none)."""
+    tool = _read_toml(path).get("tool")
+    return tool.get("chatconv") if isinstance(tool, dict) else None
+
+
+@functools.cache  # read once: find_pyproject, then read_settings
 def _read_toml(path: Path) -> dict:
     try:
         with path.open("rb") as stream:
             return tomllib.load(stream)
     except tomllib.TOMLDecodeError as exc:  # its message ends "(at line 3, column 7)"
         raise SettingsError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8
+        line = exc.object[:exc.start].count(b"\n") + 1
+        raise SettingsError(f"{path}: not valid TOML: a byte that is not UTF-8 (at line {line})") from None
     except OSError as exc:
         raise SettingsError(f"{path}: cannot be read: {exc.strerror or exc}") from None
 
@@ -117,7 +128,7 @@ def _setting_line(path: Path, key: str) -> str:
 
 def read_settings(path: Path) -> Settings:
     """The [tool.chatconv] table of `path`, checked: every key known, every code one of CODES."""
-    table = _read_toml(path).get("tool", {}).get("chatconv", {})
+    table = _chatconv_table(path)
 
     def bad(key: str, what: str) -> SettingsError:
         return SettingsError(f"{path}{_setting_line(path, key)}: [tool.chatconv] {what}")
@@ -175,11 +186,15 @@ def ignored_text(count: int) -> str:
 
 
 def _codes_option(ctx, param, values) -> tuple[str, ...] | None:
+    if not values:
+        return None  # not given: the pyproject.toml's setting holds
     codes = split_codes(values)
     for code in codes:
         if code not in CODES:
             raise click.BadParameter(unknown_code_text(code), ctx, param)
-    return codes or None  # None: not given, the pyproject.toml's setting holds
+    if not codes and param.name == "select":  # as `select = []` in the file
+        raise click.BadParameter("lists no code: leave it out to report every code", ctx, param)
+    return codes  # given, it replaces the setting: --ignore "" ignores nothing
 
 
 def selection_options(command):

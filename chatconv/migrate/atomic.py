@@ -29,8 +29,11 @@ class AtomicFile:
         self.target = target
         self.backup = backup
         self.compression = compression
-        handle, self.temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                                  suffix=".tmp")
+        try:
+            handle, self.temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                                      suffix=".tmp")
+        except OSError as exc:  # the target's folder is missing or read-only: said of the target
+            raise unwritable(target, exc) from None
         self.stream = os.fdopen(handle, "wb")
         self._writer = CompressedWriter(self.stream, compression) if compression else None
 

@@ -25,6 +25,9 @@ DATASET_COLUMNS = ("id", "prompt", "completion")
 COLUMN_WIDTHS = {"conversationId": 24, "stepIndex": 4, "text": 72, "id": 30, "prompt": 40, "completion": 40,
                  "toolName": 20, "status": 10, "toolCallId": 28}
 COLUMN_TITLES = {"stepIndex": "step"}  # a short title, so that the column stays narrow
+# Control characters (an escape sequence in a model's output, say) would act on the terminal
+# that shows the table: each is shown as U+FFFD, one cell as it was counted.
+_CONTROLS = dict.fromkeys([*range(0x20), 0x7F, *range(0x80, 0xA0)], "\ufffd")
 
 
 def row_line(row: dict, line: bytes | None, output_format: str, columns: tuple) -> bytes:
@@ -50,6 +53,8 @@ def _table_line(cells: list[str], columns: tuple) -> bytes:
     out = []
     for index, (text, column) in enumerate(zip(cells, columns)):
         text, used = _cut(" ".join(text.split()), COLUMN_WIDTHS[column])  # one line: newlines and tabs are spaces
+        if not text.isprintable():  # rare: a control character, or one such as U+200B
+            text = text.translate(_CONTROLS)
         last = index == len(columns) - 1
         out.append(text if last else text + " " * (COLUMN_WIDTHS[column] - used))
     return ("  ".join(out) + "\n").encode("utf-8", "surrogateescape")
@@ -57,18 +62,19 @@ def _table_line(cells: list[str], columns: tuple) -> bytes:
 
 def _cut(text: str, width: int) -> tuple[str, int]:
     """`text` cut to `width` display cells (a wide character takes two), ending in "…" when cut,
-    and the cells it takes."""
-    if len(text) <= width and text.isascii():  # most values: no character to measure
-        return text, len(text)
-    cells = [_cells(char) for char in text]
-    if sum(cells) <= width:
-        return text, sum(cells)
-    used = 0
-    for index, taken in enumerate(cells):
-        if used + taken > width - 1:  # one cell left for the ellipsis
-            return text[:index] + "…", used + 1
+    and the cells it takes. Only the characters up to the cut are measured: a step's text may
+    be long."""
+    if text.isascii():  # most values: a character is a cell
+        return (text, len(text)) if len(text) <= width else (text[:width - 1] + "…", width)
+    used, cut = 0, None
+    for index, char in enumerate(text):
+        taken = _cells(char)
+        if cut is None and used + taken > width - 1:  # one cell left for the ellipsis
+            cut = text[:index] + "…", used + 1
         used += taken
-    return text, used  # not reached: the text is wider than `width`
+        if used > width:
+            return cut
+    return text, used
 
 
 def _cells(char: str) -> int:
