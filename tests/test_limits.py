@@ -243,3 +243,14 @@ def test_a_huge_file_limit_reads_a_referenced_file_a_part_at_a_time(tmp_path):
     result = run(["prompt", "--max-file-bytes", "1000000GiB", str(tmp_path / "e.yaml")])
     assert result.returncode == 0, result.stderr.decode()
     assert b"remember the milk" in result.stdout
+
+
+@pytest.mark.parametrize("value, size", [("1048576", 1 << 20), ("64MiB", 64 << 20), ("64MB", 64_000_000),
+                                         ("1.5KiB", 1536), ("2k", 2048)])
+def test_every_size_option_reads_a_size_alike(value, size):
+    from chatconv.cli.limits import SIZE
+    from chatconv.cli.recordings import tools
+
+    [memory] = [option for option in tools.params if option.name == "max_memory"]
+    assert memory.type is SIZE  # --max-memory reads sizes as --max-line-bytes does
+    assert SIZE.convert(value, None, None) == size

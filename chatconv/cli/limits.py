@@ -11,26 +11,30 @@ import click
 
 from ..limits import MIB, Limits, set_limits, size_text
 
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": MIB, "mb": MIB, "mib": MIB,
-          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+# KB, MB, GB: powers of 1000, as disks count; KiB, MiB, GiB (and K, M, G): powers of 1024.
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9,
+          "k": 1 << 10, "kib": 1 << 10, "m": MIB, "mib": MIB, "g": 1 << 30, "gib": 1 << 30}
 
 
 class ByteSize(click.ParamType):
-    """A size in bytes: 1048576, 512KiB, 64MiB, 2GiB (K, M, G: powers of 1024)."""
+    """A size in bytes, for every option that takes one: 1048576, 512KiB, 1.5GiB, 64MB."""
 
     name = "SIZE"
 
     def convert(self, value, param, ctx) -> int:
         if isinstance(value, int):
             return value
-        match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(value))
+        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(value))
         unit = _UNITS.get(match.group(2).lower()) if match else None
-        if unit is None or int(match.group(1)) == 0:
+        size = int(float(match.group(1)) * unit) if unit is not None else 0
+        if size < 1:
             self.fail(f"{value!r} is not a size: write e.g. 64MiB, 512KiB or 1048576 (bytes)", param, ctx)
-        size = int(match.group(1)) * unit
         if size > sys.maxsize:  # no read can be that long: Python's reads would raise OverflowError
             self.fail(f"{value!r} is larger than any file this machine can read", param, ctx)
         return size
+
+
+SIZE = ByteSize()
 
 
 def _set(name: str):
@@ -45,10 +49,10 @@ def _set(name: str):
 def limit_options(command):
     """Add --max-line-bytes and --max-file-bytes (set before the command reads anything)."""
     command = click.option(
-        "--max-file-bytes", type=ByteSize(), expose_value=False, callback=_set("max_file_bytes"),
+        "--max-file-bytes", type=SIZE, expose_value=False, callback=_set("max_file_bytes"),
         help=f"The largest file read whole: a YAML document, a file an eval case references "
              f"[default: {size_text(Limits().max_file_bytes)}]. A larger one is an error, not read.")(command)
     return click.option(
-        "--max-line-bytes", type=ByteSize(), expose_value=False, callback=_set("max_line_bytes"),
+        "--max-line-bytes", type=SIZE, expose_value=False, callback=_set("max_line_bytes"),
         help=f"The longest JSONL line read [default: {size_text(Limits().max_line_bytes)}]. A longer line "
              "is an error at that line and is not held in memory: the file is read no further.")(command)

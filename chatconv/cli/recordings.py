@@ -15,6 +15,7 @@ from ..recordings.rows import DATASET_COLUMNS, TEXT_COLUMNS, iter_step_rows, tab
 from ..recordings.tool_events import TOOL_COLUMNS
 from ..recordings.tools import DEFAULT_MAX_MEMORY, tool_row_lines
 from .colour import color_option
+from .limits import SIZE
 from .progress import shows_progress
 from .limits import limit_options
 from .discovery import no_ignore_option
@@ -67,30 +68,6 @@ _RECORDING_FILE = """PATHS are files, folders (searched for .jsonl, .ndjson and 
     A step that is invalid, or whose output cannot be written exactly, is reported on standard
     error and left out (exit status 1); a path that cannot be read is reported and the others
     are read (exit status 2)."""
-
-
-class _Size(click.ParamType):
-    """A size in bytes: a number with an optional unit, B, KB/MB/GB (powers of 1000) or KiB/MiB/GiB."""
-
-    name = "size"
-    _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, int):
-            return value
-        text = str(value).strip().lower().replace(" ", "")
-        number = text.rstrip("bgikm")
-        unit = text[len(number):]
-        try:
-            size = int(float(number) * self._UNITS[unit])
-        except (ValueError, KeyError, OverflowError):  # OverflowError: inf, 1e400
-            self.fail(f"{value!r} is not a size: write a number and a unit, e.g. 64MiB or 1GiB", param, ctx)
-        if size < 1:
-            self.fail(f"{value!r}: the size must be above 0", param, ctx)
-        return size
-
-
-SIZE = _Size()
 
 
 def _finish(problems: list, unreadable: list, selection: Selection):
