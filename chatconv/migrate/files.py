@@ -44,7 +44,8 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
     with _open_input(path) as source:
         # One in-place run per file, and none over a file that changed while it was read (guard.py).
         held = hold_input(path, source, str(output)) if in_place else None
-        sink = _atomic_output(output, backup) if isinstance(output, Path) else None
+        # run.jsonl.gz stays gzip; a folder missing or read-only is said of the target (AtomicFile)
+        sink = AtomicFile(output, backup, compression_of(output)) if isinstance(output, Path) else None
         # A stream (standard output, a device) is written compressed as the input is.
         kind = compression_of(path)
         writer = CompressedWriter(output, kind) if kind and output is not None and sink is None else None
@@ -171,13 +172,6 @@ def _unless_unwritable(results: Iterable, sink: AtomicFile | None) -> Iterator:
         if sink is None or exc.filename != sink.temporary:
             raise
         raise unwritable(sink.target, exc) from None
-
-
-def _atomic_output(target: Path, backup: bool) -> AtomicFile:
-    try:
-        return AtomicFile(target, backup, compression_of(target))  # run.jsonl.gz stays gzip
-    except OSError as exc:
-        raise unwritable(target, exc) from None
 
 
 def _should_commit(fmt: str, tally: Tally, in_place: bool) -> bool:
