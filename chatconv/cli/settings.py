@@ -56,9 +56,8 @@ class Selection:
 
 @dataclass(frozen=True)
 class Settings:
-    """The [tool.chatconv] table read, and the file it came from (None: no such table)."""
+    """The [tool.chatconv] table read (all defaults: no such table)."""
 
-    file: Path | None = None
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
     max_warnings: int | None = None
@@ -156,7 +155,7 @@ def read_settings(path: Path) -> Settings:
     max_warnings = table.get("max-warnings")
     if max_warnings is not None and (type(max_warnings) is not int or max_warnings < 0):
         raise bad("max-warnings", "max-warnings must be a whole number, 0 or more")
-    return Settings(path, codes.get("select"), codes.get("ignore", ()), max_warnings)
+    return Settings(codes.get("select"), codes.get("ignore", ()), max_warnings)
 
 
 @functools.cache
