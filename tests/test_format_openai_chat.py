@@ -277,7 +277,9 @@ def _nearcommon_message(draw):
         message = {"role": draw(st.sampled_from(["system", "developer", "user", "assistant", "tool"])),
                    "content": draw(_text)}
     elif kind == "tool":
-        message = {"role": "tool", "tool_call_id": draw(st.sampled_from(["call_1", ""])), "content": draw(_text)}
+        parts = st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": _text}), max_size=2)
+        message = {"role": "tool", "tool_call_id": draw(st.sampled_from(["call_1", ""])),
+                   "content": draw(_text | parts)}
     else:
         compact = lambda v: json.dumps(v, separators=(",", ":"), ensure_ascii=False)  # noqa: E731
         calls = []
@@ -321,6 +323,16 @@ def _calling(call: dict | None = None, **function) -> dict:
 @example(message={"role": "tool", "tool_call_id": "", "content": "ok"}).via("an empty tool_call_id")
 @example(message={"role": "tool", "tool_call_id": "call_1", "content": "ok", "name": "search"}).via("a named tool message")
 @example(message={"role": "developer", "content": "be brief"}).via("a developer message")
+@example(message={k: v for k, v in _calling().items() if k != "content"}).via("calls without content")
+@example(message={"role": "tool", "tool_call_id": "call_1", "content": [{"type": "text", "text": "a"}]}
+         ).via("a result of text parts")
+@example(message={"role": "tool", "tool_call_id": "call_1", "content": [{"type": "text", "text": "a", "x": 1}]}
+         ).via("a result of text parts with fields of their own")
+@example(message={"role": "tool", "tool_call_id": "call_1", "content": [{"type": "image", "text": "a"}]}
+         ).via("a result of parts that are not text")
+@example(message=_calling(arguments='{"n": 123456789012345678901234567890}')
+         ).via("an integer beyond 64 bits, not written compactly")
+@example(message=_calling(arguments='{"n": 1e+400}')).via("a float beyond doubles, not written compactly")
 @example(message={"role": "assistant", "content": "hi", "weight": 0}).via("fine-tuning's weight")
 @example(message={"role": "assistant", "content": None, "weight": 1}).via("a weight on a message without text")
 def test_a_message_read_sooner_is_the_message_the_full_reading_gives(message):
@@ -339,6 +351,10 @@ def test_a_message_read_sooner_is_the_message_the_full_reading_gives(message):
     {"role": "tool", "tool_call_id": "call_1", "content": "{\"ok\":true}"},
     {"role": "assistant", "content": None, "tool_calls": [
         {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"q":"x"}'}}]},
+    # As OpenAI's fine-tuning guide writes them: calls without content, arguments with spaces.
+    {"role": "assistant", "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"q": "x", "n": 2}'}}]},
+    {"role": "tool", "tool_call_id": "call_1", "content": [{"type": "text", "text": "found"}]},
 ])
 def test_the_shapes_of_fine_tuning_lines_are_read_sooner(message):
 

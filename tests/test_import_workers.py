@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from chatconv.formats import ImportRun, import_chunks, import_records
 
@@ -77,3 +79,47 @@ def test_the_workers_are_started_once_for_every_file_of_a_run(tmp_path, monkeypa
         (tmp_path / f"f{index}.jsonl.gz").write_bytes(gzip.compress(line))
     assert _imported(tmp_path, 2, 1 << 20) == _imported(tmp_path, 1, 1 << 20)
     assert len(started) == 1
+
+
+def test_a_file_of_one_record_conversations_is_never_read_again_by_the_main_process(tmp_path, monkeypatch):
+    """Fine-tuning lines: each batch is taken whole from its worker, with the lines, counts and
+    state one process gives; the main process reads none of its records itself."""
+    from chatconv.formats import import_files
+
+    path = tmp_path / "train.jsonl"
+    path.write_bytes((DATA / "openai-chat" / "finetune.jsonl").read_bytes() * 20)
+    serial = _imported(path, 1, 2000)
+    read_here = []
+    monkeypatch.setattr(import_files, "_chunk_of", lambda importer, record: read_here.append(record) or iter(()))
+    assert _imported(path, 2, 2000) == serial
+    assert read_here == []
+
+
+@given(known=st.lists(st.text("abc", min_size=1, max_size=3), unique=True, max_size=6),
+       new=st.lists(st.tuples(st.text("xyz", min_size=1, max_size=3),
+                              st.none() | st.dictionaries(st.sampled_from(["c1", "c2"]), st.just("t")),
+                              st.none() | st.integers(0, 3)), unique_by=lambda item: item[0], max_size=8))
+def test_a_batch_taken_at_once_leaves_the_state_its_records_taken_in_turn_leave(known, new):
+    from chatconv.formats import importing
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(importing, "CONVERSATION_WINDOW", 5)  # the window is crossed
+        _compare_states(known, new)
+
+
+def _compare_states(known: list, new: list) -> None:
+    from chatconv.formats.importing import ImportState
+
+    at_once, in_turn = ImportState(), ImportState()
+    for state in (at_once, in_turn):
+        for conversation_id in known:
+            state.names_of(conversation_id)["k"] = "v"
+            state.set_next_step(conversation_id, 1)
+    at_once.add_new(new)
+    for conversation_id, names, next_step in new:  # as the per-record path (_take) leaves it
+        if names is not None:
+            in_turn.names_of(conversation_id).update(names)
+        if next_step is not None:
+            in_turn.set_next_step(conversation_id, next_step)
+    assert list(at_once.names.items()) == list(in_turn.names.items())
+    assert list(at_once.next_steps.items()) == list(in_turn.next_steps.items())

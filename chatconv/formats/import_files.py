@@ -3,13 +3,15 @@ file of more than a batch by worker processes, a batch of lines each, with the s
 problems as one process gives.
 
 What import carries from record to record (a conversation's tool names and its next step) is
-the main process's. A worker imports its batch with a state of its own, empty at the start, and
-says for each record the conversations it read and their state after it. The main process takes
-a record's result when none of its conversations was read before, in the batch or earlier (then
-the worker started it as the main process would); otherwise it reads that record again itself,
-with its own state. Files whose conversations each sit on
-one record (fine-tuning lines, most logs) are never read twice. The workers are started once,
-for the first file that needs them, and serve every file after it.
+the main process's. A worker imports its batch with a state of its own, empty at the start. When
+no conversation is read by two records of the batch (fine-tuning lines, most logs), it says what
+the whole batch read, wrote and found, and each conversation's state after it; the main process
+takes all of it when it knows none of those conversations (then the worker started each as the
+main process would), and otherwise reads the batch again itself. In a batch where a conversation
+is read twice, the worker says it of each record, and the main process takes a record's result
+when none of its conversations was read before, in the batch or earlier, and reads the others
+again itself, with its own state. The workers are started once, for the first file that needs
+them, and serve every file after it.
 """
 
 from __future__ import annotations
@@ -101,10 +103,12 @@ def import_paths(paths: Sequence[str], format_name: str | None = None, conversat
     return records
 
 
-# What a worker says of each record of its batch, in a shape cheap to send back (most records
-# have one conversation, no problem, one format): (line, end of its lines in the batch's blob,
-# the conversation ids it read, each id's state after it as (id, tool names or None, next step
-# or None), (records, conversations, steps) counted, formats read as (name, count) pairs, problems).
+# What a worker says of a batch none of whose conversations two records read: the conversations
+# read, in order, each with its state after the batch as (id, tool names or None, next step or
+# None); (records, conversations, steps) counted; formats read as {name: count}; problems.
+BatchResult = tuple[list[tuple], tuple[int, int, int], dict[str, int], list]
+# What it says of each record of another batch: (line, end of its lines in the batch's blob, the
+# conversation ids it read, each id's state after it, counts, formats, problems), in the same shapes.
 RecordResult = tuple[int, int, tuple, tuple, tuple[int, int, int], tuple, list]
 
 
@@ -118,8 +122,16 @@ def import_in_workers(importer: Importer, file: str, pool: OrderedPool, batch_by
         tasks = ((batch, _import_batch, (file, batch.first_line, batch.data, settings))
                  for batch in _until_unreadable(iter_line_batches(source, batch_bytes), unread))
         for batch, future in pool.ordered(tasks):
-            blob, results = worker_result(future, file, "import")
-            yield from _taken(importer, file, batch, blob, results)
+            blob, whole, results = worker_result(future, file, "import")
+            if results is not None:
+                yield from _taken(importer, file, batch, blob, results)
+            elif any(importer.state.knows(i) for i, _, _ in whole[0]):  # a conversation of an earlier batch goes on
+                for record in iter_jsonl(io.BytesIO(batch.data), file, batch.first_line):
+                    yield from _chunk_of(importer, record)
+            else:
+                _take_batch(importer, whole)
+                if blob:
+                    yield blob
     if unread:
         raise unread[0]
 
@@ -157,6 +169,19 @@ def _taken(importer: Importer, file: str, batch: Batch, blob: bytes, results: li
         yield blob[run_start:start]
 
 
+def _take_batch(importer: Importer, result: BatchResult) -> None:
+    """A worker's batch, none of whose conversations this process knows: its counts, formats and
+    problems, and its conversations' state."""
+    run = importer.run
+    after, counts, formats, problems = result
+    run.records, run.conversations, run.steps = (run.records + counts[0], run.conversations + counts[1],
+                                                 run.steps + counts[2])
+    for name, count in formats.items():
+        run.formats[name] = run.formats.get(name, 0) + count
+    run.problems.extend(problems)
+    importer.state.add_new(after)
+
+
 def _take(importer: Importer, result: RecordResult) -> None:
     """A worker's record: its counts, formats and problems, and its conversations' state after it."""
     run, state = importer.run, importer.state
@@ -173,12 +198,29 @@ def _take(importer: Importer, result: RecordResult) -> None:
             state.set_next_step(conversation_id, next_step)
 
 
-def _import_batch(file: str, first_line: int, data: bytes, settings: tuple) -> tuple[bytes, list[RecordResult]]:
+def _import_batch(file: str, first_line: int, data: bytes, settings: tuple
+                  ) -> tuple[bytes, BatchResult | None, list[RecordResult] | None]:
     """In a worker: the lines made of a batch of whole lines from line `first_line`, joined, and
-    each record's result."""
+    what the batch did as a whole (BatchResult) or, when two of its records read one
+    conversation, each record's result."""
     format_name, conversations, field_map = settings
     importer = Importer(format_name, conversations, field_map, ImportRun(), ImportState())
-    state, out, results, end = importer.state, [], [], 0
+    out: list[bytes] = []
+    touched: list[str] = []
+    for record in iter_jsonl(io.BytesIO(data), file, first_line):
+        out.extend(importer.lines_of(record, touched))
+    if len(set(touched)) < len(touched):  # a conversation goes on from record to record: say it of each
+        return _import_records(importer, file, first_line, data)
+    run, state = importer.run, importer.state
+    after = [(i, state.names.get(i), state.next_steps.get(i)) for i in touched]
+    return _joined(out), (after, (run.records, run.conversations, run.steps), run.formats, run.problems), None
+
+
+def _import_records(importer: Importer, file: str, first_line: int, data: bytes
+                    ) -> tuple[bytes, None, list[RecordResult]]:
+    """The batch's lines, and each record's result: read again from the start, with an empty state."""
+    state, out, results, end = ImportState(), [], [], 0
+    importer.state = state
     for record in iter_jsonl(io.BytesIO(data), file, first_line):
         run = importer.run = ImportRun()
         ids: list[str] = []
@@ -188,4 +230,8 @@ def _import_batch(file: str, first_line: int, data: bytes, settings: tuple) -> t
         after = tuple((i, dict(state.names[i]) if i in state.names else None, state.next_steps.get(i)) for i in ids)
         results.append((record.line, end, tuple(ids), after, (run.records, run.conversations, run.steps),
                         tuple(run.formats.items()), run.problems))
-    return b"".join(made + b"\n" for made in out), results
+    return _joined(out), None, results
+
+
+def _joined(lines: list[bytes]) -> bytes:
+    return b"".join(line + b"\n" for line in lines)

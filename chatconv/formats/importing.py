@@ -82,6 +82,16 @@ class ImportState:
     def take_first_step(self, conversation_id: str) -> int:
         return self.next_steps.pop(conversation_id, 0)
 
+    def add_new(self, after: list[tuple[str, dict[str, str] | None, int | None]]) -> None:
+        """The state of conversations this state does not know, each given once, in the order
+        read, as (id, tool names or None, next step or None): as names_of and set_next_step would
+        leave it, taken at once."""
+        self.names.update((i, names) for i, names, _ in after if names is not None)
+        self.next_steps.update((i, step) for i, _, step in after if step is not None)
+        for held in (self.names, self.next_steps):
+            for _ in range(len(held) - CONVERSATION_WINDOW):
+                held.popitem(last=False)
+
     def set_next_step(self, conversation_id: str, step: int) -> None:
         self.next_steps[conversation_id] = step
         while len(self.next_steps) > CONVERSATION_WINDOW:
