@@ -35,13 +35,17 @@ class Record:
     # (path in data, path in the text) of each subtree an upgrade in memory moved: a path under
     # the first is located at the same path under the second (see unalias).
     aliases: tuple[tuple[tuple, tuple], ...] = ()
+    # The data as the text holds it, when an upgrade in memory changed `data`: what the text is
+    # matched against to locate a path (compact_position) without walking it.
+    as_read: Any = None
 
     def locate(self, path: tuple[PathPart, ...]) -> Position:
         """Line and column of `path`, or of its nearest ancestor that can be found."""
         if self.aliases:
             path = unalias(path, self.aliases)
-        if self.positions is None and not self.moved and self.text.__class__ is bytes and self.data is not None:
-            found = compact_position(self.text, self.data, path, self.line)
+        data = self.data if self.as_read is None else self.as_read
+        if self.positions is None and not self.moved and self.text.__class__ is bytes and data is not None:
+            found = compact_position(self.text, data, path, self.line)
             if found is not None:
                 return found
         positions = self.walked_positions()

@@ -126,10 +126,10 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
     if step.facts is None:
         return Entry(where, problems)
     index, parts = step.facts
-    if parts and record.positions is not None and isinstance(where, LineSpan):
-        # Located already, perhaps with the paths of an upgrade (check_schema), which the text
-        # alone does not give: the tool parts' problems are located as one record at a time.
-        where = where._replace(positions=record.positions)
+    if parts and (record.positions is not None or record.aliases) and isinstance(where, LineSpan):
+        # Located already, or with the paths of an upgrade (check_schema), which the text alone
+        # does not give: the tool parts' problems are located as in the record.
+        where = where._replace(positions=record.positions, aliases=record.aliases)
     tool_lines = (ToolLine(0, where, parts, ()),) if parts else ()
     return Entry(where, problems, StepRun(step.conversation_id, index, index, 1, tool_lines))
 

@@ -36,6 +36,7 @@ def check_schema(record: Record, kind: str) -> list[Problem]:
             record.data, applied = original, []
     if applied and places is not None:
         _locate_upgraded_paths(record, places)
+        record.as_read = original
     problems = [problem_at(record, spot, *legacy_words(migration), code="legacy-shape") for migration, spot in applied]
     if not (applied and fast_validator(kind).is_valid(record.data)):
         problems += explain(record, kind)
@@ -74,13 +75,13 @@ def _container_places(data: Any) -> dict[int, tuple[Any, tuple, dict | None]]:
 
 
 def _locate_upgraded_paths(record: Record, places: dict[int, tuple[Any, tuple, dict | None]]) -> None:
-    """Give each path of the upgraded record.data that is not in the file the position of the
-    original path it came from, so that problems found in the upgraded record point at the text.
+    """Alias each path of the upgraded record.data that is not in the file to the original path
+    it came from (record.aliases), so that problems found in the upgraded record point at the text.
 
     Migrations rename keys in place and keep the value objects: an object or array is the same
     one as before (`places`); a renamed key is found by its value; a value a migration wraps
     (`input: hi` -> `input_messages: [{role: user, content: hi}]`) by the original value held
-    inside. Paths left without an alias are located at their nearest ancestor that has one.
+    inside. A path without an alias of its own is located by its longest aliased ancestor.
     """
     aliases: dict[tuple, tuple] = {}
     stack: list[tuple[Any, tuple, tuple | None]] = [(record.data, (), ())]  # node, path, original path
@@ -109,9 +110,8 @@ def _locate_upgraded_paths(record: Record, places: dict[int, tuple[Any, tuple, d
         elif isinstance(node, list):
             for index, item in enumerate(node):
                 stack.append((item, path + (index,), original + (index,) if place is not None else None))
-    if aliases:
-        found = {path: record.locate(original) for path, original in aliases.items()}
-        record.walked_positions().update(found)  # kept with the record: its text no longer holds its data
+    # Located when a problem asks (most records have one, the legacy shape's warning), in the text.
+    record.aliases += tuple(aliases.items())
 
 
 def _holds(value: Any, target: Any, depth: int = 2) -> bool:
