@@ -8,6 +8,7 @@ never run and are left out.
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,7 @@ def _imports(path: Path) -> set[str]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
     for node in ast.walk(tree):
-        if not _runs(node, parents):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)) or not _runs(node, parents):
             continue
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names if alias.name.startswith("chatconv")}
@@ -86,6 +87,7 @@ def _imports(path: Path) -> set[str]:
     return {module for module in found if _exists(module)} - {name}
 
 
+@cache  # the package does not change while the tests run
 def _graph() -> dict[str, set[str]]:
     return {_module_name(path): _imports(path) for path in sorted(PACKAGE.rglob("*.py"))}
 
