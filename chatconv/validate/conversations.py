@@ -92,6 +92,9 @@ class RecordingChecks:
         self.window = window
         started = count()
         self._conversations = ConversationWindow(window, lambda: _Conversation(next(started)))
+        # The followed conversations given a call since earliest_open_line last looked: the
+        # only ones it need look at.
+        self._waiting: dict[int, _Conversation] = {}
 
     def add(self, record: Record, kind: str) -> Iterator[Problem]:
         data = record.data
@@ -118,10 +121,11 @@ class RecordingChecks:
         problems = _follow(conversation, first_index, last_index, source, where)
         if evicted:  # their calls can no longer be answered: reported first
             problems[:0] = [problem for _, gone in evicted for problem in _unanswered(gone)]
+            for _, gone in evicted:
+                self._waiting.pop(id(gone), None)
         return conversation, problems
 
-    @staticmethod
-    def add_tool_parts(conversation: _Conversation, parts: tuple[ToolPart, ...] | None,
+    def add_tool_parts(self, conversation: _Conversation, parts: tuple[ToolPart, ...] | None,
                        source: RecordSource, where: Any) -> list[Problem]:
         """Pairs the tool parts of one step with the conversation's calls."""
         problems = []
@@ -129,6 +133,7 @@ class RecordingChecks:
         calls = conversation.calls
         for is_call, call_id, path in parts or ():
             if is_call:
+                self._waiting[id(conversation)] = conversation
                 record = record or source.record(where)
                 if calls.call(call_id, (record, path)):
                     problems.append(duplicate_call_problem(record, path, call_id))
@@ -139,11 +144,14 @@ class RecordingChecks:
 
     def earliest_open_line(self) -> int | None:
         """The first line of the earliest record holding a tool call not answered yet: its
-        problem, should it never be, may still come (None: no call waits). A walk of the window,
-        now and then (PlaceOrder.due): the conversations that wait for nothing, most, are passed
-        over first."""
-        waiting = [conversation.calls.open for conversation in self._conversations.states() if conversation.calls.open]
-        return min((record.line for calls in waiting for record, _ in calls.values()), default=None)
+        problem, should it never be, may still come (None: no call waits). Asked now and then
+        (PlaceOrder.due), of the conversations given a call since: those whose calls are all
+        answered are forgotten until they are given another (most conversations wait for nothing)."""
+        for key, conversation in list(self._waiting.items()):
+            if not conversation.calls.open:
+                del self._waiting[key]
+        return min((record.line for conversation in self._waiting.values()
+                    for record, _ in conversation.calls.open.values()), default=None)
 
     def finish(self) -> Iterator[Problem]:
         """The unanswered calls of the conversations still followed: no later step can answer them."""
