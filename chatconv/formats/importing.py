@@ -4,7 +4,8 @@ Each record is read by its format (told from its content, or forced) into conver
 messages; each conversation is cut into steps (a step starts at each user or system message and
 holds what the model and tools said after it), tool results get the names of the calls they
 answer (by id, across the records of a conversation), and every line written is checked by
-chatconv's own schema first.
+chatconv's own schema first (a line of common OpenAI shapes goes the quick way, quick_import.py,
+whose steps are valid by construction).
 """
 
 from __future__ import annotations
