@@ -26,6 +26,7 @@ from chatconv.formats.importing import ImportRun
 from chatconv.migrate.batches import Workers
 from chatconv.migrate.files import migrate_file
 from chatconv.problems import UnreadableInput
+from chatconv.sources.compressed import DecompressedStream
 from chatconv.sources import BATCH_BYTES, discover, iter_line_batches, iter_records, open_binary
 from chatconv.validate import validate_path
 from conftest import DATA, RECORDED, legacy_bytes, run_chatconv
@@ -174,6 +175,30 @@ def test_the_stream_reads_as_a_binary_file_does(tmp_path):
         assert stream.readline() == data[7:data.index(b"\n") + 1]
         rest = stream.read()
         assert rest == data[data.index(b"\n") + 1:] and stream.read() == b"" and stream.readline() == b""
+
+
+
+@pytest.mark.parametrize("size", [1, 3, 6, 7, 20, 64, -1, None])
+def test_readline_of_a_size_takes_what_a_binary_file_takes(size):
+    data = b"ab\nlonger line\n\nlast without newline"
+    stream = DecompressedStream(io.BytesIO(), "f.jsonl.gz", "gzip", iter([data[i:i + 5] for i in range(0, len(data), 5)]))
+    plain = io.BytesIO(data)
+    while expected := plain.readline(size):
+        assert stream.readline(size) == expected
+    assert stream.readline(size) == b""
+
+
+def test_readline_of_a_size_decompresses_a_long_line_only_that_far():
+    taken = []
+
+    def chunks():  # one line of 100 MB, decompressed 1,000 bytes at a time
+        for _ in range(100_000):
+            taken.append(1)
+            yield b"x" * 1000
+
+    stream = DecompressedStream(io.BytesIO(), "f.jsonl.gz", "gzip", chunks())
+    assert stream.readline(5000) == b"x" * 5000
+    assert len(taken) <= 6
 
 
 # ---------------------------------------------------------------------------------------------

@@ -214,16 +214,29 @@ class DecompressedStream:
         whole = size is None or size < 0
         return self._take(len(self._buffer) if whole else min(self._start + size, len(self._buffer)))
 
-    def readline(self, size: int = -1) -> bytes:
-        while (end := self._buffer.find(b"\n", self._start)) < 0:
-            chunk = self._more()
-            if not chunk:
-                if self._failure is not None:
-                    self._drop_cut_line()
-                if self._start == len(self._buffer):
-                    return self._end()
-                return self._take(len(self._buffer))  # the last line, without its newline
-            self._buffer, self._start = b"".join((memoryview(self._buffer)[self._start:], chunk)), 0
+    def readline(self, size: int | None = -1) -> bytes:
+        """The next line, or its first `size` bytes (as a file's readline(size)): a long line
+        is decompressed only that far, and its chunks are joined once, not once per chunk."""
+        limit = -1 if size is None else size
+        if limit == 0:
+            return b""
+        if (end := self._buffer.find(b"\n", self._start)) < 0:
+            held = len(self._buffer) - self._start
+            parts = [memoryview(self._buffer)[self._start:]]
+            while (limit < 0 or held < limit) and (chunk := self._more()):
+                parts.append(chunk)
+                held += len(chunk)
+                if b"\n" in chunk:
+                    break
+            self._buffer, self._start = b"".join(parts), 0
+            if self._failure is not None:
+                self._drop_cut_line()
+            if self._start == len(self._buffer):
+                return self._end()
+            if (end := self._buffer.find(b"\n")) < 0:
+                end = len(self._buffer) - 1  # the last line, without its newline, or a part
+        if limit > 0:
+            end = min(end, self._start + limit - 1)
         return self._take(end + 1)
 
     def __iter__(self) -> Iterator[bytes]:
