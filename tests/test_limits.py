@@ -118,9 +118,10 @@ def test_a_size_that_is_not_one_is_a_usage_error(tmp_path, value):
     assert result.exit_code == 2 and "is not a size" in result.output
 
 
-def test_a_size_no_read_can_have_is_a_usage_error(tmp_path):
-    result = CliRunner().invoke(cli, ["text", "--max-file-bytes", "9000000000GiB", str(long_file(tmp_path))])
-    assert result.exit_code == 2 and "'9000000000GiB' is larger than any file this machine can read" in result.output
+@pytest.mark.parametrize("value", ["9000000000GiB", "9" * 400, "1" + "0" * 400 + ".5KiB"])
+def test_a_size_no_read_can_have_is_a_usage_error(tmp_path, value):
+    result = CliRunner().invoke(cli, ["text", "--max-file-bytes", value, str(long_file(tmp_path))])
+    assert result.exit_code == 2 and f"{value!r} is larger than any file this machine can read" in result.output
 
 
 @pytest.mark.parametrize("named", [True, False])
@@ -246,7 +247,8 @@ def test_a_huge_file_limit_reads_a_referenced_file_a_part_at_a_time(tmp_path):
 
 
 @pytest.mark.parametrize("value, size", [("1048576", 1 << 20), ("64MiB", 64 << 20), ("64MB", 64_000_000),
-                                         ("1.5KiB", 1536), ("2k", 2048)])
+                                         ("1.5KiB", 1536), ("2k", 2048),
+                                         ("9007199254740993", 9007199254740993)])
 def test_every_size_option_reads_a_size_alike(value, size):
     from chatconv.cli.limits import SIZE
     from chatconv.cli.recordings import tools

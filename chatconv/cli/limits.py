@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sys
+from decimal import Decimal
 
 import click
 
@@ -26,7 +27,8 @@ class ByteSize(click.ParamType):
             return value
         match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(value))
         unit = _UNITS.get(match.group(2).lower()) if match else None
-        size = int(float(match.group(1)) * unit) if unit is not None else 0
+        # Decimal, not float: exact for any count of bytes, and no infinity from a long number.
+        size = int(Decimal(match.group(1)) * unit) if unit is not None else 0
         if size < 1:
             self.fail(f"{value!r} is not a size: write e.g. 64MiB, 512KiB or 1048576 (bytes)", param, ctx)
         if size > sys.maxsize:  # no read can be that long: Python's reads would raise OverflowError
