@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from chatconv.cli import cli
 from chatconv.limits import LIMITS, Limits, set_limits
 from chatconv.problems import UnreadableInput
-from chatconv.sources import batch_spans, iter_line_batches
+from chatconv.sources import iter_line_batches
 
 from conftest import DATA
 
@@ -44,14 +44,6 @@ def test_a_long_line_ends_the_batches_after_the_lines_before_it(tmp_path):
     problem = caught.value.problems[0]
     assert (problem.line, problem.code) == (4, "too-large")
     assert problem.message == "line 4 is longer than 1000 bytes (--max-line-bytes): not read"
-
-
-def test_batch_spans_stop_at_a_long_line_with_its_number(tmp_path):
-    set_limits(max_line_bytes=1000)
-    with open(long_file(tmp_path, before=300), "rb") as stream:
-        with pytest.raises(UnreadableInput) as caught:
-            list(batch_spans(stream, batch_bytes=64))
-    assert caught.value.problems[0].line == 301
 
 
 def test_lines_at_the_limit_are_read(tmp_path):

@@ -1,11 +1,9 @@
-"""The one way a JSONL file is cut into batches of whole lines (iter_line_batches), the same
-batches found by offset for worker processes that read their own (batch_spans), how many workers
-a file gets, and a line past --max-line-bytes, which is never held whole.
+"""The one way a JSONL file is cut into batches of whole lines (iter_line_batches), how many
+workers a file gets, and a line past --max-line-bytes, which is never held whole.
 """
 
 from __future__ import annotations
 
-import os
 from typing import BinaryIO, Iterator, NamedTuple
 
 from ..limits import LIMITS, size_text
@@ -53,8 +51,7 @@ def iter_line_batches(stream: BinaryIO, batch_bytes: int = BATCH_BYTES, first_li
 
     A batch ends with the line that holds its `batch_bytes`-th byte (a long line makes it
     longer); the last line of the file may lack its newline. Lines are numbered as iterating
-    the stream numbers them (split at b"\\n" only). See batch_spans for the same batches of a
-    file that worker processes read themselves. A line longer than LIMITS.max_line_bytes is
+    the stream numbers them (split at b"\\n" only). A line longer than LIMITS.max_line_bytes is
     not held: the lines before it come as a batch, then UnreadableInput names it. `first_line`
     and `offset` are those of the stream's first byte (standard input read on after its head).
     """
@@ -125,28 +122,3 @@ def line_too_long(file: str, line: int | None) -> Problem:
                    f"{where} is longer than {size_text(LIMITS.max_line_bytes)} (--max-line-bytes): not read",
                    "error", "split the record, or raise --max-line-bytes if memory allows", "too-large")
 
-
-def batch_spans(stream: BinaryIO, batch_bytes: int = BATCH_BYTES) -> Iterator[tuple[int, int]]:
-    """(offset, length) of the batches iter_line_batches reads, found by seeking to where each
-    would end and reading on to the end of that line: for workers that read their own lines.
-    A line that goes on past LIMITS.max_line_bytes from there ends them: UnreadableInput."""
-    size = os.fstat(stream.fileno()).st_size
-    limit = LIMITS.max_line_bytes
-    offset = 0
-    while offset < size:
-        stream.seek(offset + batch_bytes - 1)
-        if rest_of_line(stream, 0, limit) is None:
-            raise UnreadableInput(line_too_long(_stream_name(stream), _line_number_at(stream, offset + batch_bytes - 1)))
-        end = min(stream.tell(), size)
-        yield offset, end - offset
-        offset = end
-
-
-def _line_number_at(stream: BinaryIO, offset: int) -> int:
-    """The number of the line that holds the byte at `offset` (the file read again, a batch at a time)."""
-    stream.seek(0)
-    newlines = 0
-    while offset > 0 and (data := stream.read(min(BATCH_BYTES, offset))):
-        newlines += data.count(b"\n")
-        offset -= len(data)
-    return newlines + 1
