@@ -13,15 +13,19 @@ import errno
 import io
 import os
 import sys
-from typing import BinaryIO
+from functools import partial
+from typing import BinaryIO, Callable
 
 
 def write_all(stream: BinaryIO, data: bytes) -> None:
     """Write all of `data` to `stream`, again after a short write; raise OSError when the stream
     takes nothing (the next write of a full disk raises ENOSPC itself, so that is rare)."""
-    view = memoryview(data)
+    _write_rest(stream.write, memoryview(data).cast("B"))
+
+
+def _write_rest(write: Callable[[memoryview], int | None], view: memoryview) -> None:
     while view:
-        written = stream.write(view)
+        written = write(view)
         if written is None:  # a stream that takes bytes whole and says nothing (a writer of another kind)
             return
         if written <= 0:
@@ -42,12 +46,7 @@ class WholeWriter(io.BufferedWriter):
         total = len(data) if type(data) is bytes else memoryview(data).nbytes
         if written == total:
             return written
-        view = memoryview(data).cast("B")[written:]
-        while view:
-            written = _buffered_write(self, view)
-            if not written:
-                raise OSError(errno.EIO, "the output took no more bytes")
-            view = view[written:]
+        _write_rest(partial(_buffered_write, self), memoryview(data).cast("B")[written:])
         return total
 
 
