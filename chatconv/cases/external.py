@@ -17,10 +17,9 @@ from typing import BinaryIO, Iterator
 
 from wcmatch import glob
 
-from ..limits import LIMITS
 from ..problems import ChatconvError, Problem
 from ..references import FileReferenceError
-from ..sources import (Record, compression_of, file_format, iter_jsonl_file, load_document, problem_at, read_whole,
+from ..sources import (Record, compression_of, file_format, iter_jsonl_file, problem_at, read_document,
                        refuse_foreign_encoding)
 from ..sources.compressed import open_decompressed
 from . import Lookup, Source
@@ -167,8 +166,7 @@ def _records_of(stream: BinaryIO, file: str) -> Iterator[Record]:
     refuse_foreign_encoding(stream.peek(4)[:4], file)
     fmt = file_format(file)
     if fmt != "jsonl":
-        # As sources.iter_records reads a file: a YAML one (parsed, some 50 times its size) to the limit.
-        yield load_document(read_whole(stream, file, LIMITS.max_file_bytes if fmt == "yaml" else None), file, fmt)
+        yield read_document(stream, file, fmt)  # as sources.iter_records reads a file
         return
     yield from iter_jsonl_file(stream, file)
 

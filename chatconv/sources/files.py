@@ -6,9 +6,10 @@ import io
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from ..kinds import CONFIG_FILE_NAMES
+from ..limits import LIMITS
 from ..problems import ChatconvError, Problem
 from .arrays import element_records
 from .batches import iter_line_batches
@@ -18,8 +19,7 @@ from .progress import told_file
 from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
 from .stdin import read_stdin
-from ..limits import LIMITS
-from .text import decode_utf8, empty_file_problem, open_binary, read_bytes
+from .text import decode_utf8, empty_file_problem, open_binary, read_whole
 from .yaml import load_yaml
 
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
@@ -178,12 +178,18 @@ def iter_records(path: str | Path, split: Callable[[Any], bool] | None = None) -
         yield from iter_stdin_records(split)
         return
     fmt = file_format(path)
-    if fmt == "jsonl":
-        with open_binary(path) as stream:
+    with open_binary(path) as stream:
+        if fmt == "jsonl":
             yield from iter_jsonl_file(stream, file)
-        return
-    limit = LIMITS.max_file_bytes if fmt == "yaml" else None  # parsed YAML takes 50 times its size
-    yield from _split(load_document(read_bytes(path, limit), file, fmt), split)
+            return
+        document = read_document(stream, file, fmt)
+    yield from _split(document, split)
+
+
+def read_document(stream: BinaryIO, file: str, fmt: str) -> Record:
+    """The one JSON or YAML document of an open file (see open_binary): a YAML one is read only
+    up to --max-file-bytes, as parsed YAML takes some 50 times its size."""
+    return load_document(read_whole(stream, file, LIMITS.max_file_bytes if fmt == "yaml" else None), file, fmt)
 
 
 def _split(record: Record, split: Callable[[Any], bool] | None) -> Iterator[Record]:

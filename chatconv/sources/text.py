@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 from pathlib import Path
 from typing import BinaryIO
 
@@ -15,20 +14,6 @@ from ..problems import ChatconvError, Problem, UnreadableInput
 from .compressed import compression_of, open_decompressed
 
 UTF8_BOM = b"\xef\xbb\xbf"
-
-
-def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
-    """The whole file (`-` is standard input), decompressed when it is a `.gz` or `.zst`;
-    UnreadableInput says why it cannot be read, or that it holds more than `limit` bytes
-    (a YAML document's limit: LIMITS.max_file_bytes). A device or a FIFO (/dev/zero, say)
-    is never read past LIMITS.max_file_bytes: it may not end."""
-    if str(path) == "-":
-        data = read_whole(sys.stdin.buffer, "-", limit)
-    else:
-        with open_binary(path) as stream:  # a compressed document: held whole anyway, as a plain one is
-            data = read_whole(stream, str(path), limit)
-    refuse_foreign_encoding(data[:4], str(path))
-    return data
 
 
 def read_whole(stream: BinaryIO, file: str, limit: int | None = None) -> bytes:
