@@ -289,6 +289,7 @@ STEP_LINE = b'{"stepIndex":0,"input":{"role":"user","content":"a"},"output":[]}'
 @pytest.mark.parametrize(("stdin", "fmt", "head_lines"), [
     (STEP_LINE + b"\n" + STEP_LINE + b"\n", "jsonl", 1),
     (b"\n\n" + STEP_LINE + b"\n", "jsonl", 3),  # blank lines first
+    (b"\n" * 100_000 + STEP_LINE + b"\n", "jsonl", 100_001),  # many: held in one growing buffer
     (UTF8_BOM + STEP_LINE + b"\n", "jsonl", 1),  # a BOM first
     (b"{bad\n" + STEP_LINE + b"\n", "jsonl", 2),  # a broken first line, then whole ones
     (b'{\n  "evalcases": []\n}\n', "json", 1),  # pretty-printed JSON: its first line opens a value

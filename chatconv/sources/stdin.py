@@ -58,19 +58,20 @@ def read_stdin_head(stream: BinaryIO) -> tuple[str, bytes]:
     neither: its first line opens a value it does not close (it ends with `{`, `[`, `,` or `:`).
     Else one JSON or YAML document, by the first character (see stdin_document_format).
     """
-    head, content = b"", []
+    held, content = bytearray(), []  # grown in place: bytes joined per line cost the square of many blank lines
     while len(content) < 2:
         line = rest_of_line(stream, 0, LIMITS.max_line_bytes)
         if line is None:  # /dev/zero, say: no line to hold
-            raise UnreadableInput(line_too_long("-", head.count(b"\n") + 1))
+            raise UnreadableInput(line_too_long("-", held.count(b"\n") + 1))
         if not line:
             break
-        head += line
+        held += line
         if not is_blank_line(line):
             text = line.removeprefix(UTF8_BOM)
             content.append(text)
             if _is_whole_json_line(text) or not _may_be_a_broken_record(text):
                 break
+    head = bytes(held)
     if _is_whole_json_line(content[0] if content else b"") or (
             len(content) == 2 and _is_whole_json_line(content[1])):
         return "jsonl", head
