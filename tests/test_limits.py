@@ -3,6 +3,7 @@ than --max-file-bytes, devices: an error with a message, never memory without bo
 
 from __future__ import annotations
 
+import gzip
 import io
 import subprocess
 import sys
@@ -160,6 +161,21 @@ def test_dev_zero_is_ended_by_the_limit_in_bounded_memory(args):
     assert int(status) == 2, done.stdout
     assert b"(--max-" in done.stdout and b"Traceback" not in done.stdout
     assert int(peak) < 150 * 1024, f"{int(peak) // 1024} MiB"
+
+
+def test_a_compressed_endless_line_is_ended_by_the_limit_in_bounded_memory(tmp_path):
+    # A .gz file is read through its decompressed stream: a long line is decompressed only a
+    # part at a time too (160 MiB of zeros, one line, 160 KiB compressed).
+    path = tmp_path / "zeros.jsonl.gz"
+    with gzip.open(path, "wb", compresslevel=1) as out:
+        for _ in range(160):
+            out.write(bytes(1 << 20))
+    done = subprocess.run([sys.executable, "-c", PEAK, "/dev/null", "text", "--max-line-bytes", "1MiB", str(path)],
+                          capture_output=True, timeout=60)
+    status, peak = done.stdout.split(b"\n", 1)[0].split()
+    assert int(status) == 2, done.stdout
+    assert b"line 1 is longer than 1 MiB (--max-line-bytes): not read" in done.stdout
+    assert int(peak) < 100 * 1024, f"{int(peak) // 1024} MiB"
 
 
 def test_a_jsonl_link_to_a_device_in_a_folder_is_skipped(tmp_path):
