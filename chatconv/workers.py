@@ -141,10 +141,10 @@ class OrderedPool:
                 with signals_held():  # an interrupt inside submit would lose a task that runs: never waited for
                     pending.append((key, self.pool.submit(function, *args)))
                 if len(pending) >= self.ahead * self.jobs:
-                    given[:] = [pending[0][1]]
+                    given = [pending[0][1]]
                     yield pending.popleft()
             while pending:
-                given[:] = [pending[0][1]]
+                given = [pending[0][1]]
                 yield pending.popleft()
         finally:
             # Ctrl-C or SIGTERM while the caller waits for the task handed on must wait for it
