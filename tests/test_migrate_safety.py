@@ -117,7 +117,7 @@ def test_a_file_removed_between_its_open_and_its_lock_is_said_to_have_gone(tmp_p
 
     path = _legacy_file(tmp_path, 10)
 
-    def removed_then_held(file, source, target=None):
+    def removed_then_held(file, source, target):
         os.unlink(file)
         return guard.hold_input(file, source, target)
 
