@@ -54,12 +54,16 @@ def start_pool(jobs: int, initializer: Callable[..., None] = None, initargs: tup
 
 
 _HELD = {signal.SIGINT, signal.SIGTERM}
+_MASKS = hasattr(signal, "pthread_sigmask")  # not on Windows: there nothing can be held
 
 
 @contextmanager
 def signals_held():
     """Ctrl-C and SIGTERM wait (they are not lost) until the block ends: for the steps that an
     interrupt must not cut in two."""
+    if not _MASKS:
+        yield
+        return
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
     try:
         yield
@@ -70,7 +74,8 @@ def signals_held():
 def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker must not take the main process's handler
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)  # held while it was forked: see OrderedPool
+    if _MASKS:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)  # held while it was forked: see OrderedPool
     threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True).start()
     if initializer is not None:
         initializer(*initargs)
@@ -141,10 +146,10 @@ class OrderedPool:
                 with signals_held():  # an interrupt inside submit would lose a task that runs: never waited for
                     pending.append((key, self.pool.submit(function, *args)))
                 if len(pending) >= self.ahead * self.jobs:
-                    given[:] = [pending[0][1]]
+                    given = [pending[0][1]]
                     yield pending.popleft()
             while pending:
-                given[:] = [pending[0][1]]
+                given = [pending[0][1]]
                 yield pending.popleft()
         finally:
             # Ctrl-C or SIGTERM while the caller waits for the task handed on must wait for it

@@ -63,6 +63,20 @@ def test_a_pipe_as_input_is_read_whole_with_jobs(tmp_path):
     assert (tmp_path / "out.jsonl").read_bytes() == (MIGRATED_LINE + b"\n") * 5000
 
 
+def test_standard_input_shared_out_to_workers_keeps_the_order_and_the_line_numbers(tmp_path):
+    # Several 1 MiB batches, a bad line in the third: the workers' output is one process's.
+    data = (LEGACY_LINE + b"\n") * 25_000 + b"not json\n" + (LEGACY_LINE + b"\n") * 5_000
+    runs = {}
+    for jobs in (1, 2):
+        rejects = tmp_path / f"rejects{jobs}.jsonl"
+        result = run_chatconv("migrate", "-", "--jobs", jobs, "--rejects", rejects, stdin=data)
+        assert result.returncode == 0, result.stderr_text
+        runs[jobs] = result.stdout, rejects.read_bytes()
+    assert runs[2] == runs[1]
+    assert runs[2][0] == (MIGRATED_LINE + b"\n") * 30_000
+    assert runs[2][1].startswith(b'{"file":"-","line":25001,')
+
+
 def test_in_place_on_a_link_rewrites_its_target_and_keeps_the_link(tmp_path, legacy):
     link = tmp_path / "link.jsonl"
     link.symlink_to(legacy.name)

@@ -117,7 +117,7 @@ def test_a_file_removed_between_its_open_and_its_lock_is_said_to_have_gone(tmp_p
 
     path = _legacy_file(tmp_path, 10)
 
-    def removed_then_held(file, source, target=None):
+    def removed_then_held(file, source, target):
         os.unlink(file)
         return guard.hold_input(file, source, target)
 
@@ -266,8 +266,10 @@ def test_a_rejects_file_ending_in_a_partial_line_stops_the_run_before_anything_c
     torn = rejects.read_bytes()
     result = run_chatconv("migrate", path, "--in-place", "--rejects", rejects)
     assert result.returncode == 2
-    assert (f"{rejects} ends in a partial line (a run that could not finish writing it) (fix or remove that "
-            "line before appending; nothing was migrated)") in result.stderr_text
+    # said as migrate says any file's error (FILE: error: ...), not at a line and column of it
+    assert result.stderr_text == (f"{rejects}: error: {rejects} ends in a partial line (a run that could not "
+                                  "finish writing it) (fix or remove that line before appending; nothing was "
+                                  "migrated)\n")
     assert rejects.read_bytes() == torn and path.read_bytes() == b"not json\n" + LEGACY_LINE + b"\n"
 
 

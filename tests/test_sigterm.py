@@ -40,3 +40,16 @@ def test_sigterm_during_an_in_place_migration_leaves_the_file_whole(tmp_path, jo
     assert b"terminated" in stderr and b"Traceback" not in stderr
     assert target.read_bytes() == old
     assert sorted(os.listdir(tmp_path)) == ["run.jsonl"]
+
+
+def test_without_signal_masks_workers_start_and_run_in_order(monkeypatch):
+    # Windows has no pthread_sigmask: nothing is held there, and --jobs must still work.
+    from chatconv import workers
+
+    monkeypatch.setattr(workers, "_MASKS", False)
+    monkeypatch.delattr(signal, "pthread_sigmask")
+    with workers.signals_held():
+        pass
+    with workers.OrderedPool(2) as pool:
+        results = [(key, future.result()) for key, future in pool.ordered((n, abs, (-n,)) for n in range(10))]
+    assert results == [(n, n) for n in range(10)]

@@ -11,7 +11,7 @@ import sys
 import click
 
 from ..eras import era_names
-from ..problems import UsageError
+from ..problems import UnreadableInput, UsageError
 from .recordings import FIELD_HELP, field_map_option
 from .progress import hide_progress, progress_bar, showing
 from .discovery import no_ignore_option
@@ -96,6 +96,10 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
                     done.append((outcome.file, outcome.tally))
     except UsageError as exc:
         raise click.UsageError(exc.message) from None
+    except UnreadableInput as exc:  # a rejects file refused before anything was migrated: said as the others are
+        for problem in exc.problems:
+            reporter.problem(problem)
+        sys.exit(EXIT_UNREADABLE)
     writes = not (dry_run or check)
     changed = [(file, tally) for file, tally in done if tally.migrated or tally.rejected]
     if dry_run:

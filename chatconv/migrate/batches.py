@@ -1,12 +1,11 @@
 """A JSONL file migrated a batch of whole lines at a time, in this process or in worker
-processes that are sent each batch's lines (read here, through the file this process opened),
-migrate them and append them to the new file in turn; results come back in file order with the
+processes that are sent each batch's lines (read here, through the file, pipe or standard
+input this process opened), migrate them and append them to the new file in turn; results come back in file order with the
 file's line numbers.
 """
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import Future
 from dataclasses import replace
 from typing import BinaryIO, Iterator
@@ -47,21 +46,21 @@ class Workers:
         it (or is standard input). With `append_to`, worker processes append the migrated
         lines to that file themselves, in order, and return results without them; else
         results hold them. to_era, field_map: as for migrate_lines."""
-        # Standard input, or a pipe, cannot be shared out by offsets.
-        if self._pool is None or isinstance(source, StdinInput) or not os.path.isfile(file):
-            batches = source.batches() if isinstance(source, StdinInput) else iter_line_batches(source)
+        batches = source.batches() if isinstance(source, StdinInput) else iter_line_batches(source)
+        if self._pool is None:
             for first_line, offset, lines in batches:
                 yield offset + len(lines), migrate_lines(lines, file, first_line, keep_rejects, to_era, field_map)
             return
-        # This process reads the batches, through the file it opened (never again by its name:
-        # a file replaced meanwhile would be read at offsets of another one), and sends them
-        # on; the workers count, migrate and write the lines. Line numbers are made whole
-        # here, from the lines counted in the batches before.
+        # This process reads the batches, through the stream it opened (a file is never read
+        # again by its name: one replaced meanwhile would be read at offsets of another one;
+        # standard input and pipes alike), and sends them on; the workers count, migrate and
+        # write the lines. Line numbers are made whole here, from the lines counted in the
+        # batches before.
         condition, turn = self._turn
         with condition:
             turn.value = 0
         lines_before = 0
-        parts = ((offset + len(lines), lines) for _, offset, lines in iter_line_batches(source))
+        parts = ((offset + len(lines), lines) for _, offset, lines in batches)
         tasks = ((done, _migrate_file_part, (file, part, keep_rejects, batch, append_to, to_era, field_map))
                  for batch, (done, part) in enumerate(parts))
         ordered = self._pool.ordered(tasks)

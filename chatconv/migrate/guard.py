@@ -35,11 +35,10 @@ class InputState:
     mtime_ns: int
 
 
-def hold_input(file: str, source: BinaryIO, target: str | None = None) -> InputState:
-    """Lock the open input `source` (named `file`; the file itself is `target`, when that is
-    another name) for this run, without waiting, and note its state; UnreadableInput when
-    another run holds it, or has just replaced it."""
-    target = target or file
+def hold_input(file: str, source: BinaryIO, target: str) -> InputState:
+    """Lock the open input `source` (named `file`; the file itself is `target`, its real path)
+    for this run, without waiting, and note its state; UnreadableInput when another run holds
+    it, or has just replaced it."""
     fd = source.fileno()
     if fcntl is not None:
         try:
