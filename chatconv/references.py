@@ -103,14 +103,19 @@ def _look_up(value: str, relative: str, folders: list[Path], root: Path, allow_o
 
 
 def _not_found(value: str, relative: str, folders: list[Path]) -> FileReferenceError:
-    """The FileReferenceError of a value no folder holds as a file."""
+    """The FileReferenceError of a value no folder holds as a regular file: the first thing
+    found that is no such file (a folder, a pipe, a device) is named, else every folder tried."""
     try:
-        folder_found = next((folder / relative for folder in folders if (folder / relative).is_dir()), None)
+        found = next((folder / relative for folder in folders if (folder / relative).exists()), None)
+        is_folder = found is not None and found.is_dir()
     except OSError as exc:
         return _lookup_error(value, exc)
-    if folder_found is not None:
-        return FileReferenceError(f"file {value!r} is a folder: {folder_found}",
+    if is_folder:
+        return FileReferenceError(f"file {value!r} is a folder: {found}",
                                   "a file segment names a file, not a folder")
+    if found is not None:
+        return FileReferenceError(f"file {value!r} is not a regular file: {found}",
+                                  "name a regular file, not a pipe or a device")
     tried = ", ".join(str(folder) for folder in folders)
     return FileReferenceError(f"file {value!r} not found; looked in: {tried}",
                               "check the path; relative paths start at the eval file's folder")
@@ -179,4 +184,3 @@ def find_config(eval_dir: Path, root: Path) -> Path | None:
             if (folder / name).is_file():
                 return folder / name
     return None
-

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -132,6 +133,18 @@ def test_prompt_honours_the_config_problems_validate_reports(repo, name):
         assert result.stdout_text == ""
     else:  # the config's patterns are used: rules.md is a guideline
         assert lines(result)[0]["guidelines"] == "Be exact."
+
+
+@pytest.mark.parametrize("name", ["pipe.md", "null.md"])
+def test_a_pipe_or_a_device_referenced_is_named_as_such_not_opened(repo, name):
+    # Neither is opened (a pipe without a writer would block); both are there, so not "not found".
+    os.mkfifo(repo / "pipe.md")
+    (repo / "null.md").symlink_to("/dev/null")
+    path = _eval(repo, f"      - {{role: user, content: [{{type: file, value: {name}}}, {{type: text, value: hi}}]}}\n")
+    message = f"file {name!r} is not a regular file: {repo / name} (name a regular file, not a pipe"
+    for command in ("prompt", "validate"):
+        result = run_chatconv(command, path)
+        assert result.returncode == 1 and message in result.stderr_text + result.stdout_text
 
 
 def test_missing_eval_file_is_exit_2(tmp_path):

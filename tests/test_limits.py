@@ -241,7 +241,8 @@ def test_a_yaml_case_file_over_the_file_limit_is_refused_not_parsed(tmp_path):
     assert CliRunner().invoke(cli, ["validate", str(tmp_path / "e.yaml")]).exit_code == 0
     result = CliRunner().invoke(cli, ["validate", "--max-file-bytes", "1KiB", str(tmp_path / "e.yaml")])
     assert result.exit_code == 1
-    assert "cases.yaml cannot be read: the file is larger than 1 KiB (--max-file-bytes): not read" in result.output
+    assert "cases.yaml cannot be read: the file is larger than 1 KiB (--max-file-bytes): not read " \
+        "(split it, or raise --max-file-bytes" in result.output
 
 
 def test_a_huge_file_limit_reads_a_referenced_file_a_part_at_a_time(tmp_path):

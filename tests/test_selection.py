@@ -156,6 +156,17 @@ def test_a_bad_table_names_the_file_the_line_and_the_fault(tmp_path, text, messa
     assert caught.value.format_message().startswith(f"{path}{message}")
 
 
+def test_a_table_rewritten_is_read_as_it_is_now(folder):
+    # read_settings and find_pyproject read the file each time they are called (a run reads its
+    # settings once, in current_settings): a library caller sees the table as it is now.
+    path = _pyproject(folder, '[tool.chatconv]\nignore = ["legacy-shape"]\n')
+    assert read_settings(path).ignore == ("legacy-shape",)
+    _pyproject(folder, '[tool.chatconv]\nignore = ["bad-value"]\n')
+    assert read_settings(path).ignore == ("bad-value",)
+    _pyproject(folder, '[project]\nname = "x"\n')
+    assert find_pyproject(folder) is None
+
+
 def test_a_pyproject_not_utf8_is_a_message_and_a_tool_that_is_no_table_holds_none(folder):
     path = folder / "pyproject.toml"
     path.write_bytes(b'[tool.chatconv]\nselect = ["\xff"]\n')

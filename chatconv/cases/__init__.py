@@ -59,7 +59,7 @@ class Lookup:
 
     def open(self, path: Path, written: str) -> BinaryIO:
         """`path` (a case file, a prompt file) open for reading: the file opened is the one
-        checked against the root (see references.open_within)."""
+        checked against the root (see reference_files.open_within)."""
         return open_within(path, self.root, self.allow_outside_root, written)
 
     def refuse_outside(self, path: Path, written: str) -> None:

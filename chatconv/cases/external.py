@@ -172,8 +172,10 @@ def _records_of(stream: BinaryIO, file: str) -> Iterator[Record]:
 
 
 def _unreadable(record: Record, where: tuple, path: Path, exc: ChatconvError) -> Problem:
-    return problem_at(record, where, f"case file {path} cannot be read: {exc.problems[0].message}",
-                      hint="check the file's path and permissions", code="case-file")
+    # The reader's own hint says what to do (raise --max-file-bytes, convert from UTF-16).
+    problem = exc.problems[0]
+    return problem_at(record, where, f"case file {path} cannot be read: {problem.message}",
+                      hint=problem.hint or "check the file's path and permissions", code="case-file")
 
 
 def _empty(problem: Problem) -> Problem:

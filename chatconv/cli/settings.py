@@ -96,7 +96,6 @@ def _chatconv_table(path: Path):
     return tool.get("chatconv") if isinstance(tool, dict) else None
 
 
-@functools.cache  # read once: find_pyproject, then read_settings
 def _read_toml(path: Path) -> dict:
     try:
         with path.open("rb") as stream:
