@@ -18,7 +18,8 @@ from .explain import explain
 
 def check_schema(record: Record, kind: str) -> list[Problem]:
     """The schema problems of one record; legacy shapes are upgraded in memory (record.data
-    changes, and record.positions gains the upgraded paths: see _locate_upgraded_paths)."""
+    changes; record.aliases and record.as_read locate its upgraded paths in the text: see
+    _locate_upgraded_paths)."""
     if fast_validator(kind).is_valid(record.data):
         return []
     from ..migrate import is_legacy, upgrade_record  # here: most runs never need them loaded
