@@ -112,7 +112,7 @@ def _locate_upgraded_paths(record: Record, places: dict[int, tuple[Any, tuple, d
             for index, item in enumerate(node):
                 stack.append((item, path + (index,), original + (index,) if place is not None else None))
     # Located when a problem asks (most records have one, the legacy shape's warning), in the text.
-    record.aliases += tuple(aliases.items())
+    record.aliases = {**record.aliases, **aliases} if record.aliases else aliases
 
 
 def _holds(value: Any, target: Any, depth: int = 2) -> bool:
