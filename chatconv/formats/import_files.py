@@ -208,10 +208,12 @@ def _import_batch(file: str, first_line: int, data: bytes, settings: tuple
     importer = Importer(format_name, conversations, field_map, ImportRun(), ImportState())
     out: list[bytes] = []
     touched: list[str] = []
+    seen: set[str] = set()
     for record in iter_jsonl(io.BytesIO(data), file, first_line):
         out.extend(importer.lines_of(record, touched))
-    if len(set(touched)) < len(touched):  # a conversation goes on from record to record: say it of each
-        return _import_records(importer, file, first_line, data)
+        seen.update(touched[len(seen):])  # the ids this record read (every id before them was new)
+        if len(seen) < len(touched):  # a conversation goes on from record to record: say it of each
+            return _import_records(importer, file, first_line, data)
     run, state = importer.run, importer.state
     after = [(i, state.names.get(i), state.next_steps.get(i)) for i in touched]
     return _joined(out), (after, (run.records, run.conversations, run.steps), run.formats, run.problems), None
