@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chatconv.sources import Record
-from chatconv.sources.record import _json_positions, compact_position
+from chatconv.sources.record import _json_positions, compact_position, unalias
 from chatconv.validate import validate_path
 from chatconv.validate.explain import explain
 from conftest import read_jsonl, recorded_files, run_chatconv
@@ -132,6 +132,26 @@ def test_text_that_orjson_would_not_write_is_walked():
     assert compact_position(b'{"a": 1, "output": {"x": 1}}', data, ("output",), 1) is None
     assert compact_position(b'{"a":1,"output":{"x":0},"output":{"x":1}}', data, ("output",), 1) is None
     assert compact_position(b'{"a":1,"output":{"x":1}}', data, ("output", "x"), 7) == (7, 18)
+
+
+def test_a_path_of_upgraded_data_is_read_at_its_longest_alias():
+    aliases = {("evalcases",): ("cases",), ("evalcases", 1, "input_messages"): ("cases", 1, "input")}
+    assert unalias(("evalcases", 1, "input_messages", 0, "content"), aliases) == ("cases", 1, "input", 0, "content")
+    assert unalias(("evalcases", 1, "id"), aliases) == ("cases", 1, "id")
+    assert unalias(("description",), aliases) == ("description",)
+
+
+def test_each_problem_of_an_upgraded_eval_file_is_located_in_its_text(tmp_path):
+    cases = [{"id": f"c{i}", "outcome": "x", "input": f"q{i}", f"bogus_{i}": i} for i in range(40)]
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"$schema": "agentv-eval-v2", "cases": cases}, indent=1))
+    problems, _ = validate_path(path)
+    unknown = [p for p in problems if p.code == "unknown-key"]
+    assert len(unknown) == 40
+    text = path.read_text().splitlines()
+    for index, problem in enumerate(unknown):
+        assert problem.path == f"$.evalcases[{index}].bogus_{index}"
+        assert f'"bogus_{index}"' in text[problem.line - 1]
 
 
 @pytest.mark.parametrize("fault", ["a schema error", "two schema errors", "a wrong type deep in the output",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import io
 import os
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, batch_workers, compression_of, discover,
@@ -172,30 +172,31 @@ def _taken(importer: Importer, file: str, batch: Batch, blob: bytes, results: li
 def _take_batch(importer: Importer, result: BatchResult) -> None:
     """A worker's batch, none of whose conversations this process knows: its counts, formats and
     problems, and its conversations' state."""
-    run = importer.run
     after, counts, formats, problems = result
-    run.records, run.conversations, run.steps = (run.records + counts[0], run.conversations + counts[1],
-                                                 run.steps + counts[2])
-    for name, count in formats.items():
-        run.formats[name] = run.formats.get(name, 0) + count
-    run.problems.extend(problems)
+    _add_to_run(importer.run, counts, formats.items(), problems)
     importer.state.add_new(after)
 
 
 def _take(importer: Importer, result: RecordResult) -> None:
     """A worker's record: its counts, formats and problems, and its conversations' state after it."""
-    run, state = importer.run, importer.state
+    state = importer.state
     _, _, _, after, counts, formats, problems = result
-    run.records, run.conversations, run.steps = (run.records + counts[0], run.conversations + counts[1],
-                                                 run.steps + counts[2])
-    for name, count in formats:
-        run.formats[name] = run.formats.get(name, 0) + count
-    run.problems.extend(problems)
+    _add_to_run(importer.run, counts, formats, problems)
     for conversation_id, names, next_step in after:
         if names is not None:
             state.names_of(conversation_id).update(names)
         if next_step is not None:
             state.set_next_step(conversation_id, next_step)
+
+
+def _add_to_run(run: ImportRun, counts: tuple[int, int, int], formats: Iterable[tuple[str, int]],
+                problems: list[Problem]) -> None:
+    """What a worker counted and found, added to this process's run."""
+    run.records, run.conversations, run.steps = (run.records + counts[0], run.conversations + counts[1],
+                                                 run.steps + counts[2])
+    for name, count in formats:
+        run.formats[name] = run.formats.get(name, 0) + count
+    run.problems.extend(problems)
 
 
 def _import_batch(file: str, first_line: int, data: bytes, settings: tuple
@@ -207,10 +208,12 @@ def _import_batch(file: str, first_line: int, data: bytes, settings: tuple
     importer = Importer(format_name, conversations, field_map, ImportRun(), ImportState())
     out: list[bytes] = []
     touched: list[str] = []
+    seen: set[str] = set()
     for record in iter_jsonl(io.BytesIO(data), file, first_line):
         out.extend(importer.lines_of(record, touched))
-    if len(set(touched)) < len(touched):  # a conversation goes on from record to record: say it of each
-        return _import_records(importer, file, first_line, data)
+        seen.update(touched[len(seen):])  # the ids this record read (every id before them was new)
+        if len(seen) < len(touched):  # a conversation goes on from record to record: say it of each
+            return _import_records(importer, file, first_line, data)
     run, state = importer.run, importer.state
     after = [(i, state.names.get(i), state.next_steps.get(i)) for i in touched]
     return _joined(out), (after, (run.records, run.conversations, run.steps), run.formats, run.problems), None

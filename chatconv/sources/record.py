@@ -32,9 +32,9 @@ class Record:
     prefix: tuple = ()
     # (path in data, path in the text) of each value read from another key (--field), located there.
     moved: tuple[tuple[tuple, tuple], ...] = ()
-    # (path in data, path in the text) of each subtree an upgrade in memory moved: a path under
+    # {path in data: path in the text} of each subtree an upgrade in memory moved: a path under
     # the first is located at the same path under the second (see unalias).
-    aliases: tuple[tuple[tuple, tuple], ...] = ()
+    aliases: dict[tuple, tuple] | None = None
     # The data as the text holds it, when an upgrade in memory changed `data`: what the text is
     # matched against to locate a path (compact_position) without walking it.
     as_read: Any = None
@@ -69,13 +69,16 @@ class Record:
             _apply_moves(self.positions, moved)
 
 
-def unalias(path: tuple, aliases: tuple[tuple[tuple, tuple], ...]) -> tuple:
-    """`path` in upgraded data as the path it was read at: the longest alias that holds it, moved."""
-    best = None
-    for moved, written in aliases:
-        if path[:len(moved)] == moved and (best is None or len(moved) > len(best[0])):
-            best = moved, written
-    return path if best is None else best[1] + tuple(path[len(best[0]):])
+def unalias(path: tuple, aliases: dict[tuple, tuple]) -> tuple:
+    """`path` in upgraded data as the path it was read at: the longest alias that holds it, moved.
+    Looked up by the path's own prefixes, longest first: an eval file upgraded whole has an alias
+    for each case it moved, and each of its problems is located."""
+    path = tuple(path)
+    for end in range(len(path), -1, -1):
+        written = aliases.get(path[:end])
+        if written is not None:
+            return written + path[end:]
+    return path
 
 
 def compact_position(text: bytes, data: Any, path: tuple, line: int) -> Position | None:

@@ -92,8 +92,8 @@ class RecordingChecks:
         self.window = window
         started = count()
         self._conversations = ConversationWindow(window, lambda: _Conversation(next(started)))
-        # The followed conversations given a call since earliest_open_line last looked: the
-        # only ones it need look at.
+        # The followed conversations that may have a call open (left so by their last step with
+        # tool parts; earliest_open_line drops those it finds answered): the only ones it looks at.
         self._waiting: dict[int, _Conversation] = {}
 
     def add(self, record: Record, kind: str) -> Iterator[Problem]:
@@ -104,8 +104,8 @@ class RecordingChecks:
             for path, step in iter_steps(data):  # the record outlives its conversation: no copy
                 index, parts = step["stepIndex"], tool_parts(step, path) if walk else None
                 yield from _follow(conversation, index, index, AS_IT_IS, record, path)
-                yield from self.add_tool_parts(conversation, parts, AS_IT_IS, record)
-            yield from _unanswered(conversation)
+                yield from _pair(conversation, parts, AS_IT_IS, record)
+            yield from _unanswered(conversation)  # a whole conversation: its open calls are told now
         else:
             index, parts = step_facts(data, record.text)
             conversation, problems = self.add_steps(data.get("conversationId"), index, index,
@@ -128,18 +128,9 @@ class RecordingChecks:
     def add_tool_parts(self, conversation: _Conversation, parts: tuple[ToolPart, ...] | None,
                        source: RecordSource, where: Any) -> list[Problem]:
         """Pairs the tool parts of one step with the conversation's calls."""
-        problems = []
-        record = None  # made once for the step, when first needed
-        calls = conversation.calls
-        for is_call, call_id, path in parts or ():
-            if is_call:
-                self._waiting[id(conversation)] = conversation
-                record = record or source.record(where)
-                if calls.call(call_id, (record, path)):
-                    problems.append(duplicate_call_problem(record, path, call_id))
-            elif calls.answer(call_id)[0] == ORPHAN:
-                record = record or source.record(where)
-                problems.append(orphan_result_problem(record, path, call_id))
+        problems = _pair(conversation, parts, source, where)
+        if conversation.calls.open:  # a call waits: earliest_open_line looks at this conversation
+            self._waiting[id(conversation)] = conversation
         return problems
 
     def earliest_open_line(self) -> int | None:
@@ -169,6 +160,23 @@ def _follow(conversation: _Conversation, first_index: int, last_index: int, sour
             f"stepIndex {first_index} does not follow {conversation.last_step}",
             hint="steps of a conversation must have increasing stepIndex, in file order", code="step-order"))
     conversation.last_step = last_index
+    return problems
+
+
+def _pair(conversation: _Conversation, parts: tuple[ToolPart, ...] | None, source: RecordSource,
+          where: Any) -> list[Problem]:
+    """Pairs the tool parts of one step with the conversation's calls: the problems found."""
+    problems = []
+    record = None  # made once for the step, when first needed
+    calls = conversation.calls
+    for is_call, call_id, path in parts or ():
+        if is_call:
+            record = record or source.record(where)
+            if calls.call(call_id, (record, path)):
+                problems.append(duplicate_call_problem(record, path, call_id))
+        elif calls.answer(call_id)[0] == ORPHAN:
+            record = record or source.record(where)
+            problems.append(orphan_result_problem(record, path, call_id))
     return problems
 
 

@@ -21,7 +21,7 @@ from .schema import legacy_words
 
 OUTPUT = ("output",)
 # The upgrade moves the message under its new array: what was written at $.output is $.output[0].
-OUTPUT_ALIASES = ((("output", 0), OUTPUT),)
+OUTPUT_ALIASES = {("output", 0): OUTPUT}
 
 
 @cache

@@ -55,7 +55,7 @@ class LineSpan(NamedTuple):
     start: int
     end: int
     positions: dict | None = None
-    aliases: tuple = ()
+    aliases: dict | None = None
 
 
 class ToolLine(NamedTuple):
@@ -189,7 +189,7 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
             # A one-message output is never valid: its record goes to legacy without a first check.
             one_message = data.__class__ is dict and data.get("output").__class__ is dict
             if not one_message and is_step(data):
-                own, aliases = (), ()
+                own, aliases = (), None
             elif one_message and (legacy := legacy_output_problem(data, line, file, number, is_step)):
                 own, aliases = (legacy,), OUTPUT_ALIASES  # a step as valid ones are, with its warning
             else:

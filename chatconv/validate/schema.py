@@ -18,7 +18,8 @@ from .explain import explain
 
 def check_schema(record: Record, kind: str) -> list[Problem]:
     """The schema problems of one record; legacy shapes are upgraded in memory (record.data
-    changes, and record.positions gains the upgraded paths: see _locate_upgraded_paths)."""
+    changes; record.aliases and record.as_read locate its upgraded paths in the text: see
+    _locate_upgraded_paths)."""
     if fast_validator(kind).is_valid(record.data):
         return []
     from ..migrate import is_legacy, upgrade_record  # here: most runs never need them loaded
@@ -81,37 +82,37 @@ def _locate_upgraded_paths(record: Record, places: dict[int, tuple[Any, tuple, d
     Migrations rename keys in place and keep the value objects: an object or array is the same
     one as before (`places`); a renamed key is found by its value; a value a migration wraps
     (`input: hi` -> `input_messages: [{role: user, content: hi}]`) by the original value held
-    inside. A path without an alias of its own is located by its longest aliased ancestor.
+    inside. A path is located by its longest aliased ancestor (unalias): a path gets an alias of
+    its own only where that would not give its original path.
     """
     aliases: dict[tuple, tuple] = {}
-    stack: list[tuple[Any, tuple, tuple | None]] = [(record.data, (), ())]  # node, path, original path
+    # node, path, original path (None: unknown), the path unalias gives it by its ancestors' aliases
+    stack: list[tuple[Any, tuple, tuple | None, tuple]] = [(record.data, (), (), ())]
     while stack:
-        node, path, original = stack.pop()
+        node, path, original, read_at = stack.pop()
         place = places.get(id(node))
         if place is not None and place[0] is node:
             original = place[1]
         else:
             place = None  # a container the upgrade made
-        if original is not None and original != path:
-            aliases[path] = original
+        if original is not None and original != read_at:
+            aliases[path] = read_at = original
         if isinstance(node, dict):
             before = place[2] if place is not None else {}
             gone = [(key, value) for key, value in before.items() if key not in node]
             for key, value in node.items():
                 if original is None or key in before:
-                    stack.append((value, path + (key,), None if original is None else original + (key,)))
+                    stack.append((value, path + (key,), None if original is None else original + (key,),
+                                  read_at + (key,)))
                     continue
                 old = next((old for old, old_value in gone if _holds(value, old_value)), None)
-                if old is None:
-                    stack.append((value, path + (key,), None))
-                    continue
-                stack.append((value, path + (key,), original + (old,)))
-                aliases.setdefault(path + (old,), original + (old,))  # a later migration's spot
+                stack.append((value, path + (key,), None if old is None else original + (old,), read_at + (key,)))
         elif isinstance(node, list):
             for index, item in enumerate(node):
-                stack.append((item, path + (index,), original + (index,) if place is not None else None))
+                stack.append((item, path + (index,), original + (index,) if place is not None else None,
+                              read_at + (index,)))
     # Located when a problem asks (most records have one, the legacy shape's warning), in the text.
-    record.aliases += tuple(aliases.items())
+    record.aliases = {**record.aliases, **aliases} if record.aliases else aliases
 
 
 def _holds(value: Any, target: Any, depth: int = 2) -> bool:
