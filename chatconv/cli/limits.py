@@ -26,12 +26,12 @@ class ByteSize(click.ParamType):
             return value
         match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(value))
         unit = _UNITS.get(match.group(2).lower()) if match else None
-        size = int(float(match.group(1)) * unit) if unit is not None else 0
+        size = float(match.group(1)) * unit if unit is not None else 0  # inf for 400 digits: compared, not int()
         if size < 1:
             self.fail(f"{value!r} is not a size: write e.g. 64MiB, 512KiB or 1048576 (bytes)", param, ctx)
         if size > sys.maxsize:  # no read can be that long: Python's reads would raise OverflowError
             self.fail(f"{value!r} is larger than any file this machine can read", param, ctx)
-        return size
+        return int(size)
 
 
 SIZE = ByteSize()
