@@ -45,6 +45,14 @@ def _write(chunks: Iterator[bytes], output: str | None) -> None:
     target = Path(output)
     if target.is_dir():
         raise click.UsageError(f"-o {output} is a folder; name the file to write")
+    if target.exists() and not target.is_file():  # a device or a pipe (/dev/null): written to, as migrate -o does
+        try:
+            with open(target, "wb") as stream:
+                for chunk in chunks:
+                    write_all(stream, chunk)
+        except OSError as exc:  # said of the file named, not of standard output
+            raise OSError(exc.errno, exc.strerror, output) from None
+        return
     with AtomicFile(target) as out:
         for chunk in chunks:
             out.write(chunk)
