@@ -113,7 +113,8 @@ def _report(problems, summary: str, selection: Selection) -> None:
               help="Read the record's key NAME from KEY (repeatable; KEY may be a dotted path), before its "
                    "format is told: e.g. --field messages=payload.messages for log lines that wrap a body.")
 @click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
-              help="Write to FILE (replaced whole at the end) instead of standard output.")
+              help="Write to FILE (replaced whole at the end; a pipe or device such as /dev/null is written to) "
+                   "instead of standard output.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Worker processes that import JSONL files (output is the same for any N). "
                    "[default: one per core for files of 16 MiB or more, else 1]")
@@ -159,7 +160,8 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
               help="openai-chat: give a body with tool calls and no `tools` the tools its calls name.")
 @click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option, help=FIELD_HELP)
 @click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
-              help="Write to FILE (replaced whole at the end) instead of standard output.")
+              help="Write to FILE (replaced whole at the end; a pipe or device such as /dev/null is written to) "
+                   "instead of standard output.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)
 @selection_options
 @limit_options
