@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -46,6 +49,22 @@ def test_an_output_file_in_a_missing_folder_is_named(tmp_path, command):
     result = run_chatconv(*command, "-o", str(out))
     assert result.returncode == 2 and result.stdout == b""
     assert result.stderr_text.startswith(f"{out}:1:1: error: $: cannot write here: No such file or directory")
+
+
+@pytest.mark.parametrize("command", [["import", str(FINETUNE)], ["export", str(RECORDED / "weather-steps.jsonl"),
+                                                                    "--to", "anthropic"]])
+def test_an_output_that_is_a_pipe_is_written_to_not_replaced(tmp_path, command):
+    # As root, -o /dev/null would otherwise put a regular file in /dev/null's place.
+    out = tmp_path / "pipe"
+    os.mkfifo(out)
+    read = []
+    reader = threading.Thread(target=lambda: read.append(out.read_bytes()))
+    reader.start()
+    result = run_chatconv(*command, "-o", str(out))
+    reader.join(timeout=60)
+    assert result.returncode == 0, result.stderr_text
+    assert read == [run_chatconv(*command).stdout] and read[0]
+    assert stat.S_ISFIFO(os.lstat(out).st_mode) and [p.name for p in tmp_path.iterdir()] == ["pipe"]
 
 
 def test_import_takes_folders_and_standard_input(tmp_path):

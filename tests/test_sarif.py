@@ -126,6 +126,7 @@ def test_uris_of_absolute_and_odd_paths(tmp_path, monkeypatch):
     assert artifact_uri("./evals/../evals/x%y.yaml") == "evals/x%25y.yaml"
     outside = Path("/elsewhere/r.jsonl")
     assert artifact_uri(str(outside)) == "file:///elsewhere/r.jsonl"
+    assert artifact_uri("/elsewhere/bad\udcff r.jsonl") == "file:///elsewhere/bad%FF%20r.jsonl"  # bytes not UTF-8
     log = sarif_log([Problem(str(tmp_path / "a b.yaml"), None, None, "$", "m", "warning", None, "empty-file"),
                      Problem("-", 3, 4, "$.x", "m", "error", "h", "wrong-type")])
     assert_valid_sarif(log)

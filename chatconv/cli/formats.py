@@ -45,6 +45,14 @@ def _write(chunks: Iterator[bytes], output: str | None) -> None:
     target = Path(output)
     if target.is_dir():
         raise click.UsageError(f"-o {output} is a folder; name the file to write")
+    if target.exists() and not target.is_file():  # a device or a pipe (/dev/null): written to, as migrate -o does
+        try:
+            with open(target, "wb") as stream:
+                for chunk in chunks:
+                    write_all(stream, chunk)
+        except OSError as exc:  # said of the file named, not of standard output
+            raise OSError(exc.errno, exc.strerror, output) from None
+        return
     with AtomicFile(target) as out:
         for chunk in chunks:
             out.write(chunk)
@@ -105,7 +113,8 @@ def _report(problems, summary: str, selection: Selection) -> None:
               help="Read the record's key NAME from KEY (repeatable; KEY may be a dotted path), before its "
                    "format is told: e.g. --field messages=payload.messages for log lines that wrap a body.")
 @click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
-              help="Write to FILE (replaced whole at the end) instead of standard output.")
+              help="Write to FILE (replaced whole at the end; a pipe or device such as /dev/null is written to) "
+                   "instead of standard output.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Worker processes that import JSONL files (output is the same for any N). "
                    "[default: one per core for files of 16 MiB or more, else 1]")
@@ -151,7 +160,8 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
               help="openai-chat: give a body with tool calls and no `tools` the tools its calls name.")
 @click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option, help=FIELD_HELP)
 @click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
-              help="Write to FILE (replaced whole at the end) instead of standard output.")
+              help="Write to FILE (replaced whole at the end; a pipe or device such as /dev/null is written to) "
+                   "instead of standard output.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)
 @selection_options
 @limit_options

@@ -15,9 +15,8 @@ from ..recordings.rows import DATASET_COLUMNS, TEXT_COLUMNS, iter_step_rows, tab
 from ..recordings.tool_events import TOOL_COLUMNS
 from ..recordings.tools import DEFAULT_MAX_MEMORY, tool_row_lines
 from .colour import color_option
-from .limits import SIZE
+from .limits import SIZE, limit_options
 from .progress import shows_progress
-from .limits import limit_options
 from .discovery import no_ignore_option
 from .reporters import EXIT_UNREADABLE, fail, finish
 from .settings import Selection, ignored_text, selected, selection_options

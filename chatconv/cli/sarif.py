@@ -30,7 +30,7 @@ def artifact_uri(file: str) -> str:
         try:
             path = path.relative_to(Path.cwd())
         except ValueError:
-            return "file://" + quote(os.fsencode(path.as_posix()), safe="/")
+            return path.as_uri()  # its bytes percent-encoded, those that are not UTF-8 too
     posix = PurePath(os.path.normpath(path)).as_posix()
     return quote(os.fsencode(posix), safe="/")  # a name's bytes that are not UTF-8 as %XX
 
