@@ -14,9 +14,9 @@ from typing import Any
 
 from ..eras import NEWEST
 from ..kinds import detect_kind
-from ..limits import LIMITS, size_text
+from ..limits import LIMITS
 from ..problems import ChatconvError
-from ..sources import Record, decode_utf8, load_yaml
+from ..sources import Record, decode_utf8, file_too_large, load_yaml
 from .lines import BadRecord, try_upgrade
 from .registry import Refused, upgrade_record
 
@@ -28,8 +28,7 @@ def migrate_yaml(data: bytes, file: str, to_era: str | None = None) -> tuple[byt
     the rewrite is read back and must mean that. Returns the bytes, the migrations applied and
     the document as chatconv reads it (upgraded)."""
     if len(data) > LIMITS.max_file_bytes:  # parsed for a round trip, YAML takes some 100 times its size
-        raise BadRecord(f"the file is larger than {size_text(LIMITS.max_file_bytes)} (--max-file-bytes): not read",
-                        "too-large")
+        raise BadRecord(file_too_large(file).message, "too-large")
     with _no_cycle_collection():
         return _migrate_yaml(data, file, to_era)
 

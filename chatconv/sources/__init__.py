@@ -18,7 +18,7 @@ from .json import NotWritten, duplicate_keys, exact_json, integers_beyond_64_bit
 from .record import Position, Record, problem_at
 from .stdin import StdinInput, read_stdin, read_stdin_head, stdin_document_format
 from .batches import BATCH_BYTES, PARALLEL_MIN_BYTES, Batch, batch_workers, iter_line_batches
-from .text import (UTF8_BOM, decode_utf8, empty_file_problem, holds_no_record, is_blank_line, open_binary,
+from .text import (UTF8_BOM, decode_utf8, empty_file_problem, file_too_large, holds_no_record, is_blank_line, open_binary,
                    read_whole, refuse_foreign_encoding)
 from .yaml import MAX_ALIAS_COPIES, MAX_YAML_DEPTH, load_yaml, yaml_parse_problem
 
@@ -27,7 +27,7 @@ __all__ = [
     "split_key",
     "BATCH_BYTES", "PARALLEL_MIN_BYTES", "COMPRESSED_JSONL_SUFFIXES", "COMPRESSIONS", "CompressedWriter", "DATA_SUFFIXES", "JSONL_SUFFIXES",
     "JSON_SUFFIXES", "MAX_ALIAS_COPIES", "MAX_YAML_DEPTH", "UTF8_BOM", "YAML_SUFFIXES", "Batch",
-    "NotWritten", "Position", "Record", "StdinInput", "batch_workers", "compression_of", "data_suffix", "decode_utf8",
+    "NotWritten", "Position", "Record", "StdinInput", "batch_workers", "compression_of", "data_suffix", "decode_utf8", "file_too_large",
     "detect_kind", "eval_pattern_config",
     "discover", "duplicate_keys", "element_records", "holds_records", "empty_file_problem", "exact_json", "file_format",
     "holds_no_record", "integers_beyond_64_bits", "read_as_records", "is_blank_line", "iter_jsonl", "iter_jsonl_file",
