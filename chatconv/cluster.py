@@ -28,6 +28,15 @@ def ordered_pool(jobs: int, scheduler: str | None = None):
     return OrderedPool(jobs) if scheduler is None else ClusterPool(scheduler)
 
 
+def _check_address(address: str) -> None:
+    """ValueError for a TCP address without its port, before a Client is made of it: a Client
+    that fails on it is left half made, and its clean-up at exit waits 20 s and prints a traceback."""
+    from distributed.comm import get_address_host_port
+
+    if address.partition("://")[0] in ("tcp", "tls") or "://" not in address:
+        get_address_host_port(address)
+
+
 class ClusterPool:
     """OrderedPool's interface (ordered, close) over a Dask scheduler at `address`."""
 
@@ -37,6 +46,7 @@ class ClusterPool:
         except ImportError:
             raise UsageError(f'--scheduler {address}: Dask is not installed (pip install "chatconv[dask]")') from None
         try:
+            _check_address(address)
             self.client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:  # refused, unreachable, not an address
             raise UsageError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc}); start one "

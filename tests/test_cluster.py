@@ -122,3 +122,12 @@ def test_a_task_the_cluster_cannot_run_stops_its_file_with_a_message():
     assert (problem.file, problem.code) == ("run.jsonl", "unreadable-file")
     assert "could not run the task (RuntimeError: Error during deserialization of the task graph.)" in problem.message
     assert "workers need chatconv installed" in problem.message
+
+
+@pytest.mark.parametrize("address", ["nope", "tcp://127.0.0.1"])
+def test_a_scheduler_address_without_its_port_is_a_usage_error_at_once(tmp_path, address):
+    path = _faulty_recording(tmp_path / "faulty.jsonl")
+    result = run_chatconv("validate", path, "--scheduler", address)
+    assert result.returncode == 2
+    assert b"missing port number" in result.stderr
+    assert b"Traceback" not in result.stderr and b"Exception ignored" not in result.stderr
