@@ -89,7 +89,6 @@ class RecordingChecks:
     """
 
     def __init__(self, window: int = CONVERSATION_WINDOW):
-        self.window = window
         started = count()
         self._conversations = ConversationWindow(window, lambda: _Conversation(next(started)))
         # The followed conversations that may have a call open (left so by their last step with
