@@ -96,8 +96,8 @@ assertions:
     prompt: ./judge.md
 tests:
   - id: one
-    criteria: Names the bug  # the judge reads this
-    input: 'Why does it crash?'         # the question
+    criteria: Names the bug   # the judge reads this
+    input: 'Why does it crash?'   # the question
     expected_output:
       - role: assistant
         content: It dereferences None.

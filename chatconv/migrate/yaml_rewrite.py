@@ -1,6 +1,7 @@
-"""The YAML rewrite: a document upgraded through ruamel.yaml's round trip, so that comments,
-quoting, key order, indentation and document markers stay, and read back to check that it
-still means what the file means as chatconv reads it.
+"""The YAML rewrite: a document of plain data upgraded as chatconv reads it and written by
+spans (yaml_spans.py); any other, or one the spans cannot write for certain, through
+ruamel.yaml's round trip. Either way comments, quoting, key order, indentation and document
+markers stay, and the text is read back to check that it means the migrated data.
 """
 
 from __future__ import annotations
@@ -9,16 +10,21 @@ import gc
 import io
 import re
 import sys
+from collections import Counter
 from contextlib import contextmanager
 from typing import Any
+
+import orjson
 
 from ..eras import NEWEST
 from ..kinds import detect_kind
 from ..limits import LIMITS
 from ..problems import ChatconvError
 from ..sources import Record, decode_utf8, file_too_large, load_yaml
+from ..sources.yaml_nodes import read_yaml_written
 from .lines import BadRecord, try_upgrade
 from .registry import Refused, upgrade_record
+from .yaml_spans import Unsupported, rewrite_by_spans
 
 
 def migrate_yaml(data: bytes, file: str, to_era: str | None = None) -> tuple[bytes, list, Any]:
@@ -54,11 +60,47 @@ def _migrate_yaml(data: bytes, file: str, to_era: str | None) -> tuple[bytes, li
     except ChatconvError as exc:
         problem = exc.problems[0]
         raise BadRecord(problem.message, problem.code or "invalid-utf8", (problem.line or 1) - 1) from None
+    text = text.replace("\r\n", "\n")  # a line break either way; _like_original writes the file's back
     kind_of = lambda data: detect_kind(data, file)  # noqa: E731
-    read = _read_yaml(text, file)
-    expected, applied = try_upgrade(read.data, kind_of, to_era, read.locate)
+    plain = read_yaml_written(text)
+    if plain is None:  # not plain data (or not YAML): load_yaml says what is wrong, the round trip keeps what it shares
+        read = _read_yaml(text, file)
+        expected, applied = try_upgrade(read.data, kind_of, to_era, read.locate)
+        return (_round_trip(text, file, to_era, expected).encode(), applied, expected) if applied else (data, [], expected)
+    document, written = plain
+    del plain
+    expected, applied = try_upgrade(document, kind_of, to_era, lambda path: _read_yaml(text, file).locate(path))
     if not applied:
         return data, [], expected
+    try:
+        new = rewrite_by_spans(text, written, expected, _yaml_indents(text))
+    except Unsupported:
+        new = None
+    comments = written.comments
+    del written  # where each value was written: as large as the data, and not needed past here
+    if new is None or not _reads_back(new, expected, comments):
+        new = _round_trip(text, file, to_era, expected)
+    return new.encode(), applied, expected
+
+
+def _reads_back(new: str, expected: Any, comments: Counter) -> bool:
+    """Whether the text written by spans (yaml_spans.py) reads back as the migrated data and
+    keeps every comment of the file."""
+    back = read_yaml_written(new, where=False)
+    return back is not None and _same_data(back[0], expected) and back[1].comments == comments
+
+
+def _same_data(one: Any, other: Any) -> bool:
+    """Equal, keys in the same order."""
+    try:
+        return orjson.dumps(one) == orjson.dumps(other)
+    except TypeError:  # an integer beyond 64 bits
+        return one == other and repr(one) == repr(other)
+
+
+def _round_trip(text: str, file: str, to_era: str | None, expected: Any) -> str:
+    """The migrated document written by ruamel.yaml's round trip, read back to mean `expected`."""
+    kind_of = lambda data: detect_kind(data, file)  # noqa: E731
     yaml = _round_trip_yaml(text)
     try:
         document = yaml.load(text)
@@ -77,7 +119,7 @@ def _migrate_yaml(data: bytes, file: str, to_era: str | None) -> tuple[bytes, li
     if _read_yaml(written, file).data != expected:
         raise _refusal(shares, "the rewritten YAML would not mean what the file means as read (a date or "
                        "tagged value read otherwise): migrate it by hand", "not-written")
-    return written.encode(), applied, expected
+    return written
 
 
 def _read_yaml(text: str, file: str) -> Record:
