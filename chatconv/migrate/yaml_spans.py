@@ -14,10 +14,15 @@ import json
 import re
 from typing import Any
 
-from ..sources.yaml_nodes import Written, WrittenDocument, fingerprint, plain_text
+import yaml
+from yaml.resolver import Resolver
+
+from ..sources.yaml import STR_TAG
+from ..sources.yaml_nodes import Written, WrittenDocument, fingerprint
 
 
 _LINE_COMMENT = re.compile(r"[ \t]+#[^\n]*")
+_TRAILING_COMMENTS = re.compile(r"(?<=\n)(?:[ \t]*(?:#[^\n]*)?\n)+\Z")  # whole lines, blank or comments, at an end
 
 
 class Unsupported(Exception):
@@ -62,7 +67,18 @@ def _shifted(text: str, delta: int) -> str:
     return text
 
 
+# What a double-quoted scalar must escape: YAML's non-printable characters and its line breaks.
 _UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
+_INDICATORS = "-?:,[]{}#&*!|>'\"%@`"  # none may start a plain scalar
+_RESOLVER = Resolver()
+
+
+def plain_text(text: str) -> bool:
+    """Whether `text` may be written as a plain scalar in block context, on one line, and read
+    back as the same text (not a number, a boolean or null, nor YAML syntax)."""
+    return (text != "" and text[0] not in _INDICATORS and text.strip() == text and ": " not in text
+            and " #" not in text and not text.endswith(":") and not any(c in text for c in "\t\n\r")
+            and not _UNPRINTABLE.search(text) and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == STR_TAG)
 
 
 def fresh_scalar(value: Any) -> str:
@@ -75,9 +91,8 @@ def fresh_scalar(value: Any) -> str:
         written = repr(value)
         if written in ("nan", "inf", "-inf"):
             return written.replace("nan", ".nan").replace("inf", ".inf")
-        mantissa, _, exponent = written.partition("e")
-        return (mantissa if "." in mantissa else mantissa + ".0") + (f"e{exponent if exponent[0] in '+-' else '+' + exponent}"
-                                                                     if exponent else "")
+        mantissa, e, exponent = written.partition("e")  # YAML 1.1 reads 1e+20 as text: 1.0e+20
+        return (mantissa if "." in mantissa else mantissa + ".0") + e + exponent
     if not isinstance(value, str):
         raise Unsupported(f"a {type(value).__name__} made by a migration")
     return value if plain_text(value) else _double_quoted(value)
@@ -94,6 +109,7 @@ class _Writer:
         self.read = read
         self.mapping_indent, self.sequence_indent, self.offset = indents
         self._unchanged: dict[int, Written | None] = {}  # the document does not change while written
+        self._comments_written: set[int] = set()  # where each block of trailing comments written began
 
     def origin(self, value: Any) -> Written | None:
         return self.read.at(value)
@@ -154,7 +170,7 @@ class _Writer:
             key_text = self.text[part[1]:part[2]] if part is not None else fresh_scalar(key)
             if part is None and parts:  # a new key: one renamed, whose value moves with it?
                 if gone is None:
-                    gone = [(i, p) for i, p in enumerate(written.parts) if p[0] not in mapping]
+                    gone = [(i, p) for k, (i, p) in parts.items() if k not in mapping]
                 index, part = next(((i, p) for i, p in gone if p[4] is value or self.same(value, p[4], was)),
                                    (None, None))
                 if part is not None and self.same(value, part[4], was):  # the value's text (and comments) stay
@@ -162,14 +178,36 @@ class _Writer:
                     continue
             out.append(key_text)
             self.after_key(value, column, part, out)
+            if part is not None:
+                out.append(self.trailing_comments(*self.region_span(written, index)))
 
     def region(self, written: Written, index: int, column: int) -> str:
         """The text of part `index` of a block collection (for a sequence, from its dash), up to the
         next part, trailing comments included; its lines moved to stand at `column`."""
+        start, end = self.region_span(written, index)
+        return self.copy(start, end, column - (start - _line_start(self.text, start)))
+
+    def copy(self, start: int, end: int, delta: int) -> str:
+        """The text from `start` to `end`, its lines after the first moved `delta` columns; the
+        comment lines it ends with are then written (trailing_comments writes them no more)."""
+        self.trailing_comments(start, end)
+        return _lines(_shifted(self.text[start:end], delta))
+
+    def region_span(self, written: Written, index: int) -> tuple[int, int]:
         start = self.part_start(written, index)
         end = (_line_start(self.text, self.part_start(written, index + 1)) if index + 1 < len(written)
                else _region_end(self.text, written.end))
-        return _lines(_shifted(self.text[start:end], column - (start - _line_start(self.text, start))))
+        return start, end
+
+    def trailing_comments(self, start: int, end: int) -> str:
+        """The comment lines that end the text from `start` to `end` (a part's, above the next
+        part), for a part written anew: they stay where they stood, as they were. A block
+        collection and its last part end on the same lines: those are written once."""
+        lines = _TRAILING_COMMENTS.search(self.text, start, end)
+        if lines is None or "#" not in lines.group() or lines.start() in self._comments_written:
+            return ""
+        self._comments_written.add(lines.start())
+        return lines.group()
 
     def part_start(self, written: Written, index: int) -> int:
         part = written.part(index)
@@ -200,9 +238,8 @@ class _Writer:
             self.block(value, column, out, lead)
             return
         start = written.start if isinstance(value, dict) else self.part_start(written, 0)
-        end = _region_end(self.text, written.end)
         out.append(" " * column if lead is None else lead)
-        out.append(_lines(_shifted(self.text[start:end], column - written.column)))
+        out.append(self.copy(start, _region_end(self.text, written.end), column - written.column))
 
     def _flow(self, value: dict | list) -> bool:
         """Whether a collection was written in flow style (it stays so)."""
@@ -223,6 +260,8 @@ class _Writer:
                 continue
             out.append("- ")
             self.inline(item, column + self.sequence_indent - self.offset, out)
+            if index is not None:
+                out.append(self.trailing_comments(*self.region_span(written, index)))
 
     def inline(self, value: Any, column: int, out: list[str]) -> None:
         """A value that starts on the current line (after `key: ` or `- `), its lines below
@@ -251,7 +290,7 @@ class _Writer:
         """A scalar's text as written, with the comment that ended its line; its lines after the
         first at `column` (a block scalar's content keeps its inner indentation)."""
         text = self.text[written.start:written.end]
-        if written.style in ("|", ">") and re.match(r"[|>][+-]?[1-9]|[|>][1-9]", text):
+        if written.style in ("|", ">") and re.match(r"[|>][+-]?[1-9]", text):
             raise Unsupported("a block scalar with an indentation indicator")
         if "\n" in text.rstrip("\n"):
             lines = [line for line in text.split("\n")[1:] if line.strip(" ")]

@@ -116,10 +116,11 @@ def _yaml_error_problem(exc: yaml.YAMLError, text: str, file: str) -> Problem:
 
 
 _YAML_TAG = "tag:yaml.org,2002:"
+STR_TAG = _YAML_TAG + "str"
 _MERGE_TAG = _YAML_TAG + "merge"
-_TEXT_TAGS = {_YAML_TAG + "timestamp", _YAML_TAG + "binary"}  # kept as the text written
+TEXT_TAGS = {_YAML_TAG + "timestamp", _YAML_TAG + "binary"}  # kept as the text written (yaml_nodes.py too)
 _KNOWN_TAGS = {  # the tags of JSON-like data, by kind of node
-    yaml.ScalarNode: {_YAML_TAG + t for t in ("str", "int", "float", "bool", "null")} | _TEXT_TAGS,
+    yaml.ScalarNode: {_YAML_TAG + t for t in ("str", "int", "float", "bool", "null")} | TEXT_TAGS,
     yaml.SequenceNode: {_YAML_TAG + "seq"},
     yaml.MappingNode: {_YAML_TAG + "map"},
 }
@@ -187,7 +188,7 @@ class _YamlBuilder:
 
     def _scalar(self, node, path: tuple) -> Any:
         # Dates and other non-JSON scalars stay the text that was written.
-        if node.tag in _TEXT_TAGS:
+        if node.tag in TEXT_TAGS:
             return node.value
         try:
             return self.loader.construct_object(node)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-import re
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
@@ -24,10 +23,8 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
-from .yaml import MAX_YAML_DEPTH
+from .yaml import MAX_YAML_DEPTH, STR_TAG, TEXT_TAGS
 
-_STR = "tag:yaml.org,2002:str"
-_TEXT_TAGS = ("tag:yaml.org,2002:timestamp",)  # kept as the text written, as load_yaml keeps it
 
 
 class Written:
@@ -144,16 +141,6 @@ def _own_object(value: Any) -> bool:
 
 
 _RESOLVER = Resolver()
-_INDICATORS = "-?:,[]{}#&*!|>'\"%@`"
-_NOT_PRINTABLE = re.compile("[^\x09\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def plain_text(text: str) -> bool:
-    """Whether `text` may be written as a plain scalar in block context, on one line, and read
-    back as the same text (not a number, a boolean or null, nor YAML syntax)."""
-    return (text != "" and text[0] not in _INDICATORS and text.strip() == text and ": " not in text
-            and " #" not in text and not text.endswith(":") and "\t" not in text and not _NOT_PRINTABLE.search(text)
-            and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR)
 _CONSTRUCTOR = SafeConstructor()
 
 
@@ -161,8 +148,8 @@ def _scalar(event: yaml.ScalarEvent) -> tuple[Any, bool]:
     """A scalar's value as load_yaml reads it (PyYAML's safe resolver and constructor), and
     whether it is text written as text (not a date kept as the text written, say)."""
     tag = _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
-    if tag == _STR or tag in _TEXT_TAGS:
-        return event.value, tag == _STR
+    if tag == STR_TAG or tag in TEXT_TAGS:
+        return event.value, tag == STR_TAG
     return _CONSTRUCTOR.construct_object(yaml.ScalarNode(tag, event.value)), False
 
 
