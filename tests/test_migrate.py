@@ -332,9 +332,9 @@ eval_cases:   # the old name of evalcases
 EVAL_AFTER = """\
 # Review suite: older spellings, comments and quoting everywhere
 description: 'Code review'   # single quotes
-evalcases:    # the old name of evalcases
+evalcases:   # the old name of evalcases
   - id: "case-1"
-    outcome: The reply names the bug    # what the judge looks for
+    outcome: The reply names the bug   # what the judge looks for
     input_messages:
       - role: user
         content: "Why does this crash?"
