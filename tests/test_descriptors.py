@@ -29,8 +29,14 @@ def _few_descriptors(count: int):
 @pytest.mark.parametrize("command", [["validate"], ["migrate", "-o", "{out}"]])
 def test_workers_that_cannot_start_end_the_run_with_a_message(big_file, tmp_path, command, count):
     args = [arg.format(out=tmp_path / "out.jsonl") for arg in command]
-    run = subprocess.run([sys.executable, "-m", "chatconv", args[0], str(big_file), *args[1:], "--jobs", "2"],
-                         capture_output=True, timeout=60, preexec_fn=_few_descriptors(count))
+    argv = [sys.executable, "-m", "chatconv", args[0], str(big_file), *args[1:], "--jobs", "2"]
+    run = subprocess.run(argv, capture_output=True, timeout=60, preexec_fn=_few_descriptors(count))
+    if count > 12 and run.returncode != 2:
+        # 16 is at the edge: two more descriptors and the run goes through, and when each is
+        # taken depends on timing. Then it must be the run an unlimited one is.
+        free = subprocess.run(argv, capture_output=True, timeout=60)
+        assert (run.returncode, run.stdout, run.stderr) == (free.returncode, free.stdout, free.stderr)
+        return
     assert run.returncode == 2, run.stderr
     # Where descriptors run out depends on what the interpreter has open: starting the workers
     # (most often), or a module imported on the way; either way one line says so.
