@@ -29,12 +29,12 @@ def ordered_pool(jobs: int, scheduler: str | None = None):
 
 
 def _check_address(address: str) -> None:
-    """ValueError for a TCP address without its port, before a Client is made of it: a Client
-    that fails on it is left half made, and its clean-up at exit waits 20 s and prints a traceback."""
+    """ValueError for an address no scheduler can be reached at (an unknown scheme, no port, a
+    scheme without host and port: inproc, ucx), before a Client is made of it: a Client that
+    fails on it is left half made, and its clean-up at exit waits 20 s and prints a traceback."""
     from distributed.comm import get_address_host_port
 
-    if address.partition("://")[0] in ("tcp", "tls") or "://" not in address:
-        get_address_host_port(address)
+    get_address_host_port(address)
 
 
 class ClusterPool:

@@ -124,10 +124,14 @@ def test_a_task_the_cluster_cannot_run_stops_its_file_with_a_message():
     assert "workers need chatconv installed" in problem.message
 
 
-@pytest.mark.parametrize("address", ["nope", "tcp://127.0.0.1"])
-def test_a_scheduler_address_without_its_port_is_a_usage_error_at_once(tmp_path, address):
+@pytest.mark.parametrize("address, said", [("nope", b"missing port number"), ("tcp://127.0.0.1", b"missing port number"),
+                                           ("://host:8786", b"unknown address scheme ''"),
+                                           ("udp://host:8786", b"unknown address scheme 'udp'"),
+                                           ("inproc://host", b"don't know how to extract host and port"),
+                                           ("ucx://host:8786", b"don't know how to extract host and port")])
+def test_a_scheduler_address_no_scheduler_can_be_at_is_a_usage_error_at_once(tmp_path, address, said):
     path = _faulty_recording(tmp_path / "faulty.jsonl")
     result = run_chatconv("validate", path, "--scheduler", address)
     assert result.returncode == 2
-    assert b"missing port number" in result.stderr
+    assert said in result.stderr
     assert b"Traceback" not in result.stderr and b"Exception ignored" not in result.stderr

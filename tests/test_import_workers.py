@@ -89,10 +89,11 @@ def test_a_file_of_one_record_conversations_is_never_read_again_by_the_main_proc
     path = tmp_path / "train.jsonl"
     path.write_bytes((DATA / "openai-chat" / "finetune.jsonl").read_bytes() * 20)
     serial = _imported(path, 1, 2000)
-    read_here = []
+    read_here, taken_by_record = [], []
     monkeypatch.setattr(import_files, "_chunk_of", lambda importer, record: read_here.append(record) or iter(()))
+    monkeypatch.setattr(import_files, "_taken", lambda *args: taken_by_record.append(args) or iter(()))
     assert _imported(path, 2, 2000) == serial
-    assert read_here == []
+    assert read_here == [] and taken_by_record == []
 
 
 @given(known=st.lists(st.text("abc", min_size=1, max_size=3), unique=True, max_size=6),
@@ -108,7 +109,8 @@ def test_a_batch_taken_at_once_leaves_the_state_its_records_taken_in_turn_leave(
 
 
 def _compare_states(known: list, new: list) -> None:
-    from chatconv.formats.importing import ImportState
+    from chatconv.formats.import_files import _take
+    from chatconv.formats.importing import Importer, ImportState
 
     at_once, in_turn = ImportState(), ImportState()
     for state in (at_once, in_turn):
@@ -116,10 +118,8 @@ def _compare_states(known: list, new: list) -> None:
             state.names_of(conversation_id)["k"] = "v"
             state.set_next_step(conversation_id, 1)
     at_once.add_new(new)
-    for conversation_id, names, next_step in new:  # as the per-record path (_take) leaves it
-        if names is not None:
-            in_turn.names_of(conversation_id).update(names)
-        if next_step is not None:
-            in_turn.set_next_step(conversation_id, next_step)
+    importer = Importer(run=ImportRun(), state=in_turn)
+    for line, after in enumerate(new, 1):  # each a record's result, taken by the per-record path
+        _take(importer, (line, 0, (after[0],), (after,), (1, 1, 1), (), []))
     assert list(at_once.names.items()) == list(in_turn.names.items())
     assert list(at_once.next_steps.items()) == list(in_turn.next_steps.items())

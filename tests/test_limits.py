@@ -163,13 +163,19 @@ def test_dev_zero_is_ended_by_the_limit_in_bounded_memory(args):
     assert int(peak) < 150 * 1024, f"{int(peak) // 1024} MiB"
 
 
-def test_a_compressed_endless_line_is_ended_by_the_limit_in_bounded_memory(tmp_path):
-    # A .gz file is read through its decompressed stream: a long line is decompressed only a
-    # part at a time too (160 MiB of zeros, one line, 160 KiB compressed).
-    path = tmp_path / "zeros.jsonl.gz"
-    with gzip.open(path, "wb", compresslevel=1) as out:
-        for _ in range(160):
-            out.write(bytes(1 << 20))
+@pytest.mark.parametrize("suffix", [".gz", ".zst"])
+def test_a_compressed_endless_line_is_ended_by_the_limit_in_bounded_memory(tmp_path, suffix):
+    # A .gz or .zst file is read through its decompressed stream: a long line is decompressed
+    # only a part at a time too (160 MiB of zeros, one line, 160 KiB of gzip, 5 KiB of zstd).
+    import zstandard
+
+    path = tmp_path / f"zeros.jsonl{suffix}"
+    with open(path, "wb") as raw:
+        out = gzip.open(raw, "wb", compresslevel=1) if suffix == ".gz" else \
+            zstandard.ZstdCompressor().stream_writer(raw, closefd=False)
+        with out:
+            for _ in range(160):
+                out.write(bytes(1 << 20))
     done = subprocess.run([sys.executable, "-c", PEAK, "/dev/null", "text", "--max-line-bytes", "1MiB", str(path)],
                           capture_output=True, timeout=60)
     status, peak = done.stdout.split(b"\n", 1)[0].split()

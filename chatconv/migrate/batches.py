@@ -6,14 +6,13 @@ file's line numbers.
 
 from __future__ import annotations
 
-from concurrent.futures import Future
 from dataclasses import replace
 from typing import BinaryIO, Iterator
 
 from ..sources import StdinInput, iter_line_batches
 from ..sources.writing import write_all
 from ..workers import OrderedPool, worker_context, worker_result
-from .lines import LineRejected, MigratedLines, migrate_lines
+from .lines import MigratedLines, migrate_lines
 
 _BROKEN_HINT = "run again, or with --jobs 1 (e.g. if memory is short); the file was not changed"
 
@@ -53,22 +52,18 @@ class Workers:
             return
         # This process reads the batches, through the stream it opened (a file is never read
         # again by its name: one replaced meanwhile would be read at offsets of another one;
-        # standard input and pipes alike), and sends them on; the workers count, migrate and
-        # write the lines. Line numbers are made whole here, from the lines counted in the
-        # batches before.
+        # standard input and pipes alike), and sends them on, each with the number of its
+        # first line; the workers migrate and write the lines.
         condition, turn = self._turn
         with condition:
             turn.value = 0
-        lines_before = 0
-        parts = ((offset + len(lines), lines) for _, offset, lines in batches)
-        tasks = ((done, _migrate_file_part, (file, part, keep_rejects, batch, append_to, to_era, field_map))
-                 for batch, (done, part) in enumerate(parts))
+        tasks = ((offset + len(lines), _migrate_file_part,
+                  (file, lines, first_line, keep_rejects, batch, append_to, to_era, field_map))
+                 for batch, (first_line, offset, lines) in enumerate(batches))
         ordered = self._pool.ordered(tasks)
         try:
             for done, future in ordered:
-                result = _result(future, file, lines_before)
-                lines_before += result.tally.read
-                yield done, result
+                yield done, worker_result(future, file, "migration", _BROKEN_HINT)
         finally:
             # Now, not when garbage is collected: a batch still running would write into the
             # file's temporary file after it is removed, or take the next file's turns.
@@ -84,12 +79,12 @@ def _start_worker(turn: tuple) -> None:
     _turn = turn
 
 
-def _migrate_file_part(file: str, data: bytes, keep_rejects: bool, batch: int,
+def _migrate_file_part(file: str, data: bytes, first_line: int, keep_rejects: bool, batch: int,
                        append_to: str | None, to_era: str | None, field_map: dict | None = None) -> MigratedLines:
-    """migrate_lines on a batch of a file's lines, numbered from 1 (see _result); with
-    append_to, the lines are appended to that file in the batch's turn, not returned."""
+    """migrate_lines on a batch of a file's lines from line `first_line`; with append_to, the
+    lines are appended to that file in the batch's turn, not returned."""
     try:
-        result = migrate_lines(data, file, 1, keep_rejects, to_era, field_map)
+        result = migrate_lines(data, file, first_line, keep_rejects, to_era, field_map)
     except BaseException:
         if append_to is not None:
             _write_in_turn(batch, None)  # the batches before are written; those after must not be
@@ -120,17 +115,3 @@ def _write_in_turn(batch: int, path: str | None, data: bytes = b"") -> None:
         finally:
             condition.notify_all()
 
-
-def _result(future: Future, file: str, lines_before: int) -> MigratedLines:
-    """A worker's result, its lines numbered from the start of the file."""
-    try:
-        result = worker_result(future, file, "migration", _BROKEN_HINT)
-    except LineRejected as exc:
-        raise LineRejected(replace(exc.reject, line=exc.reject.line + lines_before)) from None
-    for reject in result.rejects:
-        reject.line += lines_before
-    tally = result.tally
-    tally.examples = {name: [(path, line + lines_before, spot) for path, line, spot in spots]
-                      for name, spots in tally.examples.items()}
-    tally.rejected_examples = [(path, line + lines_before, error) for path, line, error in tally.rejected_examples]
-    return result

@@ -21,9 +21,11 @@ COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}  # suffix -> kind
 _MAGIC = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd"}
 _SUFFIX_OF = {kind: suffix for suffix, kind in COMPRESSIONS.items()}
 # Decompressed bytes asked of gzip at a time; compressed bytes fed to zstd at a time. zstd's
-# one-shot decompress has no output bound, so a small input keeps each chunk near 10x this.
+# decompressobj has no output bound, so the input is kept small: a chunk is near 10x this for
+# most data, and at most 32,768x (a block of one repeated byte takes 4 bytes for 128 KiB), 16 MiB,
+# where 16 KiB gave a file of zeros 512 MiB chunks, past any --max-line-bytes.
 _GZIP_CHUNK = 256 * 1024
-_ZSTD_INPUT = 16 * 1024
+_ZSTD_INPUT = 512
 GZIP_LEVEL = 6  # gzip's own default: level 9 (the gzip module's) costs twice the time for ~1% less
 ZSTD_LEVEL = 3  # zstd's own default
 
