@@ -22,7 +22,6 @@ from ..sources.yaml_nodes import Written, WrittenDocument, fingerprint
 
 
 _LINE_COMMENT = re.compile(r"[ \t]+#[^\n]*")
-_TRAILING_COMMENTS = re.compile(r"(?<=\n)(?:[ \t]*(?:#[^\n]*)?\n)+\Z")  # whole lines, blank or comments, at an end
 
 
 class Unsupported(Exception):
@@ -203,11 +202,19 @@ class _Writer:
         """The comment lines that end the text from `start` to `end` (a part's, above the next
         part), for a part written anew: they stay where they stood, as they were. A block
         collection and its last part end on the same lines: those are written once."""
-        lines = _TRAILING_COMMENTS.search(self.text, start, end)
-        if lines is None or "#" not in lines.group() or lines.start() in self._comments_written:
+        text, at = self.text, end
+        while True:  # back over whole lines that are blank or comments; never the part's first
+            newline = text.rfind("\n", start, at - 1)
+            if newline < 0:
+                break
+            line = text[newline + 1:at].strip()
+            if line and not line.startswith("#"):
+                break
+            at = newline + 1
+        if "#" not in text[at:end] or at in self._comments_written:
             return ""
-        self._comments_written.add(lines.start())
-        return lines.group()
+        self._comments_written.add(at)
+        return text[at:end]
 
     def part_start(self, written: Written, index: int) -> int:
         part = written.part(index)
