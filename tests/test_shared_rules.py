@@ -176,3 +176,57 @@ def test_batches_read_cover_the_file_in_order(tmp_path_factory, lines, last_newl
     with open(path, "rb") as stream:
         read = [(batch.offset, len(batch.data)) for batch in iter_line_batches(stream, batch_bytes)]
     assert b"".join(data[offset:offset + length] for offset, length in read) == data
+
+
+# ---------------------------------------------------------------------------------------------
+# Bytes handed back by workers through shared memory (workers.hand_back)
+
+
+def _payload(index: int) -> bytes:
+    """A task's bytes: some fit a 64-byte slot, some do not (those go down the pipe), one is empty."""
+    return bytes([index % 251]) * (index * 7 % 150)
+
+
+def _hand_back_payload(index: int, pause: float) -> tuple[int, object]:
+    import time
+
+    from chatconv.workers import hand_back
+
+    time.sleep(pause)
+    return index, hand_back(_payload(index))
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_workers_hand_back_each_tasks_bytes_whole_and_in_order(start_method):
+    """Many more tasks than slots, finishing out of order (early ones slow), their futures all
+    kept before any is read: each result is its own task's bytes, from a slot or the pipe."""
+    import multiprocessing
+
+    from chatconv.workers import OrderedPool
+
+    context = multiprocessing.get_context(start_method)
+    tasks = ((index, _hand_back_payload, (index, 0.02 if index % 5 == 0 else 0.0)) for index in range(60))
+    with OrderedPool(2, context=context, shared_bytes=64) as pool:
+        assert (pool.slots is not None) == (start_method == "fork")
+        futures = list(pool.ordered(tasks))
+        results = [future.result() for _, future in futures]
+    assert [key for key, _ in futures] == list(range(60))
+    assert results == [(index, _payload(index)) for index in range(60)]
+
+
+def test_bytes_handed_back_outside_a_worker_are_returned_as_they_are():
+    from chatconv.workers import hand_back
+
+    data = b"x" * 100
+    assert hand_back(data) is data
+
+
+def test_the_shared_memory_goes_with_its_pool():
+    from chatconv.workers import _SLOTS, OrderedPool
+
+    with OrderedPool(2, shared_bytes=1024) as pool:
+        token = pool.slots.token
+        assert _SLOTS[token] is pool.slots
+        assert [future.result() for _, future in pool.ordered([(0, _hand_back_payload, (3, 0.0))])] \
+            == [(3, _payload(3))]
+    assert token not in _SLOTS and pool.slots is None

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, batch_workers, compression_of, discover,
-                       Record, file_format, iter_jsonl, iter_line_batches, open_binary)
+                       Record, file_format, iter_jsonl, iter_line_batches, open_binary,
+                       read_batch)
 from .importing import ImportRun, Importer, ImportState
 from .registry import OWN_SUFFIXES
 
@@ -59,7 +60,7 @@ def import_chunks(paths: Sequence[str], format_name: str | None = None, conversa
             if workers > 1:
                 if pool is None:
                     from ..workers import OrderedPool  # here: a run without workers skips multiprocessing
-                    pool = OrderedPool(workers)
+                    pool = OrderedPool(workers, shared_bytes=4 * batch_bytes)  # lines made of a batch: ~1.3x its size
                 yield from import_in_workers(importer, file, pool, batch_bytes)
                 continue
             for record in importer.records(file):
@@ -118,8 +119,12 @@ def import_in_workers(importer: Importer, file: str, pool: OrderedPool, batch_by
 
     settings = (importer.format_name, importer.conversations, importer.field_map)
     unread: list[UnreadableInput] = []  # compressed data that failed: raised after the batches before it
+    # A worker reads its batch from the file (as validate's do); a compressed file's are sent. This
+    # process reads them too: it numbers the lines, and reads a batch again when it must.
+    by_offset = compression_of(file) is None
     with open_binary(file) as source:
-        tasks = ((batch, _import_batch, (file, batch.first_line, batch.data, settings))
+        tasks = ((batch, _import_batch, (file, batch.first_line, (batch.offset, len(batch.data)) if by_offset
+                                         else batch.data, settings))
                  for batch in _until_unreadable(iter_line_batches(source, batch_bytes), unread))
         for batch, future in pool.ordered(tasks):
             blob, whole, results = worker_result(future, file, "import")
@@ -199,11 +204,13 @@ def _add_to_run(run: ImportRun, counts: tuple[int, int, int], formats: Iterable[
     run.problems.extend(problems)
 
 
-def _import_batch(file: str, first_line: int, data: bytes, settings: tuple
+def _import_batch(file: str, first_line: int, data: bytes | tuple[int, int], settings: tuple
                   ) -> tuple[bytes, BatchResult | None, list[RecordResult] | None]:
-    """In a worker: the lines made of a batch of whole lines from line `first_line`, joined, and
-    what the batch did as a whole (BatchResult) or, when two of its records read one
-    conversation, each record's result."""
+    """In a worker: the lines made of a batch of whole lines from line `first_line` (`data`, or
+    read from the file at (offset, length)), joined, and what the batch did as a whole
+    (BatchResult) or, when two of its records read one conversation, each record's result."""
+    if type(data) is tuple:
+        data = read_batch(file, *data)
     format_name, conversations, field_map = settings
     importer = Importer(format_name, conversations, field_map, ImportRun(), ImportState())
     out: list[bytes] = []
@@ -237,4 +244,7 @@ def _import_records(importer: Importer, file: str, first_line: int, data: bytes
 
 
 def _joined(lines: list[bytes]) -> bytes:
-    return b"".join(line + b"\n" for line in lines)
+    """The lines, each with its newline, as a worker hands them back to this process."""
+    from ..workers import hand_back  # here: only workers hand back (it is loaded in them)
+
+    return hand_back(b"".join(line + b"\n" for line in lines))

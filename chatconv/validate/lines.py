@@ -19,7 +19,7 @@ import orjson
 from ..kinds import detect_kind, kind_names
 from ..problems import Problem
 from ..schemas import fast_validator
-from ..sources import Record, is_blank_line, load_json, problem_at
+from ..sources import Record, is_blank_line, load_json, problem_at, read_batch
 from .conversations import RecordingChecks, ToolPart, step_facts, tool_parts
 from .legacy import OUTPUT_ALIASES, legacy_output_problem
 from .record import check_record
@@ -238,9 +238,7 @@ def check_file_lines(offset: int, length: int, first_line: int, options: LineOpt
     """check_lines in a worker process, which reads its lines from the file itself. The entries
     go back as plain tuples (entries_from_wire makes them whole again): pickle takes a Python
     call for each NamedTuple, which would cost the workers more than checking the lines."""
-    with open(options.file, "rb") as stream:
-        stream.seek(offset)
-        return check_sent_lines(stream.read(length), first_line, options, opens_file)
+    return check_sent_lines(read_batch(options.file, offset, length), first_line, options, opens_file)
 
 
 def check_sent_lines(lines: bytes, first_line: int, options: LineOptions, opens_file: bool) -> list[tuple]:
