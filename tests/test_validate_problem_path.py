@@ -161,6 +161,7 @@ def test_narrowed_explanations_are_the_full_ones(fault, monkeypatch):
     from chatconv.schemas import explaining_validator
 
     explaining = sys.modules["chatconv.validate.explain"]
+    monkeypatch.setattr(explaining, "_errors_key", lambda record, kind: None)  # each explained, not recalled
     for n, step in enumerate(BASE):
         text = FAULTS[fault](orjson.loads(orjson.dumps(step)), n)
         narrow = explain(Record("f", 1, orjson.loads(text), text=text), "step-record")
@@ -168,6 +169,56 @@ def test_narrowed_explanations_are_the_full_ones(fault, monkeypatch):
             patched.setattr(explaining, "narrowed_validator", explaining_validator)
             full = explain(Record("f", 1, orjson.loads(text), text=text), "step-record")
         assert narrow == full and narrow
+
+
+# Lines that fail alike, and lines that fail nearly alike but must be told apart: another wrong
+# role (another hint), a float against an integer beyond 64 bits that orjson reads as that float
+# (the text decides), the wrong value at another place, a YAML-like value of another type.
+ALIKE = [
+    b'{"conversationId":"c","stepIndex":0,"input":{"role":"human","content":"a"},"output":[]}',
+    b'{"conversationId":"c","stepIndex":1,"input":{"role":"human","content":"b"},"output":[]}',
+    b'{"conversationId":"c","stepIndex":2,"input":{"role":"bot","content":"b"},"output":[]}',
+    b'{"conversationId":"c","stepIndex":3,"input":{"role":"Human","content":"b"},"output":[]}',
+    b'{"conversationId":"c","stepIndex":4,"input":{"role":"user","content":1e20},"output":[]}',
+    b'{"conversationId":"c","stepIndex":4,"input":{"role":"user","content":100000000000000000000},"output":[]}',
+    b'{"conversationId":"c","stepIndex":-1,"input":{"role":"user","content":"a"},"output":[]}',
+    b'{"conversationId":"c","stepIndex":"4","input":{"role":"user","content":"a"},"output":[]}',
+    b'{"conversationId":"c","stepIndex":5,"colour":"red","input":{"role":"user","content":"a"},"output":[]}',
+    b'{"conversationId":"c","stepIndex":5,"color":"red","input":{"role":"user","content":"a"},"output":[]}',
+    b'{"conversationId":"c","stepIndex":6,"input":{"role":"user","content":5},"output":[]}',
+    b'{"conversationId":"c","stepIndex":6,"input":{"role":"user","content":[5]},"output":[]}',
+    b'{"conversationId":"c","stepIndex":7,"input":{"role":"user","content":"a"},"output":[{"role":"tool"}]}',
+    b'{"conversationId":"c","stepIndex":7,"input":{"role":"user","content":"a"},"output":[{"role":"tool",'
+    b'"content":"x"}]}',
+]
+
+
+def test_records_failing_alike_are_explained_as_each_alone(monkeypatch):
+    """Explanations recalled by what failed (explain._errors_key) are those of each record alone,
+    located in its own line; records that fail alike are explained once."""
+    explaining = sys.modules["chatconv.validate.explain"]
+    lines = ALIKE * 3
+    records = [Record("f.jsonl", n, orjson.loads(text), text=text) for n, text in enumerate(lines, 1)]
+    kinds = ["step-record"] * len(records)
+    monkeypatch.setattr(explaining, "_EXPLAINED", {})
+    described = []
+    real = explaining._described
+    monkeypatch.setattr(explaining, "_described", lambda record, kind: described.append(1) or real(record, kind))
+    recalled = [explain(record, k) for record, k in zip(records, kinds)]
+    # Explained once each: the two "human" lines alike, and the 10 others; the 2 floats every time.
+    assert len(described) == 11 + 2 * 3
+    with monkeypatch.context() as patched:
+        patched.setattr(explaining, "_errors_key", lambda record, kind: None)
+        alone = [explain(Record("f.jsonl", n, orjson.loads(text), text=text), k)
+                 for (n, text), k in zip(enumerate(lines, 1), kinds)]
+    assert recalled == alone
+    assert all(recalled) and len({p.line for problems in recalled for p in problems}) == len(lines)
+    assert {p.message for p in alone[0] + alone[2] + alone[3]} == {
+        '"human" is not one of: system, user, assistant, tool', '"bot" is not one of: system, user, assistant, tool',
+        '"Human" is not one of: system, user, assistant, tool'}
+    # The integer beyond 64 bits is told by its digits, the float as a number.
+    assert "100000000000000000000 (beyond 64 bits)" in alone[5][0].message
+    assert "100000000000000000000" not in alone[4][0].message
 
 
 # ---------------------------------------------------------------------------------------------
