@@ -222,9 +222,12 @@ def test_bytes_handed_back_outside_a_worker_are_returned_as_they_are():
 
 
 def test_the_shared_memory_goes_with_its_pool():
+    import multiprocessing
+
     from chatconv.workers import _SLOTS, OrderedPool
 
-    with OrderedPool(2, shared_bytes=1024) as pool:
+    # Forked workers share it (a process running other threads, as a test runner may, spawns them).
+    with OrderedPool(2, context=multiprocessing.get_context("fork"), shared_bytes=1024) as pool:
         token = pool.slots.token
         assert _SLOTS[token] is pool.slots
         assert [future.result() for _, future in pool.ordered([(0, _hand_back_payload, (3, 0.0))])] \
