@@ -161,7 +161,7 @@ def test_narrowed_explanations_are_the_full_ones(fault, monkeypatch):
     from chatconv.schemas import explaining_validator
 
     explaining = sys.modules["chatconv.validate.explain"]
-    monkeypatch.setattr(explaining, "_errors_key", lambda record, kind: None)  # each explained, not recalled
+    monkeypatch.setattr(explaining, "failure_key", lambda record, kind: None)  # each explained, not recalled
     for n, step in enumerate(BASE):
         text = FAULTS[fault](orjson.loads(orjson.dumps(step)), n)
         narrow = explain(Record("f", 1, orjson.loads(text), text=text), "step-record")
@@ -194,13 +194,13 @@ ALIKE = [
 
 
 def test_records_failing_alike_are_explained_as_each_alone(monkeypatch):
-    """Explanations recalled by what failed (explain._errors_key) are those of each record alone,
+    """Explanations recalled by what failed (recall.failure_key) are those of each record alone,
     located in its own line; records that fail alike are explained once."""
     explaining = sys.modules["chatconv.validate.explain"]
     lines = ALIKE * 3
     records = [Record("f.jsonl", n, orjson.loads(text), text=text) for n, text in enumerate(lines, 1)]
     kinds = ["step-record"] * len(records)
-    monkeypatch.setattr(explaining, "_EXPLAINED", {})
+    monkeypatch.setattr(sys.modules["chatconv.validate.recall"], "_said", {})
     described = []
     real = explaining._described
     monkeypatch.setattr(explaining, "_described", lambda record, kind: described.append(1) or real(record, kind))
@@ -208,7 +208,7 @@ def test_records_failing_alike_are_explained_as_each_alone(monkeypatch):
     # Explained once each: the two "human" lines alike, and the 10 others; the 2 floats every time.
     assert len(described) == 11 + 2 * 3
     with monkeypatch.context() as patched:
-        patched.setattr(explaining, "_errors_key", lambda record, kind: None)
+        patched.setattr(explaining, "failure_key", lambda record, kind: None)
         alone = [explain(Record("f.jsonl", n, orjson.loads(text), text=text), k)
                  for (n, text), k in zip(enumerate(lines, 1), kinds)]
     assert recalled == alone

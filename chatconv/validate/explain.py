@@ -14,8 +14,8 @@ import orjson
 from ..kinds import RECORDING_KINDS
 from ..problems import Problem
 from ..sources import Record, integers_beyond_64_bits, problem_at
-from ..schemas import fast_validator
 from .narrowed import narrowed_validator
+from .recall import failure_key, recall
 
 _ROLE_SYNONYMS = {"human": "user", "ai": "assistant", "bot": "assistant", "model": "assistant",
                   "function": "tool", "developer": "system"}
@@ -39,14 +39,7 @@ def explain(record: Record, kind: str) -> list[Problem]:
 
 
 def _explain(record: Record, kind: str) -> list[Problem]:
-    key = _errors_key(record, kind)
-    said = _EXPLAINED.get(key) if key is not None else None
-    if said is None:
-        said = _described(record, kind)
-        if key is not None:
-            if len(_EXPLAINED) >= _EXPLAINED_MAX:
-                _EXPLAINED.clear()
-            _EXPLAINED[key] = said
+    said = recall(failure_key(record, kind), lambda: _described(record, kind))
     return [problem_at(record, s.path, s.message, s.severity, s.hint, code=s.code) for s in said]
 
 
@@ -55,7 +48,7 @@ def _described(record: Record, kind: str) -> list[Said]:
 
     errors = list(narrowed_validator(kind).iter_errors(record.data))
     if not errors:  # the two validators disagree; say so rather than pass the record
-        return [_said((), f"the record does not match the {kind} schema", code="bad-value")]
+        return [Said((), f"the record does not match the {kind} schema", code="bad-value")]
     best = best_match(errors)
     ordered = [best] + sorted((e for e in errors if e is not best), key=lambda e: list(map(str, e.absolute_path)))
     said = {}
@@ -65,52 +58,6 @@ def _described(record: Record, kind: str) -> list[Said]:
         for one in describe(error, record, kind, path):
             said.setdefault((one.path, one.message), one)
     return list(said.values())
-
-
-# What was said of the records that failed alike, by _errors_key: a file whose lines fail the same
-# way (the same wrong role on every tenth line) is explained once, not at 100 µs a line by
-# jsonschema's Python validator. Cleared when full: the keys hold the values that failed.
-_EXPLAINED: dict[tuple, list] = {}
-_EXPLAINED_MAX = 512
-_KEYED_VALUE_BYTES = 2048
-
-
-def _errors_key(record: Record, kind: str) -> tuple | None:
-    """What the explanation of a recording's JSON record depends on: the compiled validator's
-    errors, each as the path that failed, the schema's path and the JSON of the value there
-    (the rest of the record is valid, and the describers look at nothing else); None for a
-    record not to be explained from its key: a YAML one (values JSON does not have), a value
-    too large to keep, a float (an integer beyond 64 bits is told by the text), none found."""
-    if kind not in RECORDING_KINDS or record.text.__class__ is not bytes:
-        return None
-    try:  # the compiled validator refuses records nested too deep for it: explained as they are
-        errors = list(fast_validator(kind).iter_errors(record.data))
-    except ValueError:
-        return None
-    key: list = [kind]
-    for error in errors:
-        path = tuple(error.instance_path)
-        value = record.data
-        for part in path:
-            value = value[part]
-        try:
-            written = orjson.dumps(value)
-        except orjson.JSONEncodeError:
-            return None
-        if len(written) > _KEYED_VALUE_BYTES or _holds_float(value):
-            return None
-        key.append((path, tuple(error.schema_path), written))
-    return tuple(key) if len(key) > 1 else None
-
-
-def _holds_float(value: Any) -> bool:
-    if value.__class__ is float:
-        return True
-    if value.__class__ is dict:
-        return any(_holds_float(v) for v in value.values())
-    if value.__class__ is list:
-        return any(_holds_float(v) for v in value)
-    return False
 
 
 def short_json(value: Any, limit: int = 60) -> str:
@@ -183,11 +130,6 @@ class Said(NamedTuple):
     code: str | None = None
 
 
-def _said(path: tuple, message: str, severity: str = "error", hint: str | None = None, *,
-          code: str | None = None) -> Said:
-    return Said(path, message, severity, hint, code)
-
-
 def _is_config(kind: str) -> bool:
     return kind == "config" or kind.startswith("config-")
 
@@ -212,13 +154,13 @@ def _unknown_keys(error, record: Record, kind: str, path: tuple) -> Iterator[Sai
         close = close_key(key, known, error.instance)
         hint = f"did you mean {close!r}?" if close else f"known keys: {', '.join(known)}"
         if kind in RECORDING_KINDS:
-            yield _said(path + (key,), f"unknown key {key!r}, kept as it is", "warning", hint,
-                             code="unknown-key")
+            yield Said(path + (key,), f"unknown key {key!r}, kept as it is", "warning", hint,
+                       code="unknown-key")
         elif _is_config(kind):
-            yield _said(path + (key,), f"unknown config key {key!r}, ignored", "warning", hint,
-                             code="unknown-config-key")
+            yield Said(path + (key,), f"unknown config key {key!r}, ignored", "warning", hint,
+                       code="unknown-config-key")
         else:
-            yield _said(path + (key,), f"unknown key {key!r}", "error", hint, code="unknown-key")
+            yield Said(path + (key,), f"unknown key {key!r}", "error", hint, code="unknown-key")
 
 
 def _removed_key(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:
@@ -228,8 +170,8 @@ def _removed_key(error, record: Record, kind: str, path: tuple) -> Iterator[Said
     if not (instead and path):
         yield from _not_matching(error, record, kind, path)
         return
-    yield _said(path, f"{path[-1]!r} was removed in this era (AgentV rejects it): {instead}",
-                     hint="AgentV's guide to the breaking changes since v4.42.4 shows each move", code="removed-key")
+    yield Said(path, f"{path[-1]!r} was removed in this era (AgentV rejects it): {instead}",
+               hint="AgentV's guide to the breaking changes since v4.42.4 shows each move", code="removed-key")
 
 
 def _one_of_required(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:
@@ -237,8 +179,8 @@ def _one_of_required(error, record: Record, kind: str, path: tuple) -> Iterator[
     branches = error.validator_value
     if all(isinstance(b, dict) and set(b) == {"required"} for b in branches) and isinstance(error.instance, dict):
         keys = [key for b in branches for key in b["required"]]
-        yield _said(path, f"missing required key: one of {', '.join(map(repr, keys))}",
-                         hint=f"add {keys[0]!r}", code="missing-key")
+        yield Said(path, f"missing required key: one of {', '.join(map(repr, keys))}",
+                   hint=f"add {keys[0]!r}", code="missing-key")
         return
     yield from _not_matching(error, record, kind, path)
 
@@ -251,7 +193,7 @@ def _missing_keys(error, record: Record, kind: str, path: tuple) -> Iterator[Sai
         if misspelt and kind not in RECORDING_KINDS:
             continue  # the error on the unknown key already says "did you mean ...?"
         hint = f"is {misspelt[0]!r} a misspelling of it?" if misspelt else f"add {key!r}"
-        yield _said(path, f"missing required key {key!r}", hint=hint, code="missing-key")
+        yield Said(path, f"missing required key {key!r}", hint=hint, code="missing-key")
 
 
 def _wrong_type(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:
@@ -262,46 +204,46 @@ def _wrong_type(error, record: Record, kind: str, path: tuple) -> Iterator[Said]
         got = f"integer {digits} (beyond 64 bits)"
     else:
         got = "null" if instance is None else f"{_JSON_TYPES.get(type(instance), 'value')} {short_json(instance)}"
-    yield _said(path, f"expected {wanted}, got {got}", code="wrong-type")
+    yield Said(path, f"expected {wanted}, got {got}", code="wrong-type")
 
 
 def _not_allowed(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:
     expected = error.validator_value
     allowed = ", ".join(a if isinstance(a, str) else short_json(a) for a in expected)
-    yield _said(path, f"{_shown(error.instance, record)} is not one of: {allowed}",
-                     hint=_enum_hint(error.instance, expected), code="bad-value")
+    yield Said(path, f"{_shown(error.instance, record)} is not one of: {allowed}",
+               hint=_enum_hint(error.instance, expected), code="bad-value")
 
 
 def _not_the_constant(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:
-    yield _said(path, f"expected {short_json(error.validator_value)}, "
-                                   f"got {_shown(error.instance, record)}", code="bad-value")
+    yield Said(path, f"expected {short_json(error.validator_value)}, "
+                     f"got {_shown(error.instance, record)}", code="bad-value")
 
 
 def _below_minimum(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:
-    yield _said(path, f"{_shown(error.instance, record)} is less than the minimum "
-                                   f"{short_json(error.validator_value)}", code="bad-value")
+    yield Said(path, f"{_shown(error.instance, record)} is less than the minimum "
+                     f"{short_json(error.validator_value)}", code="bad-value")
 
 
 def _too_few_items(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:
-    yield _said(path, f"needs at least {error.validator_value} item(s)", code="bad-value")
+    yield Said(path, f"needs at least {error.validator_value} item(s)", code="bad-value")
 
 
 def _empty(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:
-    yield _said(path, "must not be empty", code="bad-value")
+    yield Said(path, "must not be empty", code="bad-value")
 
 
 def _not_the_pattern(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:
     if path and path[-1] == "timestamp":
-        yield _said(path, f"{short_json(error.instance)} is not an ISO-8601 date-time",
-                         hint="write it like 2025-11-09T19:27:09.514Z", code="bad-value")
+        yield Said(path, f"{short_json(error.instance)} is not an ISO-8601 date-time",
+                   hint="write it like 2025-11-09T19:27:09.514Z", code="bad-value")
     else:
         yield from _not_matching(error, record, kind, path)
 
 
 def _not_matching(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:
     # Not error.message: jsonschema puts the Python repr of the whole value in it.
-    yield _said(path, f"{_shown(error.instance, record)} does not match the schema "
-                                   f"({error.validator}: {short_json(error.validator_value)})", code="bad-value")
+    yield Said(path, f"{_shown(error.instance, record)} does not match the schema "
+                     f"({error.validator}: {short_json(error.validator_value)})", code="bad-value")
 
 
 _DESCRIBERS: dict[str, Callable[[Any, Record, str, tuple], Iterator[Said]]] = {
