@@ -9,8 +9,6 @@ time that a small run should not pay.
 from __future__ import annotations
 
 import errno
-import itertools
-import mmap
 import multiprocessing
 import os
 import signal
@@ -22,6 +20,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Iterator
 
+from .handback import Slots, run_in_slot
 from .problems import Problem, UnreadableInput
 
 
@@ -132,9 +131,9 @@ class OrderedPool:
         self.jobs = jobs
         self.ahead = ahead
         context = context or worker_context()
-        # Forked workers hand bytes back through memory shared with them (see hand_back), up to
+        # Forked workers hand bytes back through memory shared with them (handback.py), up to
         # `shared_bytes` a task; spawned ones cannot see it, and send them down the pipe.
-        self.slots = _Slots(ahead * jobs + 1, shared_bytes) if shared_bytes and \
+        self.slots = Slots(ahead * jobs + 1, shared_bytes) if shared_bytes and \
             context.get_start_method() == "fork" else None
         try:
             self.pool = start_pool(jobs, initializer, initargs, context)
@@ -178,18 +177,16 @@ class OrderedPool:
         pending: deque[tuple[Any, Future]] = deque()
         given: list[Future] = []  # the task last handed on: its caller may be stopped waiting for it
         slots = self.slots
-        users: list[Future | None] = [None] * (slots.count if slots else 0)  # each slot's last task
+        recent: deque[Future] = deque(maxlen=slots.count if slots else 0)  # the tasks that hold a slot
         try:
             for index, (key, function, args) in enumerate(tasks):
-                if slots is not None:  # the task writes into a slot whose last task must have handed back
-                    slot = index % slots.count
-                    if users[slot] is not None:
-                        wait([users[slot]])
-                    function, args = _in_slot, (slots.token, slot, function, args)
+                if slots is not None:  # the slot of the task `count` before, once that one has handed back
+                    if len(recent) == slots.count:
+                        wait([recent[0]])
+                    function, args = run_in_slot, (slots.token, index % slots.count, function, args)
                 with signals_held():  # an interrupt inside submit would lose a task that runs: never waited for
                     pending.append((key, self.pool.submit(function, *args)))
-                if slots is not None:
-                    users[slot] = pending[-1][1]
+                recent.append(pending[-1][1])
                 if len(pending) >= self.ahead * self.jobs:
                     given = [pending[0][1]]
                     yield pending.popleft()
@@ -200,75 +197,6 @@ class OrderedPool:
             # Ctrl-C or SIGTERM while the caller waits for the task handed on must wait for it
             # too: it may be writing into a file that the caller removes next.
             wait(given + [future for _, future in pending if not future.cancel()])
-
-
-class _Slots:
-    """Memory shared with forked workers, `count` slots of `size` bytes: a task in flight writes
-    what it hands back into its slot (OrderedPool.ordered gives slot i % count to the i-th task,
-    once the slot's last task has handed back), and this process copies it out as it receives
-    the task's result. Kept by token in _SLOTS, where the workers forked after it find it."""
-
-    _tokens = itertools.count()
-
-    def __init__(self, count: int, size: int):
-        self.count, self.size = count, size
-        self.memory = mmap.mmap(-1, count * size)  # anonymous and shared: forked workers write into it
-        self.token = next(self._tokens)
-        _SLOTS[self.token] = self
-
-    def close(self) -> None:
-        del _SLOTS[self.token]
-        self.memory.close()
-
-
-_SLOTS: dict[int, _Slots] = {}
-_slot: tuple[int, int] | None = None  # in a worker, the (token, slot) of the task running, until used
-
-
-def _in_slot(token: int, slot: int, function: Callable, args: tuple) -> Any:
-    global _slot
-    _slot = (token, slot) if token in _SLOTS else None  # a spawned worker has none
-    try:
-        return function(*args)
-    finally:
-        _slot = None
-
-
-def hand_back(data: bytes) -> Any:
-    """`data`, as a task run by workers returns it (once per task): written into the memory the
-    task shares with this process, when it has a slot that holds it, and read back as bytes
-    when its result is received. A MiB handed back down a pipe costs some 3 ms of CPU on each
-    side (pickled, written 64 KiB at a time, read, joined, unpickled); from shared memory, a
-    copy. Run elsewhere (in this process, on a Dask cluster), `data` is returned as it is."""
-    global _slot
-    if _slot is None:
-        return data
-    token, slot = _slot
-    _slot = None
-    slots = _SLOTS[token]
-    if len(data) > slots.size:
-        return data
-    start = slot * slots.size
-    slots.memory[start:start + len(data)] = data
-    return _HandedBack(token, slot, len(data))
-
-
-class _HandedBack:
-    """Bytes in a slot: pickled as where they are, unpickled as the bytes themselves."""
-
-    __slots__ = ("token", "slot", "length")
-
-    def __init__(self, token: int, slot: int, length: int):
-        self.token, self.slot, self.length = token, slot, length
-
-    def __reduce__(self):
-        return _handed_back, (self.token, self.slot, self.length)
-
-
-def _handed_back(token: int, slot: int, length: int) -> bytes:
-    slots = _SLOTS[token]
-    start = slot * slots.size
-    return slots.memory[start:start + length]
 
 
 class WorkersNotStarted(OSError):

@@ -179,7 +179,7 @@ def test_batches_read_cover_the_file_in_order(tmp_path_factory, lines, last_newl
 
 
 # ---------------------------------------------------------------------------------------------
-# Bytes handed back by workers through shared memory (workers.hand_back)
+# Bytes handed back by workers through shared memory (handback.hand_back)
 
 
 def _payload(index: int) -> bytes:
@@ -190,7 +190,7 @@ def _payload(index: int) -> bytes:
 def _hand_back_payload(index: int, pause: float) -> tuple[int, object]:
     import time
 
-    from chatconv.workers import hand_back
+    from chatconv.handback import hand_back
 
     time.sleep(pause)
     return index, hand_back(_payload(index))
@@ -215,7 +215,7 @@ def test_workers_hand_back_each_tasks_bytes_whole_and_in_order(start_method):
 
 
 def test_bytes_handed_back_outside_a_worker_are_returned_as_they_are():
-    from chatconv.workers import hand_back
+    from chatconv.handback import hand_back
 
     data = b"x" * 100
     assert hand_back(data) is data
@@ -224,7 +224,8 @@ def test_bytes_handed_back_outside_a_worker_are_returned_as_they_are():
 def test_the_shared_memory_goes_with_its_pool():
     import multiprocessing
 
-    from chatconv.workers import _SLOTS, OrderedPool
+    from chatconv.handback import _SLOTS
+    from chatconv.workers import OrderedPool
 
     # Forked workers share it (a process running other threads, as a test runner may, spawns them).
     with OrderedPool(2, context=multiprocessing.get_context("fork"), shared_bytes=1024) as pool:

@@ -20,10 +20,10 @@ import io
 import os
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
+from ..handback import hand_back
 from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, batch_workers, compression_of, discover,
-                       Record, file_format, iter_jsonl, iter_line_batches, open_binary,
-                       read_batch)
+                       Record, file_format, iter_jsonl, iter_line_batches, open_binary, read_batch)
 from .importing import ImportRun, Importer, ImportState
 from .registry import OWN_SUFFIXES
 
@@ -123,8 +123,8 @@ def import_in_workers(importer: Importer, file: str, pool: OrderedPool, batch_by
     # process reads them too: it numbers the lines, and reads a batch again when it must.
     by_offset = compression_of(file) is None
     with open_binary(file) as source:
-        tasks = ((batch, _import_batch, (file, batch.first_line, (batch.offset, len(batch.data)) if by_offset
-                                         else batch.data, settings))
+        tasks = ((batch, _import_file_part, (file, batch.first_line, batch.offset, len(batch.data), settings))
+                 if by_offset else (batch, _import_batch, (file, batch.first_line, batch.data, settings))
                  for batch in _until_unreadable(iter_line_batches(source, batch_bytes), unread))
         for batch, future in pool.ordered(tasks):
             blob, whole, results = worker_result(future, file, "import")
@@ -204,13 +204,17 @@ def _add_to_run(run: ImportRun, counts: tuple[int, int, int], formats: Iterable[
     run.problems.extend(problems)
 
 
-def _import_batch(file: str, first_line: int, data: bytes | tuple[int, int], settings: tuple
+def _import_file_part(file: str, first_line: int, offset: int, length: int, settings: tuple
+                      ) -> tuple[bytes, BatchResult | None, list[RecordResult] | None]:
+    """_import_batch in a worker that reads the batch from the file itself."""
+    return _import_batch(file, first_line, read_batch(file, offset, length), settings)
+
+
+def _import_batch(file: str, first_line: int, data: bytes, settings: tuple
                   ) -> tuple[bytes, BatchResult | None, list[RecordResult] | None]:
-    """In a worker: the lines made of a batch of whole lines from line `first_line` (`data`, or
-    read from the file at (offset, length)), joined, and what the batch did as a whole
-    (BatchResult) or, when two of its records read one conversation, each record's result."""
-    if type(data) is tuple:
-        data = read_batch(file, *data)
+    """In a worker: the lines made of a batch of whole lines from line `first_line`, joined, and
+    what the batch did as a whole (BatchResult) or, when two of its records read one
+    conversation, each record's result."""
     format_name, conversations, field_map = settings
     importer = Importer(format_name, conversations, field_map, ImportRun(), ImportState())
     out: list[bytes] = []
@@ -245,6 +249,4 @@ def _import_records(importer: Importer, file: str, first_line: int, data: bytes
 
 def _joined(lines: list[bytes]) -> bytes:
     """The lines, each with its newline, as a worker hands them back to this process."""
-    from ..workers import hand_back  # here: only workers hand back (it is loaded in them)
-
     return hand_back(b"".join(line + b"\n" for line in lines))

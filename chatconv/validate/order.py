@@ -48,7 +48,7 @@ class PlaceOrder:
 
     def due(self) -> bool:
         """Whether enough is held to be worth a release (finding `before` costs the caller)."""
-        return len(self._run) + len(self._held) >= self._check_at
+        return len(self) >= self._check_at
 
     def release(self, file: str, before: int) -> Iterator[Problem]:
         """The problems held that come before line `before` of `file`: no problem found later
