@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from chatconv.migrate import yaml_rewrite
 from chatconv.migrate.documents import migrate_document
-from chatconv.migrate.yaml_spans import plain_text
+from chatconv.migrate.yaml_scalars import plain_text
 from chatconv.sources import load_yaml
 from chatconv.sources.yaml_nodes import read_yaml_written
 

@@ -100,7 +100,6 @@ def _same_data(one: Any, other: Any) -> bool:
 
 def _round_trip(text: str, file: str, to_era: str | None, expected: Any) -> str:
     """The migrated document written by ruamel.yaml's round trip, read back to mean `expected`."""
-    kind_of = lambda data: detect_kind(data, file)  # noqa: E731
     yaml = _round_trip_yaml(text)
     try:
         document = yaml.load(text)
@@ -108,7 +107,7 @@ def _round_trip(text: str, file: str, to_era: str | None, expected: Any) -> str:
         raise BadRecord(f"invalid YAML: {' '.join(str(exc).split())}", "invalid-yaml") from None
     shares = _has_merge_keys(document) or _has_aliases(document)  # told before a migration unshares them
     try:
-        document, _ = upgrade_record(document, kind_of(document), to_era or NEWEST.NAME)
+        document, _ = upgrade_record(document, detect_kind(document, file), to_era or NEWEST.NAME)
     except Refused as exc:  # the plain reading was not refused, so the two readings differ
         raise BadRecord(str(exc), "no-newer-home") from None
     except Exception as exc:  # ruamel.yaml fails to delete a key that a merge shares, say
