@@ -9,7 +9,7 @@ from ..kinds import detect_kind
 from .arrays import element_records, holds_records, read_as_records
 from .fields import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, FieldMap, adapt, adapt_record, parse_field_map,
                      restore, split_key)
-from .compressed import COMPRESSIONS, CompressedWriter, compression_of, without_compression
+from .compressed import COMPRESSIONS, compression_of, without_compression
 from .files import (COMPRESSED_JSONL_SUFFIXES, DATA_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, data_suffix,
                     discover, eval_pattern_config, file_format, iter_jsonl_file, iter_jsonl_stream, iter_records,
                     load_document, read_document)
@@ -17,6 +17,7 @@ from .ignore import walking_everything
 from .json import NotWritten, duplicate_keys, exact_json, integers_beyond_64_bits, iter_jsonl, load_json
 from .record import Position, Record, problem_at
 from .stdin import StdinInput, read_stdin, read_stdin_head, stdin_document_format
+from .writing import CompressedWriter
 from .batches import BATCH_BYTES, PARALLEL_MIN_BYTES, Batch, batch_workers, iter_line_batches, read_batch
 from .text import (UTF8_BOM, decode_utf8, empty_file_problem, file_too_large, holds_no_record, is_blank_line, open_binary,
                    read_whole, refuse_foreign_encoding)

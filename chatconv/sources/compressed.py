@@ -1,5 +1,5 @@
 """Compressed files (gzip `.gz`, zstd `.zst`): told by name, read as a stream of their
-decompressed bytes, and written compressed the same way.
+decompressed bytes (writing.py's CompressedWriter writes them).
 
 A compressed file is never decompressed whole, into memory or onto disk: readers take its
 lines as they take a plain file's, a chunk of decompressed bytes at a time. Data that is cut
@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from ..problems import Problem, UnreadableInput
-from .writing import write_all
 
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}  # suffix -> kind
 _MAGIC = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd"}
@@ -26,8 +25,6 @@ _SUFFIX_OF = {kind: suffix for suffix, kind in COMPRESSIONS.items()}
 # where 16 KiB gave a file of zeros 512 MiB chunks, past any --max-line-bytes.
 _GZIP_CHUNK = 256 * 1024
 _ZSTD_INPUT = 512
-GZIP_LEVEL = 6  # gzip's own default: level 9 (the gzip module's) costs twice the time for ~1% less
-ZSTD_LEVEL = 3  # zstd's own default
 
 
 def compression_of(path: str | Path) -> str | None:
@@ -274,29 +271,3 @@ class DecompressedStream:
 
     def __exit__(self, *exc_info) -> None:
         self.close()
-
-
-class CompressedWriter:
-    """Writes `kind` compressed data to `stream`: close() writes the end of it, leaving the
-    stream open. Dropped without close() (a run that failed), it writes nothing more, so that
-    what was written never passes for whole data.
-
-    gzip's header names no file and no time (zlib writes it so), so that the same records give
-    the same bytes.
-    """
-
-    def __init__(self, stream: BinaryIO, kind: str):
-        self.stream = stream
-        if kind == "gzip":
-            self._compressor = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # 16+: gzip framing
-        else:
-            import zstandard  # here: only .zst files need it
-
-            self._compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compressobj()
-
-    def write(self, data: bytes) -> None:
-        if compressed := self._compressor.compress(data):
-            write_all(self.stream, compressed)
-
-    def close(self) -> None:
-        write_all(self.stream, self._compressor.flush())
