@@ -58,10 +58,12 @@ def test_an_output_that_is_a_pipe_is_written_to_not_replaced(tmp_path, command):
     out = tmp_path / "pipe"
     os.mkfifo(out)
     read = []
-    reader = threading.Thread(target=lambda: read.append(out.read_bytes()))
+    # A daemon: were the pipe replaced, the reader would wait on it for ever, and the test fail, not hang.
+    reader = threading.Thread(target=lambda: read.append(out.read_bytes()), daemon=True)
     reader.start()
     result = run_chatconv(*command, "-o", str(out))
     reader.join(timeout=60)
+    assert not reader.is_alive(), "the pipe was not written to"
     assert result.returncode == 0, result.stderr_text
     assert read == [run_chatconv(*command).stdout] and read[0]
     assert stat.S_ISFIFO(os.lstat(out).st_mode) and [p.name for p in tmp_path.iterdir()] == ["pipe"]

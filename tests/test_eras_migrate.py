@@ -84,7 +84,7 @@ evalcases:
         - {name: check, type: code, script: ./check.py}
 """
 
-# ruamel.yaml keeps each comment, at the column it can (a value that moved keeps its comment).
+# Each comment is kept where it was written (a value that moved keeps its comment): the file is written by spans.
 V2_AS_TESTS = """\
 $schema: chatconv-eval-tests
 description: "Review"   # kept

@@ -63,15 +63,32 @@ def test_a_pipe_as_input_is_read_whole_with_jobs(tmp_path):
     assert (tmp_path / "out.jsonl").read_bytes() == (MIGRATED_LINE + b"\n") * 5000
 
 
+# chatconv's command line, saying on standard error how many tasks its worker pools were given.
+_COUNTING_TASKS = """
+import atexit, sys
+from chatconv import workers
+given = []
+ordered = workers.OrderedPool.ordered
+workers.OrderedPool.ordered = lambda pool, tasks: ordered(pool, (given.append(1) or task for task in tasks))
+atexit.register(lambda: sys.stderr.write(f"worker tasks: {len(given)}\\n"))
+from chatconv.cli import main
+sys.argv[0] = "chatconv"
+main()
+"""
+
+
 def test_standard_input_shared_out_to_workers_keeps_the_order_and_the_line_numbers(tmp_path):
     # Several 1 MiB batches, a bad line in the third: the workers' output is one process's.
     data = (LEGACY_LINE + b"\n") * 25_000 + b"not json\n" + (LEGACY_LINE + b"\n") * 5_000
     runs = {}
     for jobs in (1, 2):
         rejects = tmp_path / f"rejects{jobs}.jsonl"
-        result = run_chatconv("migrate", "-", "--jobs", jobs, "--rejects", rejects, stdin=data)
-        assert result.returncode == 0, result.stderr_text
+        result = subprocess.run([sys.executable, "-c", _COUNTING_TASKS, "migrate", "-", "--jobs", str(jobs),
+                                 "--rejects", str(rejects)], input=data, capture_output=True)
+        assert result.returncode == 0, result.stderr.decode()
         runs[jobs] = result.stdout, rejects.read_bytes()
+        tasks = int(result.stderr.decode().rsplit("worker tasks: ", 1)[1])
+        assert tasks == 0 if jobs == 1 else tasks >= 3  # with --jobs 2, each batch went to a worker
     assert runs[2] == runs[1]
     assert runs[2][0] == (MIGRATED_LINE + b"\n") * 30_000
     assert runs[2][1].startswith(b'{"file":"-","line":25001,')

@@ -174,8 +174,12 @@ def test_batches_read_cover_the_file_in_order(tmp_path_factory, lines, last_newl
     path = tmp_path_factory.mktemp("batches") / "lines.jsonl"
     path.write_bytes(data)
     with open(path, "rb") as stream:
-        read = [(batch.offset, len(batch.data)) for batch in iter_line_batches(stream, batch_bytes)]
-    assert b"".join(data[offset:offset + length] for offset, length in read) == data
+        batches = list(iter_line_batches(stream, batch_bytes))
+    assert b"".join(data[batch.offset:batch.offset + len(batch.data)] for batch in batches) == data
+    assert all(batch.data == data[batch.offset:batch.offset + len(batch.data)] for batch in batches)
+    # Whole lines (the last may lack its newline), each batch numbered from its first line.
+    assert all(batch.data.endswith(b"\n") for batch in batches[:-1])
+    assert all(batch.first_line == data[:batch.offset].count(b"\n") + 1 for batch in batches)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,13 +201,26 @@ def _hand_back_payload(index: int, pause: float) -> tuple[int, object]:
 
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
-def test_workers_hand_back_each_tasks_bytes_whole_and_in_order(start_method):
+def test_workers_hand_back_each_tasks_bytes_whole_and_in_order(start_method, monkeypatch):
     """Many more tasks than slots, finishing out of order (early ones slow), their futures all
-    kept before any is read: each result is its own task's bytes, from a slot or the pipe."""
+    kept before any is read: each result is its own task's bytes, from a slot or the pipe.
+    This process copies a slot out slowly, so that a task given a slot too early would write
+    over bytes not yet copied."""
     import multiprocessing
+    import time
 
+    from chatconv.handback import Slots
     from chatconv.workers import OrderedPool
 
+    copied = []
+    read = Slots.read
+
+    def slow_read(slots, slot, length):
+        time.sleep(0.005)
+        copied.append(length)
+        return read(slots, slot, length)
+
+    monkeypatch.setattr(Slots, "read", slow_read)
     context = multiprocessing.get_context(start_method)
     tasks = ((index, _hand_back_payload, (index, 0.02 if index % 5 == 0 else 0.0)) for index in range(60))
     with OrderedPool(2, context=context, shared_bytes=64) as pool:
@@ -212,6 +229,9 @@ def test_workers_hand_back_each_tasks_bytes_whole_and_in_order(start_method):
         results = [future.result() for _, future in futures]
     assert [key for key, _ in futures] == list(range(60))
     assert results == [(index, _payload(index)) for index in range(60)]
+    # Forked, every payload that fits a slot came through one; spawned, none did.
+    fits = sorted(len(_payload(index)) for index in range(60) if len(_payload(index)) <= 64)
+    assert sorted(copied) == (fits if start_method == "fork" else [])
 
 
 def test_bytes_handed_back_outside_a_worker_are_returned_as_they_are():

@@ -3,6 +3,7 @@ file is left behind, and the exit status is 143."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -50,6 +51,7 @@ def test_without_signal_masks_workers_start_and_run_in_order(monkeypatch):
     monkeypatch.delattr(signal, "pthread_sigmask")
     with workers.signals_held():
         pass
-    with workers.OrderedPool(2) as pool:
+    # Forked, as a run's workers are (a process running other threads, as a test runner may, spawns them).
+    with workers.OrderedPool(2, context=multiprocessing.get_context("fork")) as pool:
         results = [(key, future.result()) for key, future in pool.ordered((n, abs, (-n,)) for n in range(10))]
     assert results == [(n, n) for n in range(10)]

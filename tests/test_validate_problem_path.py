@@ -188,6 +188,9 @@ ALIKE = [
     b'{"conversationId":"c","stepIndex":6,"input":{"role":"user","content":5},"output":[]}',
     b'{"conversationId":"c","stepIndex":6,"input":{"role":"user","content":[5]},"output":[]}',
     b'{"conversationId":"c","stepIndex":7,"input":{"role":"user","content":"a"},"output":[{"role":"tool"}]}',
+    # The same fault at another index: the path is part of what is recalled.
+    b'{"conversationId":"c","stepIndex":7,"input":{"role":"user","content":"a"},"output":[{"role":"assistant",'
+    b'"content":"x"},{"role":"tool"}]}',
     b'{"conversationId":"c","stepIndex":7,"input":{"role":"user","content":"a"},"output":[{"role":"tool",'
     b'"content":"x"}]}',
 ]
@@ -205,8 +208,8 @@ def test_records_failing_alike_are_explained_as_each_alone(monkeypatch):
     real = explaining._described
     monkeypatch.setattr(explaining, "_described", lambda record, kind: described.append(1) or real(record, kind))
     recalled = [explain(record, k) for record, k in zip(records, kinds)]
-    # Explained once each: the two "human" lines alike, and the 10 others; the 2 floats every time.
-    assert len(described) == 11 + 2 * 3
+    # Explained once each: the two "human" lines alike, and the 11 others; the 2 floats every time.
+    assert len(described) == 12 + 2 * 3
     with monkeypatch.context() as patched:
         patched.setattr(explaining, "failure_key", lambda record, kind: None)
         alone = [explain(Record("f.jsonl", n, orjson.loads(text), text=text), k)
