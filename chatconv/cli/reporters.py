@@ -17,7 +17,7 @@ import orjson
 
 from ..problems import Problem, shown_name
 from ..sources.writing import write_all
-from ..validate import Summary
+from ..validate import ProblemBlock, Summary
 from .settings import current_settings, ignored_text
 from .colour import coloured_text, wants_colour
 from .progress import hide_progress
@@ -88,6 +88,25 @@ class WarningCap:
             return True
         self.hidden[code] += 1
         return False
+
+    def written(self, block: ProblemBlock) -> bytes:
+        """The lines of a block of problems to print: all but the warnings past the limit, as
+        `shows` would leave them, counted alike."""
+        if self.limit is None:
+            return block.written()
+        printed, limit = self.printed, self.limit
+        counts = block.severities()
+        if all(severity != "warning" or printed[code] + count <= limit for (code, severity), count in counts.items()):
+            printed.update({code: count for (code, severity), count in counts.items() if severity == "warning"})
+            return block.written()
+        kept = []
+        for code, severity, line in block.lines():
+            if severity != "warning" or printed[code] < limit:
+                printed[code] += severity == "warning"
+                kept.append(line)
+            else:
+                self.hidden[code] += 1
+        return b"".join(kept)
 
     def not_printed_text(self) -> str:
         total = sum(self.hidden.values())
@@ -178,18 +197,27 @@ class TextReporter:
     and the counts by code.
 
     Lines are written to the stream as they come and flushed with the summary, not one by one
-    (as click.echo does): a legacy file has a warning on every line."""
+    (as click.echo does): a legacy file has a warning on every line. Without colour, the
+    workers may write them (`render`; see validate.rendered)."""
 
     def __init__(self, err: bool = False):
         self.err = err  # the commands that write data on standard output report on standard error
         self.out = sys.stderr if err else sys.stdout
         self.cap = current_cap()
-        self.text = coloured_text if wants_colour(self.out) else Problem.format_text  # colour.py
+        colour = wants_colour(self.out)
+        self.text = coloured_text if colour else Problem.format_text  # colour.py
+        self.render = None if colour else "text"
 
     def problem(self, problem: Problem) -> None:
         if self.cap.shows(problem):
             hide_progress()  # a progress bar on the terminal: cleared first (it comes back)
             self.out.write(self.text(problem) + "\n")
+
+    def block(self, block: ProblemBlock) -> None:
+        written = self.cap.written(block)
+        if written:
+            hide_progress()
+            self.out.write(written.decode())
 
     def summary(self, summary: Summary) -> None:
         hide_progress()
@@ -199,6 +227,8 @@ class TextReporter:
 
 class GithubReporter:
     """A workflow annotation per problem on standard output; the summary on standard error."""
+
+    render = None  # each problem a Problem
 
     def __init__(self):
         self.cap = current_cap()
@@ -217,21 +247,37 @@ class JsonReporter:
     added to it, the counts by code (`counts`), the warnings --max-warnings left out
     (`not_printed`) and the problems --select / --ignore left out (`ignored`)."""
 
+    render = "json"
+
     def __init__(self):
-        self.problems: list[dict] = []
+        self.problems: list[dict | bytes] = []  # a problem's object, or a block's, one per line
         self.cap = current_cap()
 
     def problem(self, problem: Problem) -> None:
         if self.cap.shows(problem):
             self.problems.append(problem.to_dict())
 
+    def block(self, block: ProblemBlock) -> None:
+        written = self.cap.written(block)
+        if written:
+            self.problems.append(written)
+
     def summary(self, summary: Summary) -> None:
         self.cap.noted = True
         hide_progress()
         write_json_line({"files": summary.files, "records": summary.records, "errors": summary.errors,
-                         "warnings": summary.warnings, "problems": self.problems,
+                         "warnings": summary.warnings, "problems": _json_array(self.problems),
                          "counts": count_objects(summary.by_code, self.cap),
                          "not_printed": sum(self.cap.hidden.values()), "ignored": summary.ignored})
+
+
+def _json_array(problems: list[dict | bytes]) -> list[dict] | orjson.Fragment:
+    """The problems as the JSON output's array: as written by orjson, and as blocks wrote them."""
+    if all(problem.__class__ is dict for problem in problems):
+        return problems
+    items = (orjson.dumps(problem) if problem.__class__ is dict else problem[:-1].replace(b"\n", b",")
+             for problem in problems)
+    return orjson.Fragment(b"[" + b",".join(items) + b"]")
 
 
 class ShortReporter:

@@ -68,6 +68,8 @@ class SarifReporter:
     """The SARIF log on standard output at the end; the summary and counts on standard error.
     --max-warnings holds warnings back here as in the other formats."""
 
+    render = None  # each problem a Problem
+
     def __init__(self):
         self.problems: list[Problem] = []
         self.cap = current_cap()

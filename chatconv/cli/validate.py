@@ -8,7 +8,7 @@ import click
 
 from ..eras import ERAS, era_names
 from ..kinds import kind_names
-from ..validate import Validator
+from ..validate import ProblemBlock, Validator
 from .recordings import FIELD_HELP, field_map_option, scheduler_option
 from .colour import color_option
 from .progress import shows_progress
@@ -80,8 +80,12 @@ def validate(paths, kind, era, output_format, max_errors, allow_outside_root, sk
                           skip_unknown=skip_unknown, jobs=jobs, field_map=field_map or None,
                           scheduler=scheduler, keep=selection.keeps if selection.filters else None)
     reporter = FORMATS[output_format]()
+    validator.render = reporter.render  # the workers write the problems as the reporter would
     for problem in validator.run(paths):
-        reporter.problem(problem)
+        if problem.__class__ is ProblemBlock:
+            reporter.block(problem)
+        else:
+            reporter.problem(problem)
     summary = validator.summary
     reporter.summary(summary)
     if summary.unreadable:

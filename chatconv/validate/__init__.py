@@ -2,7 +2,8 @@
 checks a schema cannot state (unique ids, tool-call pairing, step order, referenced files).
 
 run (files and folders, workers), lines (the hot path over JSONL lines), record (one record),
-schema (schema check, legacy shapes), explain (schema errors as problems), eval_files,
+schema (schema check, legacy shapes), explain (schema errors as problems), rendered (problems
+written by the workers), order (problems handed on sorted), eval_files,
 conversations (checks across the steps of recordings). The names below are the public API.
 """
 
@@ -17,6 +18,7 @@ from .explain import explain
 from .lines import (NOT_A_RECORD, NOT_OURS, RECORD, Entry, LineBatch, LineOptions, LineSpan, Outcome, StepRun,
                     ToolLine, check_file_lines, check_lines, record_entry)
 from .record import ChecksAcrossRecords, check_record, validate_record
+from .rendered import ProblemBlock, Rendering
 from ..sources import PARALLEL_MIN_BYTES
 from .run import Summary, Validator, validate_path
 from .schema import check_schema
@@ -24,7 +26,7 @@ from .schema import check_schema
 __all__ = [
     "BATCH_BYTES", "CONVERSATION_WINDOW", "KIND_ALIASES", "KNOWN_EVALUATOR_TYPES", "NOT_A_RECORD", "NOT_OURS",
     "PARALLEL_MIN_BYTES", "RECORD", "RECORDING_KINDS", "ChecksAcrossRecords", "Entry", "LineBatch",
-    "LineOptions", "LineSpan", "Outcome", "RecordSource", "RecordingChecks", "StepRun", "Summary", "ToolLine",
+    "LineOptions", "LineSpan", "Outcome", "ProblemBlock", "RecordSource", "Rendering", "RecordingChecks", "StepRun", "Summary", "ToolLine",
     "ToolPart", "Validator", "canonical_kind", "check_eval_document", "check_eval_file", "check_file_lines",
     "check_guideline_patterns", "check_lines", "check_record", "check_schema", "detect_kind", "discover",
     "duplicate_call_problem", "explain", "kind_names", "light_record", "load_eval_file", "read_eval_file",

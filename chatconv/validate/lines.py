@@ -21,8 +21,9 @@ from ..problems import Problem
 from ..schemas import fast_validator
 from ..sources import Record, is_blank_line, load_json, problem_at, read_batch
 from .conversations import RecordingChecks, ToolPart, step_facts, tool_parts
-from .legacy import OUTPUT_ALIASES, legacy_output_problem
+from .legacy import OUTPUT_ALIASES, legacy_output_column, legacy_output_warning
 from .record import check_record
+from .rendered import BlockWriter, Rendering
 
 _CHECKED_FURTHER = {"eval-file", "step-record", "conversation"}  # more than the schema to check
 # The NamedTuples of the hot path are made with this: their own __new__ is a Python call, which
@@ -44,6 +45,7 @@ class LineOptions:
     # The era of a file no era recognises that a config's `eval_patterns` names an eval file
     # (the config's era): it is checked as such, and told what it lacks.
     pattern_era: str | None = None
+    rendering: Rendering | None = None  # a worker writes its batch's own problems so (see rendered)
 
 
 class LineSpan(NamedTuple):
@@ -154,14 +156,20 @@ class _StepCollector:
         return iter(())
 
 
-def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file: bool) -> list[Entry]:
+def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file: bool,
+                written: BlockWriter | None = None) -> list[Entry]:
     """The Entry of each non-blank line of `lines` (whole JSONL lines, from line `first_line`),
     a StepRun's lines sharing one; `opens_file` when no record of the file comes before them
     (see holds_no_record). The file's first record, of unknown kind, may make the file NOT_OURS:
     that entry is the only one.
+
+    With `written`, the lines' own problems are written into it as each line is read (in line
+    order, each line's in order of place), and left out of the entries.
     """
     file, forced_kind = options.file, options.kind
     loads, is_step = orjson.loads, fast_validator("step-record").is_valid
+    take = written.take if written is not None else None
+    legacy = None  # the file's legacy-shape warning, at no place yet: once a line has the shape
     entries: list[Entry] = []
     # The StepRun being gathered, in locals (the hot path makes no object for it): the LineSpan
     # of its first line (None when there is none), then its fields.
@@ -178,8 +186,9 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
                 if run_where is not None:
                     entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools))
                     run_where = None
-                entries.append(record_entry(load_json(lines[start:end], file, number), LineSpan(number, start, end),
-                                            options, opens_file and not entries))  # read here when after a BOM
+                entries.append(_taken(record_entry(load_json(lines[start:end], file, number),
+                                                   LineSpan(number, start, end), options, opens_file and not entries),
+                                      take))  # read here when after a BOM
             continue
         if forced_kind is None and data.__class__ is dict and "stepIndex" in data and "steps" not in data:
             kind = "step-record"  # what detect_kind says, told without a call: most lines are steps
@@ -190,8 +199,15 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
             one_message = data.__class__ is dict and data.get("output").__class__ is dict
             if not one_message and is_step(data):
                 own, aliases = (), None
-            elif one_message and (legacy := legacy_output_problem(data, line, file, number, is_step)):
-                own, aliases = (legacy,), OUTPUT_ALIASES  # a step as valid ones are, with its warning
+            elif one_message and (legacy or (legacy := legacy_output_warning(file))) \
+                    and (column := legacy_output_column(data, line, is_step)) is not None:
+                # A step as valid ones are, with its warning: written at once (it is most lines').
+                aliases = OUTPUT_ALIASES
+                if written is not None and written.take_at(legacy, number, column):
+                    own = ()
+                else:
+                    own = (Problem(file, number, column, legacy.path, legacy.message, legacy.severity, legacy.hint,
+                                   legacy.code),)
             else:
                 own = None
         else:
@@ -218,13 +234,20 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
         if kind is not None and kind not in _CHECKED_FURTHER and fast_validator(kind).is_valid(data):
             entries.append(Entry(LineSpan(number, start, end), ()))
             continue
-        entries.append(record_entry(Record(file, number, data, text=lines[start:end]), LineSpan(number, start, end),
-                                    options, opens_file and not entries))
+        entries.append(_taken(record_entry(Record(file, number, data, text=lines[start:end]),
+                                           LineSpan(number, start, end), options, opens_file and not entries), take))
         if entries[-1].outcome is NOT_OURS:
             return entries  # the file is skipped: the rest of it does not matter
     if run_where is not None:
         entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools))
     return entries
+
+
+def _taken(entry: Entry, take) -> Entry:
+    """The entry, its problems written by `take` (BlockWriter.take; None: none written)."""
+    if take is None or not entry.problems:
+        return entry
+    return entry._replace(problems=take(entry.problems))
 
 
 def _run_entry(where: LineSpan, problems: tuple[Problem, ...], conversation_id: Any, first_index: int,
@@ -234,18 +257,21 @@ def _run_entry(where: LineSpan, problems: tuple[Problem, ...], conversation_id: 
 
 
 def check_file_lines(offset: int, length: int, first_line: int, options: LineOptions,
-                     opens_file: bool) -> list[tuple]:
+                     opens_file: bool) -> tuple[list[tuple], tuple | None]:
     """check_lines in a worker process, which reads its lines from the file itself. The entries
     go back as plain tuples (entries_from_wire makes them whole again): pickle takes a Python
-    call for each NamedTuple, which would cost the workers more than checking the lines."""
+    call for each NamedTuple, which would cost the workers more than checking the lines. With
+    options.rendering, the lines' own problems go back written, as a block (see rendered)."""
     return check_sent_lines(read_batch(options.file, offset, length), first_line, options, opens_file)
 
 
-def check_sent_lines(lines: bytes, first_line: int, options: LineOptions, opens_file: bool) -> list[tuple]:
+def check_sent_lines(lines: bytes, first_line: int, options: LineOptions,
+                     opens_file: bool) -> tuple[list[tuple], tuple | None]:
     """check_lines in a worker, on lines sent to it: a compressed file's (which cannot be read by
     offset), or any file's on a Dask cluster (whose workers need not see it); the entries go
     back as check_file_lines sends them."""
-    entries = check_lines(lines, first_line, options, opens_file)
+    written = None if options.rendering is None else BlockWriter(options.file, options.rendering)
+    entries = check_lines(lines, first_line, options, opens_file, written)
     wire = []
     for where, problems, steps, outcome in entries:
         if steps is not None:
@@ -253,7 +279,7 @@ def check_sent_lines(lines: bytes, first_line: int, options: LineOptions, opens_
             steps = (conversation_id, first_index, last_index, count,
                      tuple([(line, tuple(span), parts, _to_wire(own)) for line, span, parts, own in tool_lines]))
         wire.append((tuple(where), _to_wire(problems), steps, outcome))
-    return wire
+    return wire, None if written is None else written.wire()
 
 
 def _to_wire(problems: tuple[Problem, ...]) -> tuple:
@@ -267,7 +293,8 @@ def _from_wire(problems: tuple) -> tuple[Problem, ...]:
 
 
 def entries_from_wire(wire: list[tuple]) -> list[Entry]:
-    """The entries check_file_lines sent, as check_lines made them."""
+    """The entries check_file_lines sent, as check_lines made them (but for the problems written
+    in a block)."""
     entries = []
     for where, problems, steps, outcome in wire:
         where = _new(LineSpan, where)

@@ -22,6 +22,8 @@ from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
 from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, LineSpan, StepRun, check_file_lines,
                     check_lines, check_sent_lines, entries_from_wire, record_entry)
 from .order import PlaceOrder
+from .rendered import ProblemBlock, Rendering
+from .rendered import from_wire as rendered_from_wire
 
 if TYPE_CHECKING:
     from ..workers import OrderedPool
@@ -54,6 +56,14 @@ class Summary:
             self.warnings += 1
         self.by_code[problem.code, problem.severity] += 1
 
+    def count_block(self, block: ProblemBlock) -> None:
+        for (code, severity), count in block.severities().items():
+            if severity == "error":
+                self.errors += count
+            else:
+                self.warnings += count
+            self.by_code[code, severity] += count
+
 
 @dataclass
 class Validator:
@@ -76,6 +86,9 @@ class Validator:
     field_map: dict | None = None  # fields read from other keys (sources.parse_field_map)
     scheduler: str | None = None  # a Dask scheduler's address: JSONL batches are checked on its cluster
     keep: Callable[[Problem], bool] | None = None  # which problems to report (--select / --ignore); None: all
+    # The workers write their problems in this format (rendered.FORMATS), and `run` yields them
+    # as ProblemBlocks; None: every problem a Problem. Not with max_errors, which counts each.
+    render: str | None = None
     summary: Summary = field(default_factory=Summary)
     _pool: OrderedPool | None = field(default=None, init=False, repr=False)
     _configs: dict = field(default_factory=dict, init=False, repr=False)  # eval_pattern_config's
@@ -85,9 +98,9 @@ class Validator:
             self.kind, era = checked_kind(self.kind)
             self.era = self.era or era
 
-    def run(self, paths: Iterable[str | Path]) -> Iterator[Problem]:
+    def run(self, paths: Iterable[str | Path]) -> Iterator[Problem | ProblemBlock]:
         """Every problem of `paths`, file by file in the order found, each file's sorted by
-        place (file, line, column; see PlaceOrder)."""
+        place (file, line, column; see PlaceOrder); with `render`, some of them written in blocks."""
         try:
             for path, explicit in discover(paths):
                 yield from self._file(path, explicit)
@@ -96,11 +109,12 @@ class Validator:
         finally:
             self._stop_workers()
 
-    def _file(self, path: str, explicit: bool) -> Iterator[Problem]:
+    def _file(self, path: str, explicit: bool) -> Iterator[Problem | ProblemBlock]:
         # A config is told by its file's name, once: each record is then checked as one.
         kind = self.kind or ("config" if path != "-" and is_config_file(path) else None)
+        rendering = Rendering(self.render, self.keep) if self.render and not self.max_errors else None
         options = LineOptions(path, kind, explicit, self.skip_unknown, self.allow_outside_root, self.era,
-                              None if kind else self._pattern_era(path))
+                              None if kind else self._pattern_era(path), rendering)
         order = PlaceOrder()
         try:
             yield from self._merge(path, self._batches(options), RecordingChecks(self.conversation_window), order)
@@ -134,14 +148,21 @@ class Validator:
         config = eval_pattern_config(path, self._configs)
         return None if config is None else config_era(config).NAME
 
-    def _merge(self, path: str, batches: Iterable[tuple[RecordSource, Iterable]],
-               checks: RecordingChecks, order: PlaceOrder) -> Iterator[Problem]:
+    def _merge(self, path: str, batches: Iterable[tuple[RecordSource, Iterable, tuple | None]],
+               checks: RecordingChecks, order: PlaceOrder) -> Iterator[Problem | ProblemBlock]:
         """Count each entry in line order, with the checks across lines; hand on the problems
-        no later one can precede, now and then (the rest are the caller's to drain)."""
+        no later one can precede, now and then (the rest are the caller's to drain). A batch's
+        block of problems written by its worker is counted first: they are its lines' own."""
         summary = self.summary
         found = partial(self._found, order)
         counted = False
-        for source, entries in batches:
+        for source, entries, written in batches:
+            if written is not None:
+                block, ignored = rendered_from_wire(path, written)
+                summary.ignored += ignored
+                if block is not None:
+                    summary.count_block(block)
+                    order.add_block(block)
             for where, problems, steps, outcome in entries:
                 if outcome is NOT_OURS:  # only ever the file's first record (see record_entry)
                     summary.skipped += 1  # a folder's file that is not ours
@@ -177,8 +198,9 @@ class Validator:
             found(checks.add_tool_parts(conversation, parts, source, tool_where))
         self.summary.records = first + run.count - 1
 
-    def _batches(self, options: LineOptions) -> Iterator[tuple[RecordSource, Iterable]]:
-        """(source, entries) in order: see check_lines, and RecordSource for the sources."""
+    def _batches(self, options: LineOptions) -> Iterator[tuple[RecordSource, Iterable, tuple | None]]:
+        """(source, entries, problems written) in order: see check_lines, RecordSource for the
+        sources, and rendered.BlockWriter for the problems a worker writes (None: none written)."""
         path = options.file
         if path == "-" or file_format(path) != "jsonl" or self.field_map:
             # Read whole, record by record: a JSON array of records gives one per element; with
@@ -186,7 +208,7 @@ class Validator:
             split = partial(read_as_records, field_map=self.field_map, kind=options.kind)
             records = (adapt_record(record, self.field_map) for record in iter_records(path, split))
             yield WITHOUT_DATA, (record_entry(record, record, options, first=index == 0)
-                                 for index, record in enumerate(records))
+                                 for index, record in enumerate(records)), None
             return
         with open_binary(path) as stream:
             jobs = batch_workers(os.fstat(stream.fileno()).st_size, self.jobs, self.batch_bytes,
@@ -197,11 +219,11 @@ class Validator:
                 return
             opens_file = True
             for first_line, _, lines in batches:
-                yield LineBatch(path, lines), check_lines(lines, first_line, options, opens_file)
+                yield LineBatch(path, lines), check_lines(lines, first_line, options, opens_file), None
                 opens_file = opens_file and holds_no_record(lines)
 
     def _checked_by_workers(self, batches: Iterable[Batch], options: LineOptions,
-                            jobs: int) -> Iterator[tuple[LineBatch, list]]:
+                            jobs: int) -> Iterator[tuple[LineBatch, list, tuple | None]]:
         """Batches checked by worker processes, handed on in file order (workers.OrderedPool).
 
         Workers read their batch from the file themselves (cheaper than a pipe); a compressed
@@ -217,8 +239,8 @@ class Validator:
         checked = self._pool.ordered(_worker_tasks(batches, options, unread, send_lines=self.scheduler is not None))
         try:
             for lines, future in checked:
-                entries = entries_from_wire(worker_result(future, options.file, "validation"))
-                yield LineBatch(options.file, lines), entries
+                entries, written = worker_result(future, options.file, "validation")
+                yield LineBatch(options.file, lines), entries_from_wire(entries), written
         except UnreadableInput:
             self._stop_workers()  # a worker died: the pool is broken, the next file starts another
             raise
