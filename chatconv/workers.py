@@ -135,6 +135,9 @@ class OrderedPool:
         # `shared_bytes` a task; spawned ones cannot see it, and send them down the pipe.
         self.slots = Slots(ahead * jobs + 1, shared_bytes) if shared_bytes and \
             context.get_start_method() == "fork" else None
+        # This process reads the batches it hands out, a MiB at a time: it holds what it frees
+        # as the workers do (see hold_freed_memory).
+        hold_freed_memory()
         try:
             self.pool = start_pool(jobs, initializer, initargs, context)
         except OSError as exc:  # its queues' locks and pipes: file descriptors

@@ -9,7 +9,6 @@ scanning resolves them against the repository's root: run chatconv from that roo
 from __future__ import annotations
 
 import os
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path, PurePath
 from urllib.parse import quote
 
@@ -51,6 +50,9 @@ def sarif_log(problems: list[Problem]) -> dict:
     codes = sorted({problem.code for problem in problems if problem.code is not None})
     rule_index = {code: index for index, code in enumerate(codes)}
     uris = {file: artifact_uri(file) for file in {problem.file for problem in problems}}  # once a file
+    # Imported here: importlib.metadata brings email, csv and zipfile, some 20 ms of every start.
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         tool_version = version("chatconv")
     except PackageNotFoundError:  # run from a source tree that was never installed
