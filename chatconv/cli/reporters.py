@@ -8,9 +8,10 @@ Exit status: 0 valid (warnings allowed), 1 invalid input, 2 usage error or unrea
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections import Counter
-from typing import Iterable, NoReturn
+from typing import BinaryIO, Iterable, NoReturn
 
 import click
 import orjson
@@ -207,6 +208,7 @@ class TextReporter:
         colour = wants_colour(self.out)
         self.text = coloured_text if colour else Problem.format_text  # colour.py
         self.render = None if colour else "text"
+        self.raw = _utf8_bytes(self.out)
 
     def problem(self, problem: Problem) -> None:
         if self.cap.shows(problem):
@@ -217,12 +219,26 @@ class TextReporter:
         written = self.cap.written(block)
         if written:
             hide_progress()
-            self.out.write(written.decode())
+            if self.raw is not None:  # as the text layer would write them (a legacy file's are tens of MB)
+                self.out.flush()
+                self.raw.write(written)
+            else:
+                self.out.write(written.decode())
 
     def summary(self, summary: Summary) -> None:
         hide_progress()
         self.out.write("".join(line + "\n" for line in _summary_lines(summary, self.cap)))
         self.out.flush()
+
+
+def _utf8_bytes(stream) -> BinaryIO | None:
+    """The binary stream under a text stream that writes UTF-8 and "\n" as they are: blocks of
+    problem lines (strict UTF-8, which any error handler writes alike) are written to it
+    directly; None for any other."""
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    if encoding != "utf8" or os.linesep != "\n":
+        return None
+    return getattr(stream, "buffer", None)
 
 
 class GithubReporter:
