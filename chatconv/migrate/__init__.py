@@ -11,17 +11,40 @@ yaml_rewrite (YAML / JSON), atomic (the atomic rewrite), batches (worker process
 package's public API.
 """
 
+from importlib import import_module
+from typing import TYPE_CHECKING
+
 from ..sources import BATCH_BYTES
-from .atomic import AtomicFile
-from .batches import Workers
-from .documents import migrate_document
 from .edits import (cases_in, declare_era, in_era, insert_after, insert_before, move_comment, new_like, new_list_like,
                     quoted_like, refusal, rename_key)
-from .files import migrate_file
-from .lines import EXAMPLES_KEPT, LineRejected, MigratedLines, Reject, Tally, migrate_lines
-from .plan import plan_targets, refuse_rejects_among
 from .registry import Migration, Refused, is_legacy, migrate_record, migrations, migrations_for, upgrade_record
-from .run import MigratedFile, migrate_paths
+
+# The rest is imported when first asked for: validate reads legacy records with the registry
+# alone, in each worker, and the rest (YAML rewriting, worker pools) would cost each one 40 ms.
+_LATER = {
+    "AtomicFile": "atomic", "Workers": "batches", "migrate_document": "documents", "migrate_file": "files",
+    "EXAMPLES_KEPT": "lines", "LineRejected": "lines", "MigratedLines": "lines", "Reject": "lines", "Tally": "lines",
+    "migrate_lines": "lines", "plan_targets": "plan", "refuse_rejects_among": "plan", "MigratedFile": "run",
+    "migrate_paths": "run",
+}
+
+if TYPE_CHECKING:
+    from .atomic import AtomicFile
+    from .batches import Workers
+    from .documents import migrate_document
+    from .files import migrate_file
+    from .lines import EXAMPLES_KEPT, LineRejected, MigratedLines, Reject, Tally, migrate_lines
+    from .plan import plan_targets, refuse_rejects_among
+    from .run import MigratedFile, migrate_paths
+
+
+def __getattr__(name: str):
+    module = _LATER.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "BATCH_BYTES", "EXAMPLES_KEPT", "AtomicFile", "LineRejected", "MigratedFile", "MigratedLines", "Migration",
