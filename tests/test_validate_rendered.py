@@ -109,8 +109,9 @@ def test_a_block_counts_and_keeps_as_the_problems_would():
     assert [orjson.loads(line) for line in json_block.written().splitlines()] == [p.to_dict() for p in problems]
 
 
-def test_problems_a_block_cannot_hold_stay_problems():
-    writer = BlockWriter("f.jsonl", Rendering("text"))
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_problems_a_block_cannot_hold_stay_problems(fmt):
+    writer = BlockWriter("f.jsonl", Rendering(fmt))
     elsewhere = Problem("other.yaml", 3, 1, "$", "a file it names is missing", code="file-reference")
     odd_name = Problem("f.jsonl", 4, 1, "$", "bad \udcff byte", code="invalid-utf8")
     assert writer.take((_problem(1, 1, 1), elsewhere, odd_name)) == (elsewhere, odd_name)

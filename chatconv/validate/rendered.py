@@ -158,7 +158,7 @@ class BlockWriter:
                 continue
             try:
                 line = self.write(problem) if problem.file == self.file else None
-            except UnicodeEncodeError:  # a lone surrogate (a file name's byte): TextReporter writes it
+            except (UnicodeEncodeError, TypeError):  # a lone surrogate: text cannot encode it, orjson refuses it
                 line = None
             if line is None:
                 left += (problem,)
@@ -179,7 +179,7 @@ class BlockWriter:
         if warning is not self._warning:
             try:
                 self._pieces = _PIECES[self.format](warning)
-            except UnicodeEncodeError:
+            except (UnicodeEncodeError, TypeError):  # as in take
                 return False
             self._warning = warning
             self.table.setdefault((warning.code, warning.severity), len(self.table))
