@@ -22,10 +22,11 @@ from .workers import OrderedPool, WorkerLost
 CONNECT_SECONDS = 10
 
 
-def ordered_pool(jobs: int, scheduler: str | None = None):
-    """The pool a command shares its batches out to: `jobs` local worker processes, or the Dask
+def ordered_pool(jobs: int, scheduler: str | None = None, shared_bytes: int = 0):
+    """The pool a command shares its batches out to: `jobs` local worker processes (handing
+    back up to `shared_bytes` a task through shared memory: see OrderedPool), or the Dask
     cluster of the scheduler at `scheduler` when one is named."""
-    return OrderedPool(jobs) if scheduler is None else ClusterPool(scheduler)
+    return OrderedPool(jobs, shared_bytes=shared_bytes) if scheduler is None else ClusterPool(scheduler)
 
 
 def _check_address(address: str) -> None:

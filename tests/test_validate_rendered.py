@@ -195,3 +195,21 @@ def test_a_warning_written_at_a_place_is_the_problem_written(file, line, column,
         assert by_place.take_at(template, line + 1, column) and whole.take((Problem(
             file, line + 1, column, "$.output", message, severity, hint, "legacy-shape"),)) == ()
         assert by_place.wire()[1:] == whole.wire()[1:] and by_place.lines == whole.lines
+
+
+def test_blocks_come_back_through_shared_memory(monkeypatch, recordings):
+    """Forked workers hand their blocks back through the pool's shared memory, not the pipe;
+    the output is the same."""
+    import multiprocessing
+
+    from chatconv import handback, workers
+
+    expected = _validate(monkeypatch, [str(recordings[0])], 1, 10**9)
+    read = []
+    real_read = handback.Slots.read
+    monkeypatch.setattr(handback.Slots, "read", lambda self, slot, length: read.append(length) or
+                        real_read(self, slot, length))
+    monkeypatch.setattr(workers, "worker_context", lambda: multiprocessing.get_context("fork"))
+    got = _validate(monkeypatch, [str(recordings[0])], 2, 16 * 1024)
+    assert got[:3] == expected[:3] and got[3] > 0
+    assert len(read) >= got[3] // 2 and sum(read) > len(expected[1]) // 2  # most blocks' lines came shared

@@ -233,8 +233,8 @@ class Validator:
         from ..cluster import ordered_pool  # here: a run without workers skips multiprocessing
         from ..workers import worker_result
 
-        if self._pool is None:
-            self._pool = ordered_pool(jobs, self.scheduler)
+        if self._pool is None:  # a batch's problems, written (a legacy batch's: a sixth of its size), come back shared
+            self._pool = ordered_pool(jobs, self.scheduler, shared_bytes=self.batch_bytes)
         unread: list[UnreadableInput] = []  # compressed data that failed: after the batches before it
         checked = self._pool.ordered(_worker_tasks(batches, options, unread, send_lines=self.scheduler is not None))
         try:
