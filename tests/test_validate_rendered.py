@@ -213,3 +213,50 @@ def test_blocks_come_back_through_shared_memory(monkeypatch, recordings):
     got = _validate(monkeypatch, [str(recordings[0])], 2, 16 * 1024)
     assert got[:3] == expected[:3] and got[3] > 0
     assert len(read) >= got[3] // 2 and sum(read) > len(expected[1]) // 2  # most blocks' lines came shared
+
+
+def test_a_block_found_out_of_order_is_held_problem_by_problem():
+    """A block whose first place comes before a problem held already (not met by batches read
+    in order) goes on the heap a problem at a time: the output stays in order."""
+    order = PlaceOrder()
+    order.add(_problem(10, 1, 1))
+    block, _ = _block([_problem(1, 1, 2), _problem(3, 1, 3), _problem(5, 1, 4)])
+    order.add_block(block)
+    assert len(order) == 4  # problems, not items
+    order.add(_problem(4, 1, 5))
+    assert [line.split(b": ")[-1] for line in _expanded(order.drain())] == [b"#2\n", b"#3\n", b"#5\n", b"#4\n",
+                                                                            b"#1\n"]
+    assert len(order) == 0
+
+
+def test_problems_of_other_files_come_out_in_order_around_a_block():
+    order = PlaceOrder()
+    block, _ = _block([_problem(1, 1, 1), _problem(2, 1, 2), _problem(3, 1, 3)])
+    order.add_block(block)
+    order.add(Problem("z.jsonl", 1, 1, "$", "#z", code="bad-value"))
+    order.add(Problem("a.jsonl", 9, 1, "$", "#a", code="bad-value"))  # before f.jsonl's, by name
+    out = list(order.drain())
+    assert [line.split(b": ")[-1] for line in _expanded(out)] == [b"#a\n", b"#1\n", b"#2\n", b"#3\n", b"#z\n"]
+
+
+def test_a_problem_before_the_last_written_stays_a_problem():
+    """An eval file's line that reads its cases from the file itself has problems at other
+    lines: a block holds only problems in order of place, the rest stay Problems."""
+    writer = BlockWriter("f.jsonl", Rendering("text"))
+    early, same = _problem(2, 5, 3), _problem(7, 1, 4)
+    assert writer.take((_problem(7, 1, 1), _problem(9, 2, 2), early, same)) == (early, same)
+    warning = Problem("f.jsonl", None, None, "$.output", "legacy", "warning", None, "legacy-shape")
+    assert not writer.take_at(warning, 8, 1) and writer.take_at(warning, 9, 2) and writer.take_at(warning, 10, 1)
+    block, _ = from_wire("f.jsonl", writer.wire())
+    assert [block.place(i)[1:] for i in range(len(block))] == [(7, 1), (9, 2), (9, 2), (10, 1)]
+
+
+def test_an_eval_file_reading_its_own_lines_is_reported_alike_by_workers(tmp_path, monkeypatch):
+    lines = [orjson.dumps({"id": f"t{i}", "input": 5, "criteria": "ok"}) for i in range(20)]
+    lines.append(orjson.dumps({"description": "x", "tests": "file://own.jsonl"}))
+    path = tmp_path / "own.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    for options in ([], ["--format", "json"]):
+        expected = _validate(monkeypatch, [str(path), *options], 1, 10**9)
+        assert b"own.jsonl:1:12:" in expected[1] or b'"line":1,"column":12' in expected[1]
+        assert _validate(monkeypatch, [str(path), *options], 2, 200)[:3] == expected[:3]

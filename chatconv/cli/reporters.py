@@ -221,7 +221,7 @@ class TextReporter:
             hide_progress()
             if self.raw is not None:  # as the text layer would write them (a legacy file's are tens of MB)
                 self.out.flush()
-                self.raw.write(written)
+                write_all(self.raw, written)
             else:
                 self.out.write(written.decode())
 

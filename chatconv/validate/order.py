@@ -96,6 +96,7 @@ class PlaceOrder:
                     size = first.count_before(held[0][0], inclusive=True)
                 if limit is not None:
                     size = min(size, first.count_before(limit, inclusive=False))
+                size = max(size, 1)  # the block's first comes before both (tested above): never an empty split
                 if size < len(first):  # the rest stays first in the run
                     first, rest = first.split(size)
                     run[0] = (rest.first, run[0][1], rest)

@@ -46,7 +46,7 @@ class ProblemBlock:
 
     __slots__ = ("file", "text", "ends", "keys", "codes", "table", "lo", "hi")
 
-    def __init__(self, file: str, text: bytes, ends: array, keys: array, codes: bytes, table: tuple,
+    def __init__(self, file: str, text: bytes, ends: array, keys: array, codes: array, table: tuple,
                  lo: int = 0, hi: int | None = None):
         self.file = file
         self.text = text  # each problem's line, with its newline
@@ -87,6 +87,8 @@ class ProblemBlock:
 
     def written(self) -> bytes:
         """The block's lines, as the output prints them."""
+        if self.hi <= self.lo:
+            return b""
         return self.text[self.ends[self.lo - 1] if self.lo else 0:self.ends[self.hi - 1]]
 
     def lines(self) -> Iterator[tuple[str, str, bytes]]:
@@ -144,27 +146,31 @@ class BlockWriter:
         self.keep = rendering.keep
         self.lines: list[bytes] = []
         self.keys = array("q")
-        self.codes = bytearray()
+        self.codes = array("H")
         self.table: dict[tuple[str | None, str], int] = {}
         self.ignored = 0
 
     def take(self, problems: tuple[Problem, ...]) -> tuple[Problem, ...]:
-        """Writes `problems` into the block; gives back those it cannot hold (of another file,
-        not UTF-8), which stay Problems."""
+        """Writes `problems` into the block; gives back those it cannot hold, which stay
+        Problems: of another file, before the last place written (an eval file's cases read
+        from the file itself are at other lines: a block is in order of place), not UTF-8."""
         left = ()
+        keys = self.keys
         for problem in problems:
             if self.keep is not None and not self.keep(problem):
                 self.ignored += 1
                 continue
+            key = _key(problem.line, problem.column)
             try:
-                line = self.write(problem) if problem.file == self.file else None
+                in_order = problem.file == self.file and not (keys and key < keys[-1])
+                line = self.write(problem) if in_order else None
             except (UnicodeEncodeError, TypeError):  # a lone surrogate: text cannot encode it, orjson refuses it
                 line = None
             if line is None:
                 left += (problem,)
                 continue
             self.lines.append(line)
-            self.keys.append(_key(problem.line, problem.column))
+            keys.append(key)
             code = (problem.code, problem.severity)
             self.codes.append(self.table.setdefault(code, len(self.table)))
         return left
@@ -173,7 +179,9 @@ class BlockWriter:
         """Writes `warning` (a Problem of no place) at `line` and `column` into the block, as take
         would write the Problem there, without making it: a legacy file has one on every line.
         False when it cannot (see take): the caller makes the Problem."""
-        if self.keep is not None:  # a filter is given Problems
+        key = _key(line, column)
+        if self.keep is not None or line is None or column is None or (self.keys and key < self.keys[-1]):
+            # A filter is given Problems; a place unknown or out of order is take's to settle.
             return not self.take((Problem(self.file, line, column, warning.path, warning.message, warning.severity,
                                           warning.hint, warning.code),))
         if warning is not self._warning:
@@ -185,10 +193,10 @@ class BlockWriter:
             self.table.setdefault((warning.code, warning.severity), len(self.table))
         head, middle, tail = self._pieces
         if self.format == "text":
-            self.lines.append(b"%s%d%s%d%s" % (head, line or 1, middle, column or 1, tail))
+            self.lines.append(b"%s%d%s%d%s" % (head, line or 1, middle, column or 1, tail))  # as Problem.where
         else:
             self.lines.append(b"%s%d%s%d%s" % (head, line, middle, column, tail))
-        self.keys.append(_key(line, column))
+        self.keys.append(key)
         self.codes.append(self.table[warning.code, warning.severity])
         return True
 
@@ -201,7 +209,7 @@ class BlockWriter:
         for line in self.lines:
             end += len(line)
             ends.append(end)
-        return (hand_back(b"".join(self.lines)), ends, self.keys, bytes(self.codes),
+        return (hand_back(b"".join(self.lines)), ends, self.keys, self.codes,
                 tuple(self.table), self.ignored)
 
 
