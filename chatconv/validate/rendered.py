@@ -23,12 +23,11 @@ import orjson
 from ..handback import hand_back
 from ..problems import Problem, shown_name
 
-FORMATS = ("text", "json")  # what a block can hold: a text line per problem, or its JSON object
-
 
 @dataclass(frozen=True)
 class Rendering:
-    """How the workers write their problems: `format` one of FORMATS, and `keep` the problems to
+    """How the workers write their problems: `format` "text" (a line per problem, as
+    Problem.format_text) or "json" (its object, as Problem.to_dict), and `keep` the problems to
     report (--select / --ignore; None: all), the others counted as ignored."""
 
     format: str

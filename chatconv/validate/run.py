@@ -86,8 +86,9 @@ class Validator:
     field_map: dict | None = None  # fields read from other keys (sources.parse_field_map)
     scheduler: str | None = None  # a Dask scheduler's address: JSONL batches are checked on its cluster
     keep: Callable[[Problem], bool] | None = None  # which problems to report (--select / --ignore); None: all
-    # The workers write their problems in this format (rendered.FORMATS), and `run` yields them
-    # as ProblemBlocks; None: every problem a Problem. Not with max_errors, which counts each.
+    # The workers write their problems in this format ("text" or "json": see rendered.Rendering),
+    # and `run` yields them as ProblemBlocks; None: every problem a Problem. Not with max_errors,
+    # which counts each.
     render: str | None = None
     summary: Summary = field(default_factory=Summary)
     _pool: OrderedPool | None = field(default=None, init=False, repr=False)
