@@ -97,9 +97,13 @@ class WarningCap:
             return block.written()
         printed, limit = self.printed, self.limit
         counts = block.severities()
-        if all(severity != "warning" or printed[code] + count <= limit for (code, severity), count in counts.items()):
-            printed.update({code: count for (code, severity), count in counts.items() if severity == "warning"})
+        warned = {code: count for (code, severity), count in counts.items() if severity == "warning"}
+        if all(printed[code] + count <= limit for code, count in warned.items()):
+            printed.update(warned)
             return block.written()
+        if len(warned) == len(counts) and all(printed[code] >= limit for code in warned):
+            self.hidden.update(warned)  # warnings only, all past the limit: a legacy file's, mostly
+            return b""
         kept = []
         for code, severity, line in block.lines():
             if severity != "warning" or printed[code] < limit:
