@@ -6,8 +6,9 @@ record, notes where every container was, upgrades it with every migration and lo
 value of its text, so that any problem found later is located as written: a hundred times a
 clean line's cost. Here migration 0001's one move is made in place (what its upgrade does to a
 step record), the record checked again, the warning located from the parsed data
-(compact_position), and the move kept as an alias ($.output[0]... is written at $.output...). The outcome is the general path's, Problem
-for Problem; a record this cannot settle (another problem, text written otherwise) is left to it.
+(compact_position), and the move kept as an alias ($.output[0]... is written at $.output...).
+The outcome is the general path's, Problem for Problem; a record this cannot settle (another
+problem, text written otherwise) is left to it.
 """
 
 from __future__ import annotations

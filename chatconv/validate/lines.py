@@ -206,8 +206,7 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
                 if written is not None and written.take_at(legacy, number, column):
                     own = ()
                 else:
-                    own = (Problem(file, number, column, legacy.path, legacy.message, legacy.severity, legacy.hint,
-                                   legacy.code),)
+                    own = (legacy.at(number, column),)
             else:
                 own = None
         else:

@@ -181,8 +181,7 @@ class BlockWriter:
         key = _key(line, column)
         if self.keep is not None or line is None or column is None or (self.keys and key < self.keys[-1]):
             # A filter is given Problems; a place unknown or out of order is take's to settle.
-            return not self.take((Problem(self.file, line, column, warning.path, warning.message, warning.severity,
-                                          warning.hint, warning.code),))
+            return not self.take((warning.at(line, column),))
         if warning is not self._warning:
             try:
                 self._pieces = _PIECES[self.format](warning)
