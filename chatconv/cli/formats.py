@@ -21,7 +21,8 @@ from .colour import color_option
 from .progress import hide_progress, shows_progress
 from .limits import limit_options
 from .discovery import no_ignore_option
-from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, max_warnings_option, plural
+from .max_warnings import max_warnings_option
+from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, plural
 from .settings import Selection, ignored_text, selected, selection_options
 
 

@@ -16,7 +16,8 @@ from .recordings import FIELD_HELP, field_map_option
 from .progress import hide_progress, progress_bar, showing
 from .discovery import no_ignore_option
 from .limits import limit_options
-from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, max_warnings_option, plural, short_line
+from .max_warnings import max_warnings_option
+from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, plural, short_line
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))

@@ -15,7 +15,8 @@ from urllib.parse import quote
 from ..problems import CODES, Problem
 from ..validate import Summary
 from .progress import hide_progress
-from .reporters import current_cap, summary_on_stderr, write_json_line
+from .max_warnings import current_cap
+from .reporters import summary_on_stderr, write_json_line
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 

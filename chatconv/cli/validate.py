@@ -14,7 +14,8 @@ from .colour import color_option
 from .progress import shows_progress
 from .discovery import no_ignore_option
 from .limits import limit_options
-from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS, max_warnings_option
+from .max_warnings import max_warnings_option
+from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS
 from .sarif import SarifReporter
 from .settings import selection_options
 
