@@ -260,3 +260,10 @@ def test_an_eval_file_reading_its_own_lines_is_reported_alike_by_workers(tmp_pat
         expected = _validate(monkeypatch, [str(path), *options], 1, 10**9)
         assert b"own.jsonl:1:12:" in expected[1] or b'"line":1,"column":12' in expected[1]
         assert _validate(monkeypatch, [str(path), *options], 2, 200)[:3] == expected[:3]
+
+
+def test_an_unknown_rendering_is_a_usage_error_not_a_worker_traceback():
+    from chatconv.problems import UsageError
+
+    with pytest.raises(UsageError, match="render must be one of None, text, json, not 'xml'"):
+        Validator(render="xml")

@@ -76,12 +76,12 @@ def validate(paths, kind, era, output_format, max_errors, allow_outside_root, sk
     problem is not printed, does not fail the run, and is counted as ignored in the summary.
     Exit status: 0 valid (warnings allowed), 1 invalid, 2 unreadable input or usage error.
     """
+    reporter = FORMATS[output_format]()
     validator = Validator(kind=kind, era=era,
                           allow_outside_root=allow_outside_root, max_errors=max_errors,
                           skip_unknown=skip_unknown, jobs=jobs, field_map=field_map or None,
-                          scheduler=scheduler, keep=selection.keeps if selection.filters else None)
-    reporter = FORMATS[output_format]()
-    validator.render = reporter.render  # the workers write the problems as the reporter would
+                          scheduler=scheduler, keep=selection.keeps if selection.filters else None,
+                          render=reporter.render)  # the workers write the problems as the reporter would
     for problem in validator.run(paths):
         if problem.__class__ is ProblemBlock:
             reporter.block(problem)

@@ -24,6 +24,9 @@ from ..handback import hand_back
 from ..problems import Problem, shown_name
 
 
+RENDERED_FORMATS = (None, "text", "json")  # what Validator.render takes (None: no block)
+
+
 @dataclass(frozen=True)
 class Rendering:
     """How the workers write their problems: `format` "text" (a line per problem, as

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..kinds import checked_kind, config_era, is_config_file
 from ..messages import CONVERSATION_WINDOW
-from ..problems import Problem, UnreadableInput
+from ..problems import Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compression_of, discover,
                        empty_file_problem, eval_pattern_config, file_format, holds_no_record, iter_line_batches,
                        iter_records, open_binary, read_as_records)
@@ -22,7 +22,7 @@ from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
 from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, LineSpan, StepRun, check_file_lines,
                     check_lines, check_sent_lines, entries_from_wire, record_entry)
 from .order import PlaceOrder
-from .rendered import ProblemBlock, Rendering
+from .rendered import RENDERED_FORMATS, ProblemBlock, Rendering
 from .rendered import from_wire as rendered_from_wire
 
 if TYPE_CHECKING:
@@ -50,19 +50,18 @@ class Summary:
     by_code: Counter = field(default_factory=Counter)  # (code, severity) -> problems reported
 
     def count(self, problem: Problem) -> None:
-        if problem.is_error:
-            self.errors += 1
-        else:
-            self.warnings += 1
-        self.by_code[problem.code, problem.severity] += 1
+        self._add(problem.code, problem.severity, 1)
 
     def count_block(self, block: ProblemBlock) -> None:
         for (code, severity), count in block.severities().items():
-            if severity == "error":
-                self.errors += count
-            else:
-                self.warnings += count
-            self.by_code[code, severity] += count
+            self._add(code, severity, count)
+
+    def _add(self, code: str | None, severity: str, count: int) -> None:
+        if severity == "error":
+            self.errors += count
+        else:
+            self.warnings += count
+        self.by_code[code, severity] += count
 
 
 @dataclass
@@ -95,6 +94,8 @@ class Validator:
     _configs: dict = field(default_factory=dict, init=False, repr=False)  # eval_pattern_config's
 
     def __post_init__(self) -> None:
+        if self.render not in RENDERED_FORMATS:
+            raise UsageError(f"render must be one of {', '.join(map(str, RENDERED_FORMATS))}, not {self.render!r}")
         if self.kind is not None:  # a kind's name or alias; an era's schema forces that era
             self.kind, era = checked_kind(self.kind)
             self.era = self.era or era
