@@ -282,7 +282,7 @@ def _crash(*args):
 
 def test_a_worker_that_dies_is_reported_not_waited_for(tmp_path, monkeypatch):
     path = write_jsonl(tmp_path / "r.jsonl", _recording(2))
-    monkeypatch.setattr(validate.lines, "check_lines", _crash)
+    monkeypatch.setattr(validate.wire, "check_lines", _crash)  # what the workers call
     # Only forked workers inherit the patch; threads other tests leave behind would make them spawned.
     monkeypatch.setattr(workers, "worker_context", lambda: multiprocessing.get_context("fork"))
     problems, summary = validate_path(path, jobs=2, batch_bytes=1024)

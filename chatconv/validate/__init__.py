@@ -1,7 +1,8 @@
 """Validation: schema check (fast path), explanation (slow path, failing records only), and the
 checks a schema cannot state (unique ids, tool-call pairing, step order, referenced files).
 
-run (files and folders, workers), lines (the hot path over JSONL lines), record (one record),
+run (files and folders, workers), lines (the hot path over JSONL lines), wire (its entries
+to and from the workers), record (one record),
 schema (schema check, legacy shapes), explain (schema errors as problems), rendered (problems
 written by the workers), order (problems handed on sorted), eval_files,
 conversations (checks across the steps of recordings). The names below are the public API.
@@ -16,7 +17,8 @@ from .eval_files import (KNOWN_EVALUATOR_TYPES, check_eval_document, check_eval_
                          load_eval_file, read_eval_file)
 from .explain import explain
 from .lines import (NOT_A_RECORD, NOT_OURS, RECORD, Entry, LineBatch, LineOptions, LineSpan, Outcome, StepRun,
-                    ToolLine, check_file_lines, check_lines, record_entry)
+                    ToolLine, check_lines, record_entry)
+from .wire import check_file_lines
 from .record import ChecksAcrossRecords, check_record, validate_record
 from .rendered import ProblemBlock, Rendering
 from ..sources import PARALLEL_MIN_BYTES

@@ -1,6 +1,6 @@
 """The hot path: the lines of a JSONL batch checked one by one, each line's outcome an Entry.
 
-It runs in worker processes (check_file_lines) or in this one. A line that passes the fast
+It runs in worker processes (see wire.py) or in this one. A line that passes the fast
 schema check costs a parse, a check and a few facts; any other becomes a Record and goes
 through check_record. The checks across lines (step order, tool-call pairing) need facts of
 every step, in file order: consecutive steps of one conversation are gathered in a StepRun,
@@ -9,9 +9,8 @@ which the main process hands to RecordingChecks (see run.Validator).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import Enum
-from operator import attrgetter
 from typing import Any, Iterator, NamedTuple
 
 import orjson
@@ -19,7 +18,7 @@ import orjson
 from ..kinds import detect_kind, kind_names
 from ..problems import Problem
 from ..schemas import fast_validator
-from ..sources import Record, is_blank_line, load_json, problem_at, read_batch
+from ..sources import Record, is_blank_line, load_json, problem_at
 from .conversations import RecordingChecks, ToolPart, step_facts, tool_parts
 from .legacy import OUTPUT_ALIASES, legacy_output_column, legacy_output_warning
 from .record import check_record
@@ -29,7 +28,6 @@ _CHECKED_FURTHER = {"eval-file", "step-record", "conversation"}  # more than the
 # The NamedTuples of the hot path are made with this: their own __new__ is a Python call, which
 # would cost checking a few per cent.
 _new = tuple.__new__
-_problem_fields = attrgetter(*(field.name for field in fields(Problem)))
 
 
 @dataclass(frozen=True)
@@ -253,59 +251,6 @@ def _run_entry(where: LineSpan, problems: tuple[Problem, ...], conversation_id: 
                last_index: int, count: int, tool_lines: list[ToolLine]) -> Entry:
     return _new(Entry, (where, problems, _new(StepRun, (conversation_id, first_index, last_index, count,
                                                         tuple(tool_lines))), RECORD))
-
-
-def check_file_lines(offset: int, length: int, first_line: int, options: LineOptions,
-                     opens_file: bool) -> tuple[list[tuple], tuple | None]:
-    """check_lines in a worker process, which reads its lines from the file itself. The entries
-    go back as plain tuples (entries_from_wire makes them whole again): pickle takes a Python
-    call for each NamedTuple, which would cost the workers more than checking the lines. With
-    options.rendering, the lines' own problems go back written, as a block (see rendered)."""
-    return check_sent_lines(read_batch(options.file, offset, length), first_line, options, opens_file)
-
-
-def check_sent_lines(lines: bytes, first_line: int, options: LineOptions,
-                     opens_file: bool) -> tuple[list[tuple], tuple | None]:
-    """check_lines in a worker, on lines sent to it: a compressed file's (which cannot be read by
-    offset), or any file's on a Dask cluster (whose workers need not see it); the entries go
-    back as check_file_lines sends them."""
-    written = None if options.rendering is None else BlockWriter(options.file, options.rendering)
-    entries = check_lines(lines, first_line, options, opens_file, written)
-    wire = []
-    for where, problems, steps, outcome in entries:
-        if steps is not None:
-            conversation_id, first_index, last_index, count, tool_lines = steps
-            steps = (conversation_id, first_index, last_index, count,
-                     tuple([(line, tuple(span), parts, _to_wire(own)) for line, span, parts, own in tool_lines]))
-        wire.append((tuple(where), _to_wire(problems), steps, outcome))
-    return wire, None if written is None else written.wire()
-
-
-def _to_wire(problems: tuple[Problem, ...]) -> tuple:
-    # As their fields: a Problem costs pickle three times more (a legacy file warns on every line).
-    return tuple([_problem_fields(problem) for problem in problems]) if problems else ()
-
-
-def _from_wire(problems: tuple) -> tuple[Problem, ...]:
-    return tuple([Problem(file, line, column, path, message, severity, hint, code=code)
-                  for file, line, column, path, message, severity, hint, code in problems])
-
-
-def entries_from_wire(wire: list[tuple]) -> list[Entry]:
-    """The entries check_file_lines sent, as check_lines made them (but for the problems written
-    in a block)."""
-    entries = []
-    for where, problems, steps, outcome in wire:
-        where = _new(LineSpan, where)
-        if steps is not None:
-            conversation_id, first_index, last_index, count, tool_lines = steps
-            tool_lines = tuple([_new(ToolLine, (line, _new(LineSpan, span), parts, _from_wire(own) if own else ()))
-                                for line, span, parts, own in tool_lines])
-            steps = _new(StepRun, (conversation_id, first_index, last_index, count, tool_lines))
-        if problems:
-            problems = _from_wire(problems)
-        entries.append(_new(Entry, (where, problems, steps, outcome)))
-    return entries
 
 
 class LineBatch:

@@ -19,11 +19,11 @@ from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compress
                        empty_file_problem, eval_pattern_config, file_format, holds_no_record, iter_line_batches,
                        iter_records, open_binary, read_as_records)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
-from .lines import (NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, LineSpan, StepRun, check_file_lines,
-                    check_lines, check_sent_lines, entries_from_wire, record_entry)
+from .lines import NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, LineSpan, StepRun, check_lines, record_entry
 from .order import PlaceOrder
 from .rendered import RENDERED_FORMATS, ProblemBlock, Rendering
 from .rendered import from_wire as rendered_from_wire
+from .wire import check_file_lines, check_sent_lines, entries_from_wire
 
 if TYPE_CHECKING:
     from ..workers import OrderedPool

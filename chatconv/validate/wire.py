@@ -1,0 +1,70 @@
+"""The entries of a batch of lines across the process boundary: check_lines run in a worker
+(check_file_lines reads its batch from the file, check_sent_lines is sent it), its entries
+sent back as plain tuples and made whole again in this process (entries_from_wire), and the
+problems a Rendering asks for written into a block (see rendered).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from operator import attrgetter
+
+from ..problems import Problem
+from ..sources import read_batch
+from .lines import Entry, LineOptions, LineSpan, StepRun, ToolLine, _new, check_lines
+from .rendered import BlockWriter
+
+_problem_fields = attrgetter(*(field.name for field in fields(Problem)))
+
+
+def check_file_lines(offset: int, length: int, first_line: int, options: LineOptions,
+                     opens_file: bool) -> tuple[list[tuple], tuple | None]:
+    """check_lines in a worker process, which reads its lines from the file itself. The entries
+    go back as plain tuples (entries_from_wire makes them whole again): pickle takes a Python
+    call for each NamedTuple, which would cost the workers more than checking the lines. With
+    options.rendering, the lines' own problems go back written, as a block (see rendered)."""
+    return check_sent_lines(read_batch(options.file, offset, length), first_line, options, opens_file)
+
+
+def check_sent_lines(lines: bytes, first_line: int, options: LineOptions,
+                     opens_file: bool) -> tuple[list[tuple], tuple | None]:
+    """check_lines in a worker, on lines sent to it: a compressed file's (which cannot be read by
+    offset), or any file's on a Dask cluster (whose workers need not see it); the entries go
+    back as check_file_lines sends them."""
+    written = None if options.rendering is None else BlockWriter(options.file, options.rendering)
+    entries = check_lines(lines, first_line, options, opens_file, written)
+    wire = []
+    for where, problems, steps, outcome in entries:
+        if steps is not None:
+            conversation_id, first_index, last_index, count, tool_lines = steps
+            steps = (conversation_id, first_index, last_index, count,
+                     tuple([(line, tuple(span), parts, _to_wire(own)) for line, span, parts, own in tool_lines]))
+        wire.append((tuple(where), _to_wire(problems), steps, outcome))
+    return wire, None if written is None else written.wire()
+
+
+def _to_wire(problems: tuple[Problem, ...]) -> tuple:
+    # As their fields: a Problem costs pickle three times more (a legacy file warns on every line).
+    return tuple([_problem_fields(problem) for problem in problems]) if problems else ()
+
+
+def _from_wire(problems: tuple) -> tuple[Problem, ...]:
+    return tuple([Problem(file, line, column, path, message, severity, hint, code=code)
+                  for file, line, column, path, message, severity, hint, code in problems])
+
+
+def entries_from_wire(wire: list[tuple]) -> list[Entry]:
+    """The entries check_file_lines sent, as check_lines made them (but for the problems written
+    in a block)."""
+    entries = []
+    for where, problems, steps, outcome in wire:
+        where = _new(LineSpan, where)
+        if steps is not None:
+            conversation_id, first_index, last_index, count, tool_lines = steps
+            tool_lines = tuple([_new(ToolLine, (line, _new(LineSpan, span), parts, _from_wire(own) if own else ()))
+                                for line, span, parts, own in tool_lines])
+            steps = _new(StepRun, (conversation_id, first_index, last_index, count, tool_lines))
+        if problems:
+            problems = _from_wire(problems)
+        entries.append(_new(Entry, (where, problems, steps, outcome)))
+    return entries
