@@ -62,7 +62,7 @@ class PlaceOrder:
             self._run.append((first, next(self._found), block))
             self._end = block.last
         else:  # not met: a batch comes after the places of every problem found before it
-            for index in range(len(block)):
+            for _ in range(len(block)):
                 one, block = block.split(1)
                 heappush(self._held, (one.first, next(self._found), one))
 

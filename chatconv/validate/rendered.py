@@ -87,16 +87,18 @@ class ProblemBlock:
         return (ProblemBlock(self.file, self.text, self.ends, self.keys, self.codes, self.table, self.lo, middle),
                 ProblemBlock(self.file, self.text, self.ends, self.keys, self.codes, self.table, middle, self.hi))
 
+    def _start(self) -> int:
+        """Where the block's first line starts in `text`."""
+        return self.ends[self.lo - 1] if self.lo else 0
+
     def written(self) -> bytes:
         """The block's lines, as the output prints them."""
-        if self.hi <= self.lo:
-            return b""
-        return self.text[self.ends[self.lo - 1] if self.lo else 0:self.ends[self.hi - 1]]
+        return self.text[self._start():self.ends[self.hi - 1]] if self.hi > self.lo else b""
 
     def lines(self) -> Iterator[tuple[str, str, bytes]]:
         """(code, severity, line) of each problem, in order."""
         text, ends, codes, table = self.text, self.ends, self.codes, self.table
-        start = ends[self.lo - 1] if self.lo else 0
+        start = self._start()
         for index in range(self.lo, self.hi):
             end = ends[index]
             code, severity = table[codes[index]]
