@@ -49,13 +49,36 @@ def message_parts(message: Any) -> list:
     return []
 
 
-def iter_tool_parts(step: dict) -> Iterator[tuple[tuple, dict]]:
-    """(path within the step, part) of each tool-call and tool-result part of a step, in order.
-    validate pairs them by these paths; `tools` reads the parts."""
-    for message_path, message in iter_step_messages(step):
-        for index, part in enumerate(message_parts(message)):
-            if isinstance(part, dict) and part.get("type") in ("tool-call", "tool-result"):
-                yield message_path + ("content", index), part
+_TOOL_TYPES = ("tool-call", "tool-result")
+
+
+def step_tool_parts(step: dict, path: tuple = ()) -> list[tuple[tuple, dict]]:
+    """(path in the record, part) of each tool-call and tool-result part of a step found at
+    `path` in its record, in order: the input's, then each output message's (a legacy
+    single-message output is read at ("output",)). validate pairs them by these paths; `tools`
+    reads the parts. A list made without generators, a path only for a tool part: both read
+    every line of a recording with it."""
+    found: list[tuple[tuple, dict]] = []
+    message = step.get("input")
+    if isinstance(message, dict):
+        _add_tool_parts(message.get("content"), path + ("input", "content"), found)
+    output = step.get("output")
+    if isinstance(output, list):
+        for index, message in enumerate(output):
+            if isinstance(message, dict):
+                content = message.get("content")
+                if isinstance(content, list):  # most output messages' content is a string
+                    _add_tool_parts(content, path + ("output", index, "content"), found)
+    elif isinstance(output, dict):
+        _add_tool_parts(output.get("content"), path + ("output", "content"), found)
+    return found
+
+
+def _add_tool_parts(content: Any, path: tuple, found: list) -> None:
+    if isinstance(content, list):
+        for index, part in enumerate(content):
+            if isinstance(part, dict) and part.get("type") in _TOOL_TYPES:
+                found.append((path + (index,), part))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,13 +243,13 @@ class ToolPairing:
     _ledger: CallLedger[ToolCall] = field(default_factory=CallLedger)
 
     def add_step(self, step: dict) -> list[tuple[str, tuple, Any]]:
-        """Pairs the step's tool parts in the order they come (iter_tool_parts, as validate
+        """Pairs the step's tool parts in the order they come (step_tool_parts, as validate
         does: a result before its call in one message answers nothing). Gives the step's orphan
         results and duplicate calls, in the order of the parts: (ORPHAN or DUPLICATE, path of the part
         within the step, toolCallId)."""
         index = step.get("stepIndex")
         found = []
-        for path, part in iter_tool_parts(step):
+        for path, part in step_tool_parts(step):
             if part["type"] == "tool-call":
                 call = tool_call_of(part)
                 paired = ToolCall(index, call)

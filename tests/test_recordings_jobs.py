@@ -186,14 +186,47 @@ def test_max_memory_takes_a_size_with_its_unit(tmp_path):
         assert wrong.returncode == 2 and f"{value!r} is not a size" in wrong.stderr_text
 
 
-def test_the_hot_path_finds_the_tool_parts_tool_parts_finds(tmp_path):
+def _tool_parts_walked(step: dict, path: tuple) -> list:
+    """The tool parts of a step as its messages read them, one by one (what step_tool_parts
+    reads without generators)."""
+    from chatconv.messages import iter_step_messages, message_parts
+
+    return [(path + message_path + ("content", index), part)
+            for message_path, message in iter_step_messages(step)
+            for index, part in enumerate(message_parts(message))
+            if isinstance(part, dict) and part.get("type") in ("tool-call", "tool-result")]
+
+
+def test_the_tool_parts_of_the_recordings_are_those_their_messages_hold(tmp_path):
     from chatconv.recordings import iter_recording_steps, tool_parts
-    from chatconv.recordings.tool_events import _tool_parts_list
     from conftest import recorded_files
 
+    found = 0
     for path in [*recorded_files(), _awkward_file(tmp_path)]:
         for item in iter_recording_steps(path, problems=[]):
-            assert _tool_parts_list(item) == list(tool_parts(item))
+            assert tool_parts(item) == _tool_parts_walked(item.step, item.path)
+            found += len(tool_parts(item))
+    assert found > 100
+
+
+_part = st.one_of(st.integers(), st.none(), st.fixed_dictionaries(
+    {}, optional={"type": st.sampled_from(["text", "tool-call", "tool-result", "tool-other", 3]),
+                  "toolCallId": st.text(max_size=2)}))
+_parts_message = st.one_of(st.text(max_size=2), st.dictionaries(
+    st.sampled_from(["role", "content"]), st.one_of(st.text(max_size=2), st.lists(_part, max_size=4)), max_size=2))
+
+
+@given(step=st.dictionaries(st.sampled_from(["input", "output", "stepIndex"]),
+                            st.one_of(_parts_message, st.lists(_parts_message, max_size=3)), max_size=3),
+       path=st.sampled_from([(), ("steps", 2)]))
+def test_step_tool_parts_finds_every_tool_part_in_order_whatever_the_shape(step, path):
+    from chatconv.messages import step_tool_parts
+    from chatconv.validate import tool_parts
+
+    assert step_tool_parts(step, path) == _tool_parts_walked(step, path)
+    if all(isinstance(part.get("toolCallId"), str) for _, part in step_tool_parts(step)):
+        assert tool_parts(step, path) == tuple((part["type"] == "tool-call", part["toolCallId"], part_path)
+                                               for part_path, part in _tool_parts_walked(step, path))
 
 
 _content = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.one_of(

@@ -6,11 +6,11 @@ as its id, status and value. tool_pairing pairs those across steps.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 import orjson
 
-from ..messages import is_error_output, iter_tool_parts, tool_call_of, tool_result_of
+from ..messages import is_error_output, step_tool_parts, tool_call_of, tool_result_of
 from ..problems import Problem
 from ..sources import NotWritten, Record, exact_json, problem_at
 from .rows import row_line
@@ -24,10 +24,9 @@ TOOL_COLUMNS = ("conversationId", "stepIndex", "toolName", "status", "toolCallId
 CALL, RESULT = 0, 1
 
 
-def tool_parts(item: Step) -> Iterator[tuple[tuple, dict]]:
+def tool_parts(item: Step) -> list[tuple[tuple, dict]]:
     """(path in its record, part) of each tool-call and tool-result part of a step, in order."""
-    for path, part in iter_tool_parts(item.step):
-        yield item.path + path, part
+    return step_tool_parts(item.step, item.path)
 
 
 def _written(item: Step, value: Any, spot: tuple, call_id: Any, problems: list[Problem]) -> bytes | None:
@@ -50,35 +49,6 @@ def row_bytes(conversation_id: Any, step_index: Any, call_id: Any, name: Any, ar
     return row_line(row, None, output_format, TOOL_COLUMNS)
 
 
-_TOOL_TYPES = ("tool-call", "tool-result")
-
-
-def _tool_parts_list(item: Step) -> list[tuple[tuple, dict]]:
-    """tool_parts as a list, read without generators: the same parts and paths, for the hot path
-    (a path is made only for a tool part)."""
-    found: list[tuple[tuple, dict]] = []
-    step = item.step
-    message = step.get("input")
-    if isinstance(message, dict):
-        _add_tool_parts(message, item.path + ("input",), found)
-    output = step.get("output")
-    if isinstance(output, list):
-        for index, message in enumerate(output):
-            if isinstance(message, dict):
-                _add_tool_parts(message, (index,), found, item.path + ("output",))
-    elif isinstance(output, dict):
-        _add_tool_parts(output, item.path + ("output",), found)
-    return found
-
-
-def _add_tool_parts(message: dict, path: tuple, found: list, prefix: tuple = ()) -> None:
-    content = message.get("content")
-    if isinstance(content, list):
-        for index, part in enumerate(content):
-            if isinstance(part, dict) and part.get("type") in _TOOL_TYPES:
-                found.append((prefix + path + ("content", index), part))
-
-
 def _step_events(item: Step, keep_args: bool, output_format: str, problems: list[Problem]) -> tuple:
     """The tool events of a step, in the order of its parts (see CALL and RESULT)."""
     events = _plain_step_events(item, keep_args, output_format)
@@ -95,7 +65,7 @@ def _plain_step_events(item: Step, keep_args: bool, output_format: str) -> tuple
     index = item.step.get("stepIndex")
     text = item.record.text
     try:
-        for path, part in _tool_parts_list(item):
+        for path, part in tool_parts(item):
             if part["type"] == "tool-call":
                 call = tool_call_of(part)
                 event = local[call["toolCallId"]] = [CALL, call["toolCallId"], call["toolName"], path, None,

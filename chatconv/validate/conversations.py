@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Iterator, Protocol
 
-from ..messages import CONVERSATION_WINDOW, ORPHAN, CallLedger, ConversationWindow, iter_steps, iter_tool_parts
+from ..messages import CONVERSATION_WINDOW, ORPHAN, CallLedger, ConversationWindow, iter_steps, step_tool_parts
 from ..problems import Problem
 from ..sources import Record, problem_at
 
@@ -64,8 +64,8 @@ def may_hold_tool_parts(text: str | bytes | None) -> bool:
 
 def tool_parts(step: dict, path: tuple = ()) -> tuple[ToolPart, ...]:
     """The tool-call and tool-result parts of a valid step at `path` in its record, in order."""
-    return tuple([(part["type"] == "tool-call", part["toolCallId"], path + part_path)
-                  for part_path, part in iter_tool_parts(step)])
+    return tuple([(part["type"] == "tool-call", part["toolCallId"], part_path)
+                  for part_path, part in step_tool_parts(step, path)])
 
 
 @dataclass(slots=True)
