@@ -208,6 +208,16 @@ class CallLedger(Generic[Entry]):
         self.open[call_id] = entry
         return duplicate
 
+    def settle(self, call_ids: tuple) -> bool:
+        """Calls made and all answered among themselves, each id once, no result answering
+        anything else (see lines.settled_calls): when none of their ids was used before, they
+        are only seen, as call and answer one by one would leave them (True). Else nothing is
+        changed (False): the caller pairs them one by one, to find what they make."""
+        if not self.seen.isdisjoint(call_ids):
+            return False
+        self.seen.update(call_ids)
+        return True
+
     def answer(self, call_id: Any) -> tuple[str, Entry | None]:
         """(ANSWERED, the call's entry), or (REPEAT or ORPHAN, None)."""
         if call_id in self.open:

@@ -11,7 +11,7 @@ import sys
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chatconv.sources import Record
@@ -303,3 +303,49 @@ def test_migrate_takes_max_warnings(tmp_path):
     assert whole.stderr_text == capped.stderr_text and "4 migrated" in capped.stderr_text
     missing = run_chatconv("migrate", "--max-warnings", "0", tmp_path / "gone.jsonl")
     assert missing.returncode == 2 and "gone.jsonl" in missing.stderr_text
+
+
+def _tool_step(conversation: str, index: int, parts: list[tuple[str, str]]) -> dict:
+    """A step whose output holds a tool-call or a tool-result part for each (kind, id) of `parts`."""
+    output = [_call(call_id) if kind == "call" else _result(call_id) for kind, call_id in parts]
+    return {"conversationId": conversation, "stepIndex": index, "input": {"role": "user", "content": "go"},
+            "output": output or [{"role": "assistant", "content": "done"}]}
+
+
+_parts = st.lists(st.tuples(st.sampled_from(["call", "result"]), st.sampled_from(["a", "b", "c"])), max_size=4)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["x", "y"]), _parts), min_size=1, max_size=30))
+@example([("x", [("call", "a"), ("result", "a")]), ("y", []), ("x", [("call", "a"), ("result", "a")])])  # a duplicate
+@example([("x", [("call", "a")]), ("y", []), ("x", [("call", "a"), ("result", "a")])])  # an open call called again
+def test_runs_whose_calls_settle_among_themselves_pair_as_part_by_part(tmp_path_factory, monkeypatch, steps):
+    """A run of steps whose calls are answered within it is only counted as seen (settled_calls,
+    CallLedger.settle): duplicates, repeats, orphans, calls left open and conversations that
+    come back are found as the general path pairs each part."""
+    path = tmp_path_factory.mktemp("pairing") / "r.jsonl"
+    following: dict[str, int] = {}
+    lines = []
+    for conversation, parts in steps:
+        following[conversation] = following.get(conversation, -1) + 1
+        lines.append(orjson.dumps(_tool_step(conversation, following[conversation], parts)) + b"\n")
+    path.write_bytes(b"".join(lines))
+    expected = _one_record_at_a_time(monkeypatch, path)
+    assert validate_path(path, jobs=1) == expected
+    assert validate_path(path, jobs=2, batch_bytes=600) == expected
+
+
+def test_a_run_settles_only_when_its_calls_are_all_answered_within_it():
+    from chatconv.validate.lines import ToolLine, settled_calls
+
+    def run(*lines, own=()):
+        return [ToolLine(n, None, tuple((kind == "call", call_id, ()) for kind, call_id in parts), own)
+                for n, parts in enumerate(lines)]
+
+    assert settled_calls(run([("call", "a"), ("result", "a")], [("call", "b")], [("result", "b"), ("result", "b")])) \
+        == ("a", "b")  # a result repeated is no problem
+    assert settled_calls([]) == ()
+    assert settled_calls(run([("call", "a")])) is None  # left open
+    assert settled_calls(run([("result", "a")], [("call", "a"), ("result", "a")])) is None  # answers a call before the run
+    assert settled_calls(run([("call", "a"), ("result", "a"), ("call", "a"), ("result", "a")])) is None  # a duplicate
+    assert settled_calls(run([("call", "a"), ("result", "a")], own=("a legacy warning",))) is None

@@ -132,6 +132,12 @@ class RecordingChecks:
             self._waiting[id(conversation)] = conversation
         return problems
 
+    def settle(self, conversation: _Conversation, call_ids: tuple | None) -> bool:
+        """A run of steps whose calls settle among themselves (lines.settled_calls; None: they
+        do not), counted as seen without pairing them one by one; False when they must be, an
+        id having been called before the run (CallLedger.settle)."""
+        return call_ids is not None and conversation.calls.settle(call_ids)
+
     def earliest_open_line(self) -> int | None:
         """The first line of the earliest record holding a tool call not answered yet: its
         problem, should it never be, may still come (None: no call waits). Asked now and then

@@ -78,6 +78,9 @@ class StepRun(NamedTuple):
     last_index: int
     count: int  # lines in the run
     tool_lines: tuple[ToolLine, ...]
+    # The toolCallIds its tool parts call, when they settle among themselves (see settled_calls):
+    # the main process then pairs none of them, unless one was called before the run.
+    settled: tuple | None = None
 
 
 class Outcome(Enum):
@@ -250,7 +253,33 @@ def _taken(entry: Entry, take) -> Entry:
 def _run_entry(where: LineSpan, problems: tuple[Problem, ...], conversation_id: Any, first_index: int,
                last_index: int, count: int, tool_lines: list[ToolLine]) -> Entry:
     return _new(Entry, (where, problems, _new(StepRun, (conversation_id, first_index, last_index, count,
-                                                        tuple(tool_lines))), RECORD))
+                                                        tuple(tool_lines), settled_calls(tool_lines))), RECORD))
+
+
+def settled_calls(tool_lines: list[ToolLine]) -> tuple | None:
+    """The ids of the calls of a run's tool lines, in order, when they settle among themselves:
+    each id called once, every call answered, every result an answer to a call before it in the
+    run (or a repeat of one), and no line with problems of its own. Pairing such a run finds no
+    problem and leaves no call open, whatever came before, unless an id was called before it
+    (CallLedger.settle). None for any other run: it is paired part by part. Most runs settle: a
+    tool's result comes in the step of its call. Worked out here, in the workers, so that the
+    main process need not pair them."""
+    called: dict = {}  # id: answered yet
+    for _, _, parts, own in tool_lines:
+        if own:
+            return None
+        for is_call, call_id, _ in parts or ():
+            if is_call:
+                if call_id in called:
+                    return None
+                called[call_id] = False
+            elif call_id in called:
+                called[call_id] = True
+            else:
+                return None
+    if not all(called.values()):
+        return None
+    return tuple(called)
 
 
 class LineBatch:
@@ -263,7 +292,8 @@ class LineBatch:
         self.file = file
         self.lines = lines
 
-    def record(self, where: LineSpan) -> Record:
-        """A light Record of one line: enough to locate a problem in it, no parsed data."""
-        return Record(self.file, where.number, text=self.lines[where.start:where.end], positions=where.positions,
-                      aliases=where.aliases)
+    def record(self, where: tuple) -> Record:
+        """A light Record of one line (a LineSpan, or its fields as a worker sent them): enough
+        to locate a problem in it, no parsed data."""
+        number, start, end, positions, aliases = where
+        return Record(self.file, number, text=self.lines[start:end], positions=positions, aliases=aliases)

@@ -19,7 +19,7 @@ from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compress
                        empty_file_problem, eval_pattern_config, file_format, holds_no_record, iter_line_batches,
                        iter_records, open_binary, read_as_records)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
-from .lines import NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, LineSpan, StepRun, check_lines, record_entry
+from .lines import NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, check_lines, record_entry
 from .order import PlaceOrder
 from .rendered import RENDERED_FORMATS, ProblemBlock, Rendering
 from .rendered import from_wire as rendered_from_wire
@@ -170,7 +170,7 @@ class Validator:
                     summary.skipped += 1  # a folder's file that is not ours
                     return
                 if order.due():  # nothing found from here on comes before this record, or an open call
-                    start = where.number if isinstance(where, LineSpan) else where.line
+                    start = where[0] if isinstance(where, tuple) else where.line  # a LineSpan, or a Record
                     waiting = checks.earliest_open_line()
                     yield from order.release(path, start if waiting is None else min(start, waiting))
                 if not counted:
@@ -190,15 +190,18 @@ class Validator:
         found(checks.finish())
 
     def _steps(self, checks: RecordingChecks, run: StepRun, source: RecordSource, where, found) -> None:
-        """The checks across lines of a run of steps; its first line is counted already."""
+        """The checks across lines of a run of steps (a StepRun, or its fields as a worker sent
+        them); its first line is counted already."""
+        conversation_id, first_index, last_index, count, tool_lines, settled = run
         first = self.summary.records
-        conversation, problems = checks.add_steps(run.conversation_id, run.first_index, run.last_index, source, where)
+        conversation, problems = checks.add_steps(conversation_id, first_index, last_index, source, where)
         found(problems)
-        for offset, tool_where, parts, problems in run.tool_lines:
-            self.summary.records = first + offset  # exact, should --max-errors stop on this line
-            found(problems)  # a later line's own (a legacy shape), before its tool parts'
-            found(checks.add_tool_parts(conversation, parts, source, tool_where))
-        self.summary.records = first + run.count - 1
+        if not checks.settle(conversation, settled):
+            for offset, tool_where, parts, problems in tool_lines:
+                self.summary.records = first + offset  # exact, should --max-errors stop on this line
+                found(problems)  # a later line's own (a legacy shape), before its tool parts'
+                found(checks.add_tool_parts(conversation, parts, source, tool_where))
+        self.summary.records = first + count - 1
 
     def _batches(self, options: LineOptions) -> Iterator[tuple[RecordSource, Iterable, tuple | None]]:
         """(source, entries, problems written) in order: see check_lines, RecordSource for the

@@ -1,7 +1,8 @@
 """The entries of a batch of lines across the process boundary: check_lines run in a worker
 (check_file_lines reads its batch from the file, check_sent_lines is sent it), its entries
-sent back as plain tuples and made whole again in this process (entries_from_wire), and the
-problems a Rendering asks for written into a block (see rendered).
+sent back as plain tuples, which this process reads as they are, but for their problems,
+made whole again (entries_from_wire), and the problems a Rendering asks for written into a
+block (see rendered).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from operator import attrgetter
 
 from ..problems import Problem
 from ..sources import read_batch
-from .lines import Entry, LineOptions, LineSpan, StepRun, ToolLine, _new, check_lines
+from .lines import LineOptions, check_lines
 from .rendered import BlockWriter
 
 _problem_fields = attrgetter(*(field.name for field in fields(Problem)))
@@ -20,9 +21,10 @@ _problem_fields = attrgetter(*(field.name for field in fields(Problem)))
 def check_file_lines(offset: int, length: int, first_line: int, options: LineOptions,
                      opens_file: bool) -> tuple[list[tuple], tuple | None]:
     """check_lines in a worker process, which reads its lines from the file itself. The entries
-    go back as plain tuples (entries_from_wire makes them whole again): pickle takes a Python
-    call for each NamedTuple, which would cost the workers more than checking the lines. With
-    options.rendering, the lines' own problems go back written, as a block (see rendered)."""
+    go back as plain tuples (entries_from_wire makes their problems whole again): pickle takes
+    a Python call for each NamedTuple, which would cost the workers more than checking the
+    lines. With options.rendering, the lines' own problems go back written, as a block (see
+    rendered)."""
     return check_sent_lines(read_batch(options.file, offset, length), first_line, options, opens_file)
 
 
@@ -36,9 +38,9 @@ def check_sent_lines(lines: bytes, first_line: int, options: LineOptions,
     wire = []
     for where, problems, steps, outcome in entries:
         if steps is not None:
-            conversation_id, first_index, last_index, count, tool_lines = steps
+            conversation_id, first_index, last_index, count, tool_lines, settled = steps
             steps = (conversation_id, first_index, last_index, count,
-                     tuple([(line, tuple(span), parts, _to_wire(own)) for line, span, parts, own in tool_lines]))
+                     tuple([(line, tuple(span), parts, _to_wire(own)) for line, span, parts, own in tool_lines]), settled)
         wire.append((tuple(where), _to_wire(problems), steps, outcome))
     return wire, None if written is None else written.wire()
 
@@ -53,18 +55,16 @@ def _from_wire(problems: tuple) -> tuple[Problem, ...]:
                   for file, line, column, path, message, severity, hint, code in problems])
 
 
-def entries_from_wire(wire: list[tuple]) -> list[Entry]:
+def entries_from_wire(wire: list[tuple]) -> list[tuple]:
     """The entries check_file_lines sent, as check_lines made them (but for the problems written
-    in a block)."""
-    entries = []
-    for where, problems, steps, outcome in wire:
-        where = _new(LineSpan, where)
-        if steps is not None:
-            conversation_id, first_index, last_index, count, tool_lines = steps
-            tool_lines = tuple([_new(ToolLine, (line, _new(LineSpan, span), parts, _from_wire(own) if own else ()))
-                                for line, span, parts, own in tool_lines])
-            steps = _new(StepRun, (conversation_id, first_index, last_index, count, tool_lines))
-        if problems:
-            problems = _from_wire(problems)
-        entries.append(_new(Entry, (where, problems, steps, outcome)))
-    return entries
+    in a block), each of their NamedTuples as a plain tuple of its fields: the merge reads them
+    by position (a NamedTuple made again is a Python call each, a tool line's three)."""
+    for index, (where, problems, steps, outcome) in enumerate(wire):
+        # A run that settles has no tool line with problems of its own (see settled_calls).
+        if steps is not None and steps[5] is None and any(own for *_, own in steps[4]):
+            steps = (*steps[:4], tuple([(line, span, parts, _from_wire(own) if own else ())
+                                        for line, span, parts, own in steps[4]]), None)
+        elif not problems:
+            continue  # most entries: as sent
+        wire[index] = (where, _from_wire(problems) if problems else (), steps, outcome)
+    return wire
