@@ -332,3 +332,10 @@ def test_duplicate_keys_of_json_documents_are_found_with_their_place(tmp_path):
 def test_a_truncated_line_with_non_ascii_text_gets_the_truncation_hint():
     record = load_json('{"content":"café trunc'.encode(), "f.jsonl", 7)
     assert record.error.line == 7 and "truncated" in record.error.hint
+
+
+@given(st.binary(max_size=300) | st.lists(st.sampled_from([b"\n", b"\r\n", b"{}", b"\xe2\x80\xa8"])).map(b"".join))
+def test_newlines_counts_each_line_ending_as_count_does(data):
+    from chatconv.sources.batches import newlines
+
+    assert newlines(data) == data.count(b"\n")
