@@ -25,11 +25,12 @@ _EXPORTS = {
                         "convert_to_chat_prompt"],
     "chatconv.providers": ["ProviderRuleError", "build_chat_prompt", "render_anthropic", "render_gemini",
                            "render_openai", "render_request"],
-    "chatconv.messages": ["ToolPairing", "extract_text_from_message", "extract_text_from_messages",
+    "chatconv.messages": ["extract_text_from_message", "extract_text_from_messages",
                           "extract_tool_calls_from_messages", "extract_tool_results_from_messages",
                           "normalize_output"],
     "chatconv.recordings": ["conversation_messages", "conversation_to_dataset", "dataset_item",
                             "iter_recording_steps", "step_text", "tool_rows"],
+    "chatconv.pairing": ["ToolPairing"],
     "chatconv.history": ["to_native_messages", "trim_to_budget"],
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}

@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatconv.messages import (ToolPairing, extract_text_from_message, extract_text_from_messages,
+from chatconv.messages import (extract_text_from_message, extract_text_from_messages,
                                extract_tool_calls_from_messages, extract_tool_results_from_messages,
                                normalize_output, step_messages)
+from chatconv.pairing import ToolPairing
 from chatconv.problems import ChatconvError
 from conftest import RECORDED, read_jsonl
 
@@ -164,7 +165,7 @@ def test_step_messages_are_input_then_outputs():
 
 def test_the_call_ledger_pairs_results_with_calls_by_id():
     # The one pairing rule validate and `tools` keep per conversation.
-    from chatconv.messages import ANSWERED, ORPHAN, REPEAT, CallLedger
+    from chatconv.pairing import ANSWERED, ORPHAN, REPEAT, CallLedger
 
     ledger = CallLedger()
     assert ledger.call("a", "first a") is False and ledger.call("b", "b") is False

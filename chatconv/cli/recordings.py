@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from ..messages import CONVERSATION_WINDOW
+from ..pairing import CONVERSATION_WINDOW
 from ..recordings import FIELD_NAMES, parse_field_map
 from ..recordings.batches import JOBS_HELP
 from ..recordings.rows import DATASET_COLUMNS, TEXT_COLUMNS, iter_step_rows, table_header

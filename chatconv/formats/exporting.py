@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from ..messages import CONVERSATION_WINDOW, ConversationWindow, conversation_messages
+from ..messages import conversation_messages
+from ..pairing import CONVERSATION_WINDOW, ConversationWindow
 from ..problems import ChatconvError, Problem, UsageError
 from ..providers import RENDERERS, ProviderRuleError
 from ..recordings import Step

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterator, Sequence
 
-from ..messages import CONVERSATION_WINDOW
+from ..pairing import CONVERSATION_WINDOW
 from ..problems import ChatconvError, Problem
 from ..schemas import fast_validator
 from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record, discover, element_records, exact_json,

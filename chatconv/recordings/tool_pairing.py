@@ -12,7 +12,8 @@ from typing import Any, Iterator
 
 import orjson
 
-from ..messages import CONVERSATION_WINDOW, ConversationWindow, tool_call_of
+from ..messages import tool_call_of
+from ..pairing import CONVERSATION_WINDOW, ConversationWindow
 from ..problems import Problem
 from ..sources import FieldMap, Record, problem_at
 from ..validate import duplicate_call_problem, orphan_result_problem

@@ -13,7 +13,7 @@ from typing import Iterable, Iterator
 
 import orjson
 
-from ..messages import CONVERSATION_WINDOW
+from ..pairing import CONVERSATION_WINDOW
 from ..problems import ChatconvError, Problem, UnreadableInput
 from ..sources import BATCH_BYTES, FieldMap, discover
 from .batches import RecordRunner

@@ -9,7 +9,7 @@ conversations (checks across the steps of recordings). The names below are the p
 """
 
 from ..kinds import KIND_ALIASES, RECORDING_KINDS, canonical_kind, detect_kind, kind_names
-from ..messages import CONVERSATION_WINDOW
+from ..pairing import CONVERSATION_WINDOW
 from ..sources import BATCH_BYTES, discover
 from .conversations import (RecordingChecks, RecordSource, ToolPart, duplicate_call_problem, light_record,
                             orphan_result_problem, step_facts, tool_parts)

@@ -1,5 +1,5 @@
 """The checks a schema cannot state across the steps of recordings: step order and tool-call
-pairing, per conversation, in the one window of recent conversations (messages.ConversationWindow).
+pairing, per conversation, in the one window of recent conversations (pairing.ConversationWindow).
 """
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Iterator, Protocol
 
-from ..messages import CONVERSATION_WINDOW, ORPHAN, CallLedger, ConversationWindow, iter_steps, step_tool_parts
+from ..messages import iter_steps, step_tool_parts
+from ..pairing import CONVERSATION_WINDOW, ORPHAN, CallLedger, ConversationWindow
 from ..problems import Problem
 from ..sources import Record, problem_at
 

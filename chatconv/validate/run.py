@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..kinds import checked_kind, config_era, is_config_file
-from ..messages import CONVERSATION_WINDOW
+from ..pairing import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compression_of, discover,
                        empty_file_problem, eval_pattern_config, file_format, holds_no_record, iter_line_batches,
