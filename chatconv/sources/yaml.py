@@ -150,6 +150,7 @@ class _YamlBuilder:
         self._reported: set[tuple[int, str]] = set()  # (node, message): aliases visit nodes again
         self._seen: set[int] = set()
         self._copies = 0
+        self.yaml = _pyyaml()  # once, not per node
 
     def _at(self, node) -> Position:
         return (node.start_mark.line + 1, node.start_mark.column + 1)
@@ -184,7 +185,7 @@ class _YamlBuilder:
         return False
 
     def build(self, node, path: tuple, key_node=None) -> Any:
-        yaml = _pyyaml()
+        yaml = self.yaml
         self._visit(node, path)
         self.positions.setdefault(path, self._at(key_node or node))
         known_tag = self._check_tag(node, path)
@@ -202,7 +203,7 @@ class _YamlBuilder:
 
     def _scalar(self, node, path: tuple) -> Any:
         # Dates and other non-JSON scalars stay the text that was written.
-        yaml = _pyyaml()
+        yaml = self.yaml
         if node.tag in TEXT_TAGS:
             return node.value
         try:
@@ -237,7 +238,7 @@ class _YamlBuilder:
         return pairs
 
     def _key(self, key_node, path: tuple) -> str:
-        yaml = _pyyaml()
+        yaml = self.yaml
         if not isinstance(key_node, yaml.ScalarNode):
             line, column = self._at(key_node)
             raise ChatconvError(Problem(self.file, line, column, json_path(path),
@@ -247,7 +248,7 @@ class _YamlBuilder:
 
     def _merge_sources(self, node, path: tuple) -> list:
         """The mappings a merge key's value names; anything else is a problem."""
-        yaml = _pyyaml()
+        yaml = self.yaml
         items = node.value if isinstance(node, yaml.SequenceNode) else [node]
         sources = []
         for item in items:

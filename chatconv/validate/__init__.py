@@ -28,7 +28,8 @@ from .schema import check_schema
 __all__ = [
     "BATCH_BYTES", "CONVERSATION_WINDOW", "KIND_ALIASES", "KNOWN_EVALUATOR_TYPES", "NOT_A_RECORD", "NOT_OURS",
     "PARALLEL_MIN_BYTES", "RECORD", "RECORDING_KINDS", "ChecksAcrossRecords", "Entry", "LineBatch",
-    "LineOptions", "LineSpan", "Outcome", "ProblemBlock", "RecordSource", "Rendering", "RecordingChecks", "StepRun", "Summary", "ToolLine",
+    "LineOptions", "LineSpan", "Outcome", "ProblemBlock", "RecordSource", "Rendering", "RecordingChecks", "StepRun",
+    "Summary", "ToolLine",
     "ToolPart", "Validator", "canonical_kind", "check_eval_document", "check_eval_file", "check_file_lines",
     "check_guideline_patterns", "check_lines", "check_record", "check_schema", "detect_kind", "discover",
     "duplicate_call_problem", "explain", "kind_names", "light_record", "load_eval_file", "read_eval_file",

@@ -262,8 +262,8 @@ def settled_calls(tool_lines: list[ToolLine]) -> tuple | None:
     run (or a repeat of one), and no line with problems of its own. Pairing such a run finds no
     problem and leaves no call open, whatever came before, unless an id was called before it
     (CallLedger.settle). None for any other run: it is paired part by part. Most runs settle: a
-    tool's result comes in the step of its call. Worked out here, in the workers, so that the
-    main process need not pair them."""
+    tool's result comes in the step of its call. Worked out where the lines are read (in the
+    workers, with them), so that the main process need not pair them."""
     called: dict = {}  # id: answered yet
     for _, _, parts, own in tool_lines:
         if own:

@@ -180,12 +180,12 @@ class BlockWriter:
         return left
 
     def take_at(self, warning: Problem, line: int, column: int) -> bool:
-        """Writes `warning` (a Problem of no place) at `line` and `column` into the block, as take
-        would write the Problem there, without making it: a legacy file has one on every line.
-        False when it cannot (see take): the caller makes the Problem."""
+        """Writes `warning` (a Problem of no place) at `line` and `column` (from 1) into the block,
+        as take would write the Problem there, without making it: a legacy file has one on every
+        line. False when it cannot (see take): the caller makes the Problem."""
         key = _key(line, column)
-        if self.keep is not None or line is None or column is None or (self.keys and key < self.keys[-1]):
-            # A filter is given Problems; a place unknown or out of order is take's to settle.
+        if self.keep is not None or (self.keys and key < self.keys[-1]):
+            # A filter is given Problems; a place out of order is take's to settle.
             return not self.take((warning.at(line, column),))
         if warning is not self._warning:
             try:
@@ -195,10 +195,7 @@ class BlockWriter:
             self._warning = warning
             self.table.setdefault((warning.code, warning.severity), len(self.table))
         head, middle, tail = self._pieces
-        if self.format == "text":
-            self.lines.append(b"%s%d%s%d%s" % (head, line or 1, middle, column or 1, tail))  # as Problem.where
-        else:
-            self.lines.append(b"%s%d%s%d%s" % (head, line, middle, column, tail))
+        self.lines.append(b"%s%d%s%d%s" % (head, line, middle, column, tail))
         self.keys.append(key)
         self.codes.append(self.table[warning.code, warning.severity])
         return True

@@ -39,8 +39,8 @@ def check_sent_lines(lines: bytes, first_line: int, options: LineOptions,
     for where, problems, steps, outcome in entries:
         if steps is not None:
             conversation_id, first_index, last_index, count, tool_lines, settled = steps
-            steps = (conversation_id, first_index, last_index, count,
-                     tuple([(line, tuple(span), parts, _to_wire(own)) for line, span, parts, own in tool_lines]), settled)
+            tool_lines = tuple([(line, tuple(span), parts, _to_wire(own)) for line, span, parts, own in tool_lines])
+            steps = (conversation_id, first_index, last_index, count, tool_lines, settled)
         wire.append((tuple(where), _to_wire(problems), steps, outcome))
     return wire, None if written is None else written.wire()
 
