@@ -12,6 +12,7 @@ Not a test: its time depends on the machine. The file stays under --max-file-byt
 
 from __future__ import annotations
 
+import argparse
 import re
 import resource
 import subprocess
@@ -51,4 +52,7 @@ def main(size: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5_000_000)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("size", nargs="?", type=int, default=5_000_000,
+                        help="about how many bytes the eval file holds (default: %(default)s)")
+    main(parser.parse_args().size)
