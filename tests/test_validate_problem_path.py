@@ -20,6 +20,7 @@ from chatconv.validate import validate_path
 from chatconv.validate.explain import explain
 from conftest import read_jsonl, recorded_files, run_chatconv
 from test_sources import _paths
+from test_validate_rendered import _validate
 
 
 def _base_steps() -> list[dict]:
@@ -315,24 +316,43 @@ def _tool_step(conversation: str, index: int, parts: list[tuple[str, str]]) -> d
 _parts = st.lists(st.tuples(st.sampled_from(["call", "result"]), st.sampled_from(["a", "b", "c"])), max_size=4)
 
 
+# A step: its conversation, its parts, whether a one-part output is written as legacy recorders
+# wrote it (the one message itself: a warning), whether a blank line follows it.
+_steps = st.lists(st.tuples(st.sampled_from(["x", "y"]), _parts, st.booleans(), st.booleans()), min_size=1, max_size=30)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.sampled_from(["x", "y"]), _parts), min_size=1, max_size=30))
-@example([("x", [("call", "a"), ("result", "a")]), ("y", []), ("x", [("call", "a"), ("result", "a")])])  # a duplicate
-@example([("x", [("call", "a")]), ("y", []), ("x", [("call", "a"), ("result", "a")])])  # an open call called again
+@given(_steps)
+@example([("x", [("call", "a"), ("result", "a")], False, False), ("y", [], False, False),
+          ("x", [("call", "a"), ("result", "a")], False, False)])  # a duplicate
+@example([("x", [("call", "a")], False, False), ("y", [], False, False),
+          ("x", [("call", "a"), ("result", "a")], False, False)])  # an open call called again
+# A run that settles, with a legacy step and a blank line in it, an id of which was called before
+# (in the first of the batches of 1000 bytes).
+@example([("x", [("call", "a"), ("result", "a")], False, False), ("y", [], False, False),
+          ("x", [("call", "a")], True, True), ("x", [("result", "a")], True, False), *[("y", [], False, False)] * 6])
 def test_runs_whose_calls_settle_among_themselves_pair_as_part_by_part(tmp_path_factory, monkeypatch, steps):
     """A run of steps whose calls are answered within it is only counted as seen (settled_calls,
-    CallLedger.settle): duplicates, repeats, orphans, calls left open and conversations that
-    come back are found as the general path pairs each part."""
+    CallLedger.settle), and a worker sends it without its tool lines: duplicates, repeats,
+    orphans, calls left open and conversations that come back are found as the general path
+    pairs each part, and the command writes them as one process does."""
     path = tmp_path_factory.mktemp("pairing") / "r.jsonl"
     following: dict[str, int] = {}
     lines = []
-    for conversation, parts in steps:
+    for conversation, parts, legacy, blank in steps:
         following[conversation] = following.get(conversation, -1) + 1
-        lines.append(orjson.dumps(_tool_step(conversation, following[conversation], parts)) + b"\n")
+        step = _tool_step(conversation, following[conversation], parts)
+        if legacy and len(step["output"]) == 1:
+            step["output"] = step["output"][0]
+        lines.append(orjson.dumps(step) + b"\n" + (b"  \n" if blank else b""))
     path.write_bytes(b"".join(lines))
     expected = _one_record_at_a_time(monkeypatch, path)
     assert validate_path(path, jobs=1) == expected
     assert validate_path(path, jobs=2, batch_bytes=600) == expected
+    # Exit status, output and errors; the workers write the lines' own problems (see rendered).
+    alone = _validate(monkeypatch, [str(path)], 1, 10**9)[:3]
+    for size in (300, 1000):
+        assert _validate(monkeypatch, [str(path)], 2, size)[:3] == alone
 
 
 def test_a_run_settles_only_when_its_calls_are_all_answered_within_it():

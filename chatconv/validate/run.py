@@ -23,7 +23,7 @@ from .lines import NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, chec
 from .order import PlaceOrder
 from .rendered import RENDERED_FORMATS, ProblemBlock, Rendering
 from .rendered import from_wire as rendered_from_wire
-from .wire import check_file_lines, check_sent_lines, entries_from_wire
+from .wire import CheckedBatch, check_file_lines, check_sent_lines, entries_from_wire
 
 if TYPE_CHECKING:
     from ..workers import OrderedPool
@@ -197,6 +197,8 @@ class Validator:
         conversation, problems = checks.add_steps(conversation_id, first_index, last_index, source, where)
         found(problems)
         if not checks.settle(conversation, settled):
+            if tool_lines is None:  # a run a worker settled, sent without them (see wire)
+                source, tool_lines = source.tool_lines(where, count)
             for offset, tool_where, parts, problems in tool_lines:
                 self.summary.records = first + offset  # exact, should --max-errors stop on this line
                 found(problems)  # a later line's own (a legacy shape), before its tool parts'
@@ -245,7 +247,7 @@ class Validator:
         try:
             for lines, future in checked:
                 entries, written = worker_result(future, options.file, "validation")
-                yield LineBatch(options.file, lines), entries_from_wire(entries), written
+                yield CheckedBatch(options, lines), entries_from_wire(entries), written
         except UnreadableInput:
             self._stop_workers()  # a worker died: the pool is broken, the next file starts another
             raise

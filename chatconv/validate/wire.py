@@ -2,7 +2,8 @@
 (check_file_lines reads its batch from the file, check_sent_lines is sent it), its entries
 sent back as plain tuples, which this process reads as they are, but for their problems,
 made whole again (entries_from_wire), and the problems a Rendering asks for written into a
-block (see rendered).
+block (see rendered). A run of steps that settles is sent without its tool lines, read again
+from the batch (CheckedBatch) in the rare case this process needs them.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from dataclasses import fields
 from operator import attrgetter
 
 from ..problems import Problem
-from ..sources import read_batch
-from .lines import LineOptions, check_lines
+from ..sources import is_blank_line, read_batch
+from .lines import LineBatch, LineOptions, ToolLine, check_lines
 from .rendered import BlockWriter
 
 _problem_fields = attrgetter(*(field.name for field in fields(Problem)))
@@ -39,7 +40,10 @@ def check_sent_lines(lines: bytes, first_line: int, options: LineOptions,
     for where, problems, steps, outcome in entries:
         if steps is not None:
             conversation_id, first_index, last_index, count, tool_lines, settled = steps
-            tool_lines = tuple([(line, tuple(span), parts, _to_wire(own)) for line, span, parts, own in tool_lines])
+            # A run that settles goes without its tool lines, which the main process seldom
+            # needs (CheckedBatch.tool_lines reads them again): a quarter of its work, unsent.
+            tool_lines = None if settled is not None else \
+                tuple([(line, tuple(span), parts, _to_wire(own)) for line, span, parts, own in tool_lines])
             steps = (conversation_id, first_index, last_index, count, tool_lines, settled)
         wire.append((tuple(where), _to_wire(problems), steps, outcome))
     return wire, None if written is None else written.wire()
@@ -57,7 +61,7 @@ def _from_wire(problems: tuple) -> tuple[Problem, ...]:
 
 def entries_from_wire(wire: list[tuple]) -> list[tuple]:
     """The entries check_file_lines sent, as check_lines made them (but for the problems written
-    in a block), each of their NamedTuples as a plain tuple of its fields: the merge reads them
+    in a block, and a settled run's tool lines, None), each of their NamedTuples as a plain tuple of its fields: the merge reads them
     by position (a NamedTuple made again is a Python call each, a tool line's three)."""
     for index, (where, problems, steps, outcome) in enumerate(wire):
         # A run that settles has no tool line with problems of its own (see settled_calls).
@@ -68,3 +72,31 @@ def entries_from_wire(wire: list[tuple]) -> list[tuple]:
             continue  # most entries: as sent
         wire[index] = (where, _from_wire(problems) if problems else (), steps, outcome)
     return wire
+
+
+class CheckedBatch(LineBatch):
+    """A batch whose lines a worker checked, held by the main process (see LineBatch), with the
+    options to read again the tool lines of a run sent without them."""
+
+    __slots__ = ("options",)
+
+    def __init__(self, options: LineOptions, lines: bytes):
+        super().__init__(options.file, lines)
+        self.options = options
+
+    def tool_lines(self, where: tuple, count: int) -> tuple[LineBatch, tuple[ToolLine, ...]]:
+        """The tool lines of a run of `count` lines from `where` (its first line's span), which
+        settled in the worker and was sent without them: wanted when an id it calls proves
+        called before it (RecordingChecks.settle). They are located in the batch returned, of
+        the run's lines alone; their own problems were reported with the run, and are left out."""
+        number, start = where[0], where[1]
+        end, left, lines = start, count, self.lines
+        while left:  # the run's lines: `count` of them, and any blank line among them
+            stop = lines.find(b"\n", end)
+            stop = len(lines) if stop < 0 else stop
+            left -= not is_blank_line(lines[end:stop])
+            end = stop + 1
+        run = lines[start:end]
+        (entry,) = check_lines(run, number, self.options, opens_file=False)
+        tool_lines = tuple([line._replace(problems=()) for line in entry.steps.tool_lines])
+        return LineBatch(self.file, run), tool_lines
