@@ -55,7 +55,7 @@ class CallLedger(Generic[Entry]):
 
     def settle(self, call_ids: tuple) -> bool:
         """Calls made and all answered among themselves, each id once, no result answering
-        anything else (see lines.settled_calls): when none of their ids was used before, they
+        anything else (see lines._settles): when none of their ids was used before, they
         are only seen, as call and answer one by one would leave them (True). Else nothing is
         changed (False): the caller pairs them one by one, to find what they make."""
         if not self.seen.isdisjoint(call_ids):

@@ -332,8 +332,8 @@ _steps = st.lists(st.tuples(st.sampled_from(["x", "y"]), _parts, st.booleans(), 
 @example([("x", [("call", "a"), ("result", "a")], False, False), ("y", [], False, False),
           ("x", [("call", "a")], True, True), ("x", [("result", "a")], True, False), *[("y", [], False, False)] * 6])
 def test_runs_whose_calls_settle_among_themselves_pair_as_part_by_part(tmp_path_factory, monkeypatch, steps):
-    """A run of steps whose calls are answered within it is only counted as seen (settled_calls,
-    CallLedger.settle), and a worker sends it without its tool lines: duplicates, repeats,
+    """A run of steps whose calls are answered within it is only counted as seen (lines._settles,
+    CallLedger.settle), without its tool lines, read again should they be needed: duplicates, repeats,
     orphans, calls left open and conversations that come back are found as the general path
     pairs each part, and the command writes them as one process does."""
     path = tmp_path_factory.mktemp("pairing") / "r.jsonl"
@@ -355,17 +355,33 @@ def test_runs_whose_calls_settle_among_themselves_pair_as_part_by_part(tmp_path_
         assert _validate(monkeypatch, [str(path)], 2, size)[:3] == alone
 
 
-def test_a_run_settles_only_when_its_calls_are_all_answered_within_it():
-    from chatconv.validate.lines import ToolLine, settled_calls
+def test_a_run_settles_only_when_its_calls_are_all_answered_within_it(tmp_path):
+    from chatconv.validate.lines import LineOptions, check_lines
+    from chatconv.validate.rendered import BlockWriter, Rendering
 
-    def run(*lines, own=()):
-        return [ToolLine(n, None, tuple((kind == "call", call_id, ()) for kind, call_id in parts), own)
-                for n, parts in enumerate(lines)]
+    options = LineOptions("r.jsonl", None, True, False, False, rendering=Rendering("text"))
 
-    assert settled_calls(run([("call", "a"), ("result", "a")], [("call", "b")], [("result", "b"), ("result", "b")])) \
-        == ("a", "b")  # a result repeated is no problem
-    assert settled_calls([]) == ()
-    assert settled_calls(run([("call", "a")])) is None  # left open
-    assert settled_calls(run([("result", "a")], [("call", "a"), ("result", "a")])) is None  # answers a call before the run
-    assert settled_calls(run([("call", "a"), ("result", "a"), ("call", "a"), ("result", "a")])) is None  # a duplicate
-    assert settled_calls(run([("call", "a"), ("result", "a")], own=("a legacy warning",))) is None
+    def run(*steps, legacy=False, **checking):
+        """(settled, its tool lines) of the one run of these steps' parts, one step a line."""
+        made = [_tool_step("x", index, parts) for index, parts in enumerate(steps)]
+        if legacy:
+            made[-1]["output"] = made[-1]["output"][0]
+        lines = b"".join(orjson.dumps(step) + b"\n" for step in made)
+        (entry,) = check_lines(lines, 1, options, True, **checking)
+        return entry.steps.settled, entry.steps.tool_lines
+
+    settled = run([("call", "a"), ("result", "a")], [("call", "b")], [("result", "b"), ("result", "b")])
+    assert settled == (("a", "b"), None)  # a result repeated is no problem
+    assert run([], []) == ((), None)
+    assert run([("call", "a")])[0] is None  # left open
+    assert run([("result", "a")], [("call", "a"), ("result", "a")])[0] is None  # answers a call before the run
+    assert run([("call", "a"), ("result", "a"), ("call", "a"), ("result", "a")])[0] is None  # a duplicate
+    # A legacy step's warning is the line's own problem, unless the worker wrote it already.
+    legacy, tool_lines = run([("call", "a")], [("result", "a")], legacy=True)
+    assert legacy is None and tool_lines[1].problems[0].code == "legacy-shape"
+    assert run([("call", "a")], [("result", "a")], legacy=True, written=BlockWriter("r.jsonl", Rendering("text"))) \
+        == (("a",), None)
+    # Asked to, every run keeps its tool lines, their parts located by path.
+    kept, tool_lines = run([("call", "a"), ("result", "a")], [("call", "b")], [("result", "b")], settle=False)
+    assert kept is None and [(line.offset, line.where.number, [part[:2] for part in line.parts]) for line in tool_lines] \
+        == [(0, 1, [(True, "a"), (False, "a")]), (1, 2, [(True, "b")]), (2, 3, [(False, "b")])]

@@ -16,9 +16,9 @@ from .conversations import (RecordingChecks, RecordSource, ToolPart, duplicate_c
 from .eval_files import (KNOWN_EVALUATOR_TYPES, check_eval_document, check_eval_file, check_guideline_patterns,
                          load_eval_file, read_eval_file)
 from .explain import explain
-from .lines import (NOT_A_RECORD, NOT_OURS, RECORD, Entry, LineBatch, LineOptions, LineSpan, Outcome, StepRun,
-                    ToolLine, check_lines, record_entry)
-from .wire import check_file_lines
+from .lines import (NOT_A_RECORD, NOT_OURS, RECORD, Entry, LineOptions, LineSpan, Outcome, StepRun, ToolLine,
+                    check_lines, record_entry)
+from .wire import LineBatch, check_file_lines
 from .record import ChecksAcrossRecords, check_record, validate_record
 from .rendered import ProblemBlock, Rendering
 from ..sources import PARALLEL_MIN_BYTES

@@ -134,7 +134,7 @@ class RecordingChecks:
         return problems
 
     def settle(self, conversation: _Conversation, call_ids: tuple | None) -> bool:
-        """A run of steps whose calls settle among themselves (lines.settled_calls; None: they
+        """A run of steps whose calls settle among themselves (lines._settles; None: they
         do not), counted as seen without pairing them one by one; False when they must be, an
         id having been called before the run (CallLedger.settle)."""
         return call_ids is not None and conversation.calls.settle(call_ids)

@@ -4,7 +4,8 @@ It runs in worker processes (see wire.py) or in this one. A line that passes the
 schema check costs a parse, a check and a few facts; any other becomes a Record and goes
 through check_record. The checks across lines (step order, tool-call pairing) need facts of
 every step, in file order: consecutive steps of one conversation are gathered in a StepRun,
-which the main process hands to RecordingChecks (see run.Validator).
+which the main process hands to RecordingChecks (see run.Validator), the lines it came from
+held in a LineBatch (see wire).
 """
 
 from __future__ import annotations
@@ -77,8 +78,8 @@ class StepRun(NamedTuple):
     first_index: int
     last_index: int
     count: int  # lines in the run
-    tool_lines: tuple[ToolLine, ...]
-    # The toolCallIds its tool parts call, when they settle among themselves (see settled_calls):
+    tool_lines: tuple[ToolLine, ...] | None  # None when it settles: see check_lines
+    # The toolCallIds its tool parts call, when they settle among themselves (see _settles):
     # the main process then pairs none of them, unless one was called before the run.
     settled: tuple | None = None
 
@@ -158,7 +159,7 @@ class _StepCollector:
 
 
 def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file: bool,
-                written: BlockWriter | None = None) -> list[Entry]:
+                written: BlockWriter | None = None, settle: bool = True) -> list[Entry]:
     """The Entry of each non-blank line of `lines` (whole JSONL lines, from line `first_line`),
     a StepRun's lines sharing one; `opens_file` when no record of the file comes before them
     (see holds_no_record). The file's first record, of unknown kind, may make the file NOT_OURS:
@@ -166,6 +167,10 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
 
     With `written`, the lines' own problems are written into it as each line is read (in line
     order, each line's in order of place), and left out of the entries.
+
+    A run of steps whose tool calls settle among themselves (see _settles) has no tool lines
+    (None) but the ids it calls (StepRun.settled), unless `settle` is False: most runs settle,
+    and the checks across lines need no more of them (LineBatch.tool_lines reads them again).
     """
     file, forced_kind = options.file, options.kind
     loads, is_step = orjson.loads, fast_validator("step-record").is_valid
@@ -173,8 +178,9 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
     legacy = None  # the file's legacy-shape warning, at no place yet: once a line has the shape
     entries: list[Entry] = []
     # The StepRun being gathered, in locals (the hot path makes no object for it): the LineSpan
-    # of its first line (None when there is none), then its fields.
-    run_where = run_own = run_id = run_first = run_last = None
+    # of its first line (None when there is none), then its fields; its tool lines' fields, and
+    # the ids it calls (see _settles; None once they cannot settle).
+    run_where = run_own = run_id = run_first = run_last = run_calls = None
     run_count, run_tools = 0, []
     end = 0
     for number, line in enumerate(lines.split(b"\n"), first_line):
@@ -185,7 +191,7 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
             # Blank lines are no records, nor is a line that holds just a BOM (as migrate says).
             if not is_blank_line(line):
                 if run_where is not None:
-                    entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools))
+                    entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools, run_calls))
                     run_where = None
                 entries.append(_taken(record_entry(load_json(lines[start:end], file, number),
                                                    LineSpan(number, start, end), options, opens_file and not entries),
@@ -217,19 +223,24 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
             parts = tool_parts(data) if b'"tool-' in line else None
             if run_where is not None and conversation_id == run_id and index > run_last:
                 if parts or own:
-                    run_tools.append(_new(ToolLine, (run_count, _new(LineSpan, (number, start, end, None, aliases)),
-                                                     parts, own)))
+                    run_tools.append((run_count, number, start, end, aliases, parts, own))
+                    if run_calls is not None and (own or not _settles(run_calls, parts)):
+                        run_calls = None
                 run_last = index
                 run_count += 1
                 continue
             if run_where is not None:
-                entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools))
+                entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools, run_calls))
             run_where, run_own = _new(LineSpan, (number, start, end, None, aliases)), own
             run_id, run_first, run_last, run_count = conversation_id, index, index, 1
-            run_tools = [_new(ToolLine, (0, run_where, parts, ()))] if parts else []
+            run_tools, run_calls = [], {} if settle else None
+            if parts:
+                run_tools.append((0, number, start, end, aliases, parts, ()))
+                if run_calls is not None and not _settles(run_calls, parts):
+                    run_calls = None
             continue
         if run_where is not None:
-            entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools))
+            entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools, run_calls))
             run_where = None
         if kind is not None and kind not in _CHECKED_FURTHER and fast_validator(kind).is_valid(data):
             entries.append(Entry(LineSpan(number, start, end), ()))
@@ -239,7 +250,7 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
         if entries[-1].outcome is NOT_OURS:
             return entries  # the file is skipped: the rest of it does not matter
     if run_where is not None:
-        entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools))
+        entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools, run_calls))
     return entries
 
 
@@ -251,49 +262,33 @@ def _taken(entry: Entry, take) -> Entry:
 
 
 def _run_entry(where: LineSpan, problems: tuple[Problem, ...], conversation_id: Any, first_index: int,
-               last_index: int, count: int, tool_lines: list[ToolLine]) -> Entry:
-    return _new(Entry, (where, problems, _new(StepRun, (conversation_id, first_index, last_index, count,
-                                                        tuple(tool_lines), settled_calls(tool_lines))), RECORD))
+               last_index: int, count: int, tool_lines: list[tuple], calls: dict | None) -> Entry:
+    """The Entry of a run: `tool_lines` as the fields of each ToolLine, and its LineSpan's;
+    `calls` as _settles left them (None: they do not settle)."""
+    if calls is not None and all(calls.values()):
+        run = (conversation_id, first_index, last_index, count, None, tuple(calls))
+    else:
+        tool_lines = tuple([_new(ToolLine, (offset, _new(LineSpan, (number, start, end, None, aliases)), parts, own))
+                            for offset, number, start, end, aliases, parts, own in tool_lines])
+        run = (conversation_id, first_index, last_index, count, tool_lines, None)
+    return _new(Entry, (where, problems, _new(StepRun, run), RECORD))
 
 
-def settled_calls(tool_lines: list[ToolLine]) -> tuple | None:
-    """The ids of the calls of a run's tool lines, in order, when they settle among themselves:
-    each id called once, every call answered, every result an answer to a call before it in the
-    run (or a repeat of one), and no line with problems of its own. Pairing such a run finds no
-    problem and leaves no call open, whatever came before, unless an id was called before it
-    (CallLedger.settle). None for any other run: it is paired part by part. Most runs settle: a
-    tool's result comes in the step of its call. Worked out where the lines are read (in the
-    workers, with them), so that the main process need not pair them."""
-    called: dict = {}  # id: answered yet
-    for _, _, parts, own in tool_lines:
-        if own:
-            return None
-        for is_call, call_id, _ in parts or ():
-            if is_call:
-                if call_id in called:
-                    return None
-                called[call_id] = False
-            elif call_id in called:
-                called[call_id] = True
-            else:
-                return None
-    if not all(called.values()):
-        return None
-    return tuple(called)
-
-
-class LineBatch:
-    """Lines of a JSONL file held by the main process while their entries are merged: the
-    RecordSource (see conversations) of their LineSpans."""
-
-    __slots__ = ("file", "lines")
-
-    def __init__(self, file: str, lines: bytes):
-        self.file = file
-        self.lines = lines
-
-    def record(self, where: tuple) -> Record:
-        """A light Record of one line (a LineSpan, or its fields as a worker sent them): enough
-        to locate a problem in it, no parsed data."""
-        number, start, end, positions, aliases = where
-        return Record(self.file, number, text=self.lines[start:end], positions=positions, aliases=aliases)
+def _settles(calls: dict, parts: tuple[ToolPart, ...]) -> bool:
+    """Note a line's tool parts in `calls` (id: answered yet), the run's so far; False when the
+    run's cannot settle among themselves. They settle when each id is called once, every call
+    is answered, and every result answers a call before it in the run (or repeats an answer),
+    in lines without problems of their own. Pairing such a run finds no problem and leaves no
+    call open, whatever came before, unless an id was called before it (CallLedger.settle), and
+    it is paired so in the main process, not part by part. Most runs settle: a tool's result
+    comes in the step of its call."""
+    for is_call, call_id, _ in parts:
+        if is_call:
+            if call_id in calls:
+                return False
+            calls[call_id] = False
+        elif call_id in calls:
+            calls[call_id] = True
+        else:
+            return False
+    return True

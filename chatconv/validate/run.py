@@ -19,11 +19,11 @@ from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compress
                        empty_file_problem, eval_pattern_config, file_format, holds_no_record, iter_line_batches,
                        iter_records, open_binary, read_as_records)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
-from .lines import NOT_A_RECORD, NOT_OURS, LineBatch, LineOptions, StepRun, check_lines, record_entry
+from .lines import NOT_A_RECORD, NOT_OURS, LineOptions, StepRun, check_lines, record_entry
 from .order import PlaceOrder
 from .rendered import RENDERED_FORMATS, ProblemBlock, Rendering
 from .rendered import from_wire as rendered_from_wire
-from .wire import CheckedBatch, check_file_lines, check_sent_lines, entries_from_wire
+from .wire import LineBatch, check_file_lines, check_sent_lines, entries_from_wire
 
 if TYPE_CHECKING:
     from ..workers import OrderedPool
@@ -197,7 +197,7 @@ class Validator:
         conversation, problems = checks.add_steps(conversation_id, first_index, last_index, source, where)
         found(problems)
         if not checks.settle(conversation, settled):
-            if tool_lines is None:  # a run a worker settled, sent without them (see wire)
+            if tool_lines is None:  # a run that settled: it has none (see check_lines)
                 source, tool_lines = source.tool_lines(where, count)
             for offset, tool_where, parts, problems in tool_lines:
                 self.summary.records = first + offset  # exact, should --max-errors stop on this line
@@ -226,7 +226,7 @@ class Validator:
                 return
             opens_file = True
             for first_line, _, lines in batches:
-                yield LineBatch(path, lines), check_lines(lines, first_line, options, opens_file), None
+                yield LineBatch(path, lines, options), check_lines(lines, first_line, options, opens_file), None
                 opens_file = opens_file and holds_no_record(lines)
 
     def _checked_by_workers(self, batches: Iterable[Batch], options: LineOptions,
@@ -247,7 +247,7 @@ class Validator:
         try:
             for lines, future in checked:
                 entries, written = worker_result(future, options.file, "validation")
-                yield CheckedBatch(options, lines), entries_from_wire(entries), written
+                yield LineBatch(options.file, lines, options), entries_from_wire(entries), written
         except UnreadableInput:
             self._stop_workers()  # a worker died: the pool is broken, the next file starts another
             raise

@@ -2,8 +2,7 @@
 (check_file_lines reads its batch from the file, check_sent_lines is sent it), its entries
 sent back as plain tuples, which this process reads as they are, but for their problems,
 made whole again (entries_from_wire), and the problems a Rendering asks for written into a
-block (see rendered). A run of steps that settles is sent without its tool lines, read again
-from the batch (CheckedBatch) in the rare case this process needs them.
+block (see rendered); and the batch this process holds while it merges them (LineBatch).
 """
 
 from __future__ import annotations
@@ -12,8 +11,8 @@ from dataclasses import fields
 from operator import attrgetter
 
 from ..problems import Problem
-from ..sources import is_blank_line, read_batch
-from .lines import LineBatch, LineOptions, ToolLine, check_lines
+from ..sources import Record, is_blank_line, read_batch
+from .lines import LineOptions, ToolLine, check_lines
 from .rendered import BlockWriter
 
 _problem_fields = attrgetter(*(field.name for field in fields(Problem)))
@@ -40,10 +39,8 @@ def check_sent_lines(lines: bytes, first_line: int, options: LineOptions,
     for where, problems, steps, outcome in entries:
         if steps is not None:
             conversation_id, first_index, last_index, count, tool_lines, settled = steps
-            # A run that settles goes without its tool lines, which the main process seldom
-            # needs (CheckedBatch.tool_lines reads them again): a quarter of its work, unsent.
-            tool_lines = None if settled is not None else \
-                tuple([(line, tuple(span), parts, _to_wire(own)) for line, span, parts, own in tool_lines])
+            if tool_lines is not None:  # None for a run that settles (see check_lines)
+                tool_lines = tuple([(line, tuple(span), parts, _to_wire(own)) for line, span, parts, own in tool_lines])
             steps = (conversation_id, first_index, last_index, count, tool_lines, settled)
         wire.append((tuple(where), _to_wire(problems), steps, outcome))
     return wire, None if written is None else written.wire()
@@ -64,7 +61,7 @@ def entries_from_wire(wire: list[tuple]) -> list[tuple]:
     in a block, and a settled run's tool lines, None), each of their NamedTuples as a plain tuple of its fields: the merge reads them
     by position (a NamedTuple made again is a Python call each, a tool line's three)."""
     for index, (where, problems, steps, outcome) in enumerate(wire):
-        # A run that settles has no tool line with problems of its own (see settled_calls).
+        # A run that settles has no tool lines (see check_lines).
         if steps is not None and steps[5] is None and any(own for *_, own in steps[4]):
             steps = (*steps[:4], tuple([(line, span, parts, _from_wire(own) if own else ())
                                         for line, span, parts, own in steps[4]]), None)
@@ -74,19 +71,27 @@ def entries_from_wire(wire: list[tuple]) -> list[tuple]:
     return wire
 
 
-class CheckedBatch(LineBatch):
-    """A batch whose lines a worker checked, held by the main process (see LineBatch), with the
-    options to read again the tool lines of a run sent without them."""
+class LineBatch:
+    """Lines of a JSONL file held by the main process while their entries are merged: the
+    RecordSource (see conversations) of their LineSpans. With the options check_lines took, it
+    reads again the tool lines of a run that settled, which the entry has not (tool_lines)."""
 
-    __slots__ = ("options",)
+    __slots__ = ("file", "lines", "options")
 
-    def __init__(self, options: LineOptions, lines: bytes):
-        super().__init__(options.file, lines)
+    def __init__(self, file: str, lines: bytes, options: LineOptions | None = None):
+        self.file = file
+        self.lines = lines
         self.options = options
+
+    def record(self, where: tuple) -> Record:
+        """A light Record of one line (a LineSpan, or its fields as a worker sent them): enough
+        to locate a problem in it, no parsed data."""
+        number, start, end, positions, aliases = where
+        return Record(self.file, number, text=self.lines[start:end], positions=positions, aliases=aliases)
 
     def tool_lines(self, where: tuple, count: int) -> tuple[LineBatch, tuple[ToolLine, ...]]:
         """The tool lines of a run of `count` lines from `where` (its first line's span), which
-        settled in the worker and was sent without them: wanted when an id it calls proves
+        settled where its lines were checked and so has none: wanted when an id it calls proves
         called before it (RecordingChecks.settle). They are located in the batch returned, of
         the run's lines alone; their own problems were reported with the run, and are left out."""
         number, start = where[0], where[1]
@@ -97,6 +102,6 @@ class CheckedBatch(LineBatch):
             left -= not is_blank_line(lines[end:stop])
             end = stop + 1
         run = lines[start:end]
-        (entry,) = check_lines(run, number, self.options, opens_file=False)
+        (entry,) = check_lines(run, number, self.options, opens_file=False, settle=False)
         tool_lines = tuple([line._replace(problems=()) for line in entry.steps.tool_lines])
         return LineBatch(self.file, run), tool_lines
