@@ -3,8 +3,8 @@
 
 DESIGN.md, "Speed and memory": a recording where every line has a warning, or one line in ten
 an error, validates at >= 0.35 of the rate of a bare orjson parse loop over the same file (a
-problem costs little more than a clean line). The clean file is measured alongside, for
-comparison (bench_validate.py judges it).
+problem costs little more than a clean line); the clean file validates at >= 0.6 of it
+(bench_validate.py also judges that file, at ~900-byte lines, against an older target).
 
 The three files are made from one recording that bench_validate.py generates from
 tests/data/recorded (unique conversation and tool-call ids, so that it has no problem):
@@ -37,6 +37,7 @@ from bench_validate import (ORJSON_LOOP, add_run_arguments, best_of, count_lines
                             recording, run, run_benchmark)
 
 MIN_ORJSON_RATIO = 0.35
+MIN_CLEAN_RATIO = 0.6
 ERROR_EVERY = 10
 
 
@@ -106,7 +107,7 @@ def measure(args) -> dict:
     return figures
 
 
-ROWS = {"clean": "validate on a clean file (not judged here)",
+ROWS = {"clean": "validate on a clean file",
         "legacy": "validate on a legacy file (every line a warning)",
         "errors": f"validate on a file where 1 line in {ERROR_EVERY} has an error"}
 
@@ -120,9 +121,8 @@ def print_table(f: dict) -> None:
             print(f"    {line}")
     print(f"\n{'row':52} {'orjson s':>9} {'validate s':>11} {'CPU s':>7} {'peak':>10} {'ratio':>6}  target")
     for name, row in f["files"].items():
-        judged = name != "clean"
-        verdict = ("PASS" if row["ratio"] >= MIN_ORJSON_RATIO else "FAIL") if judged else ""
-        target = f">= {MIN_ORJSON_RATIO}  {verdict}" if judged else ""
+        least = MIN_CLEAN_RATIO if name == "clean" else MIN_ORJSON_RATIO
+        target = f">= {least}  {'PASS' if row['ratio'] >= least else 'FAIL'}"
         print(f"{ROWS[name]:52} {row['orjson_s']:>9.2f} {row['validate_s']:>11.2f} {row['validate_cpu_s']:>7.2f} "
               f"{row['memory_mib']:>6.1f} MiB {row['ratio']:>6.2f}  {target}")
     print("  (ratio: the orjson loop's time over validate's, on the same file: validate's rate as a share of the"

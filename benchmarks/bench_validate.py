@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Measure `chatconv validate` on a large recording against two baselines, in one run.
 
-DESIGN.md, "Speed and memory": validating recorded JSONL should run at >= 50% of the rate of a
-bare orjson parse of the same file, at >= 200x the rate of a per-record jsonschema loop, and
-with a peak memory that is flat in the file size (<= 150 MiB).
+DESIGN.md, "Speed and memory": validating a clean recording should run at >= 60% of the rate
+of a bare orjson parse of the same file, at >= 200x the rate of a per-record jsonschema loop,
+and with a peak memory that is flat in the file size (<= 150 MiB).
 
 Everything runs as whole child processes (start-up and imports included), on the same
 generated file, so the figures are what a user sees. The script reports and marks each target
@@ -38,7 +38,7 @@ JSONSCHEMA_LINES = 2_000  # the jsonschema loop runs ~1k lines/s: compare rates,
 MiB = 1024 * 1024
 
 # Targets from DESIGN.md; "flat" means the big file's peak is within 10% + 4 MiB of the small one's.
-MIN_ORJSON_RATIO = 0.50
+MIN_ORJSON_RATIO = 0.6  # DESIGN.md: a clean recording
 MIN_JSONSCHEMA_RATIO = 200
 MAX_PEAK_MIB = 150
 FLAT_FACTOR, FLAT_SLACK_MIB = 1.10, 4

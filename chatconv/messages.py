@@ -59,10 +59,12 @@ def step_tool_parts(step: dict, path: tuple = ()) -> list[tuple[tuple, dict]]:
     output = step.get("output")
     if isinstance(output, list):
         for index, message in enumerate(output):
-            if isinstance(message, dict):
-                content = message.get("content")
-                if isinstance(content, list):  # most output messages' content is a string
-                    _add_tool_parts(content, path + ("output", index, "content"), found)
+            content = message.get("content") if isinstance(message, dict) else None
+            if isinstance(content, list):  # most output messages' content is a string
+                # _add_tool_parts' loop, inlined: no call and no path prefix per message.
+                for at, part in enumerate(content):
+                    if isinstance(part, dict) and part.get("type") in _TOOL_TYPES:
+                        found.append((path + ("output", index, "content", at), part))
     elif isinstance(output, dict):
         _add_tool_parts(output.get("content"), path + ("output", "content"), found)
     return found
