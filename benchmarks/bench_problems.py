@@ -4,7 +4,7 @@
 DESIGN.md, "Speed and memory": a recording where every line has a warning, or one line in ten
 an error, validates at >= 0.35 of the rate of a bare orjson parse loop over the same file (a
 problem costs little more than a clean line); the clean file validates at >= 0.6 of it
-(bench_validate.py also judges that file, at ~900-byte lines, against an older target).
+(as bench_validate.py also judges, on its own file).
 
 The three files are made from one recording that bench_validate.py generates from
 tests/data/recorded (unique conversation and tool-call ids, so that it has no problem):

@@ -170,14 +170,15 @@ def fast_validator(name: str, published: bool = False):
     import jsonschema_rs
 
     form = 0 if published else 1
-    registry = jsonschema_rs.Registry([(pair[0]["$id"], pair[form]) for pair in _quick_schemas()])
-    return jsonschema_rs.validator_for(_quick_schemas()[schema_names().index(name)][form], registry=registry)
+    load_schema(name)  # a KeyError that names the schemas there are, for another name
+    registry = jsonschema_rs.Registry([(pair[0]["$id"], pair[form]) for pair in _quick_schemas().values()])
+    return jsonschema_rs.validator_for(_quick_schemas()[name][form], registry=registry)
 
 
 @cache
-def _quick_schemas() -> list[tuple[dict, dict]]:
-    """(schema, its quick form) of every schema, in schema_names' order."""
-    return [(schema, _quick_form(schema, schema)) for schema in _all_schemas().values()]
+def _quick_schemas() -> dict[str, tuple[dict, dict]]:
+    """Each schema's name: (the schema, its quick form)."""
+    return {name: (schema, _quick_form(schema, schema)) for name, schema in _all_schemas().items()}
 
 
 _DATA_KEYWORDS = {"const", "enum", "default", "examples"}  # their values are JSON, not schemas
@@ -213,8 +214,8 @@ def _dispatch_branches(node: dict, document: dict) -> list | None:
     its `properties` give F an `enum` of the Vs' values, each in one V; and every T (or what its
     local `$ref` points to) holds F to its V's values in its own `properties`. For an instance
     whose F is one of them, the allOf asks just the T of its V to hold; so does the anyOf, each
-    other T failing on F. (Kept out of it: unevaluatedProperties, which no schema of ours uses,
-    would see the `if`s' annotations.)"""
+    other T failing on F. (A `$ref` into such an allOf would find it gone: none of ours has one,
+    tests/test_quick_schemas.py holds that.)"""
     members = node.get("allOf")
     if node.get("type") != "object" or "anyOf" in node or not isinstance(members, list) or not members:
         return None

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from chatconv.sources import Record
+from chatconv.sources import UTF8_BOM, Record
 from chatconv.sources.record import _json_positions, compact_position, unalias
 from chatconv.validate import validate_path
 from chatconv.validate.explain import explain
@@ -355,7 +355,7 @@ def test_runs_whose_calls_settle_among_themselves_pair_as_part_by_part(tmp_path_
         assert _validate(monkeypatch, [str(path)], 2, size)[:3] == alone
 
 
-def test_a_run_settles_only_when_its_calls_are_all_answered_within_it(tmp_path):
+def test_a_run_settles_only_when_its_calls_are_all_answered_within_it():
     from chatconv.validate.lines import LineOptions, check_lines
     from chatconv.validate.rendered import BlockWriter, Rendering
 
@@ -385,3 +385,47 @@ def test_a_run_settles_only_when_its_calls_are_all_answered_within_it(tmp_path):
     kept, tool_lines = run([("call", "a"), ("result", "a")], [("call", "b")], [("result", "b")], settle=False)
     assert kept is None and [(line.offset, line.where.number, [part[:2] for part in line.parts]) for line in tool_lines] \
         == [(0, 1, [(True, "a"), (False, "a")]), (1, 2, [(True, "b")]), (2, 3, [(False, "b")])]
+
+
+# Lines a run of steps may hold that are no record (blank, white space, a BOM alone), and one
+# that ends it (not JSON).
+_ODD_LINES = [b"", b"  ", b"\t", b"\r", UTF8_BOM, UTF8_BOM + b" ", b"not json"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["x", "y"]), _parts, st.booleans(), st.sampled_from([None, *_ODD_LINES])),
+                min_size=1, max_size=20),
+       st.sampled_from([b"\n", b"\r\n"]), st.booleans(), st.booleans())
+def test_a_settled_runs_tool_lines_read_again_are_those_its_batch_gives(steps, newline, last_newline, written):
+    """LineBatch.tool_lines, from a run's first line and its count, finds the lines check_lines
+    read, whatever lies among them, and their tool lines as check_lines gives them when asked to
+    keep them (located alike, in the run's own batch; no problem of their own)."""
+    from chatconv.validate.lines import LineOptions, check_lines
+    from chatconv.validate.rendered import BlockWriter, Rendering
+    from chatconv.validate.wire import LineBatch
+
+    following: dict[str, int] = {}
+    lines = []
+    for conversation, parts, legacy, odd in steps:
+        following[conversation] = following.get(conversation, -1) + 1
+        step = _tool_step(conversation, following[conversation], parts)
+        if legacy and len(step["output"]) == 1:
+            step["output"] = step["output"][0]
+        lines += [orjson.dumps(step), *([] if odd is None else [odd])]
+    data = newline.join(lines) + (newline if last_newline else b"")
+    options = LineOptions("r.jsonl", None, True, False, False, rendering=Rendering("text"))
+
+    def entries(settle):
+        return check_lines(data, 1, options, True, BlockWriter("r.jsonl", Rendering("text")) if written else None,
+                           settle=settle)
+
+    batch, settled, kept = LineBatch("r.jsonl", data, options), entries(True), entries(False)
+    assert [entry.where for entry in settled] == [entry.where for entry in kept]
+    for entry, whole in zip(settled, kept):
+        if entry.steps is None or entry.steps.tool_lines is not None:
+            continue
+        own_batch, tool_lines = batch.tool_lines(tuple(entry.where), entry.steps.count)
+        assert [(line.offset, line.where.number, own_batch.record(line.where).text, line.where.aliases, line.parts,
+                 line.problems) for line in tool_lines] == \
+            [(line.offset, line.where.number, batch.record(line.where).text, line.where.aliases, line.parts, ())
+             for line in whole.steps.tool_lines]

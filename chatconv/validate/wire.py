@@ -58,8 +58,9 @@ def _from_wire(problems: tuple) -> tuple[Problem, ...]:
 
 def entries_from_wire(wire: list[tuple]) -> list[tuple]:
     """The entries check_file_lines sent, as check_lines made them (but for the problems written
-    in a block, and a settled run's tool lines, None), each of their NamedTuples as a plain tuple of its fields: the merge reads them
-    by position (a NamedTuple made again is a Python call each, a tool line's three)."""
+    in a block; a settled run's tool lines are None there too), each of their NamedTuples as a
+    plain tuple of its fields: the merge reads them by position (a NamedTuple made again is a
+    Python call each, a tool line's three)."""
     for index, (where, problems, steps, outcome) in enumerate(wire):
         # A run that settles has no tool lines (see check_lines).
         if steps is not None and steps[5] is None and any(own for *_, own in steps[4]):
@@ -74,7 +75,8 @@ def entries_from_wire(wire: list[tuple]) -> list[tuple]:
 class LineBatch:
     """Lines of a JSONL file held by the main process while their entries are merged: the
     RecordSource (see conversations) of their LineSpans. With the options check_lines took, it
-    reads again the tool lines of a run that settled, which the entry has not (tool_lines)."""
+    reads again the tool lines of a run that settled, which the entry has not (tool_lines);
+    without them (a run's own batch, which tool_lines returns), it cannot."""
 
     __slots__ = ("file", "lines", "options")
 
@@ -93,15 +95,18 @@ class LineBatch:
         """The tool lines of a run of `count` lines from `where` (its first line's span), which
         settled where its lines were checked and so has none: wanted when an id it calls proves
         called before it (RecordingChecks.settle). They are located in the batch returned, of
-        the run's lines alone; their own problems were reported with the run, and are left out."""
+        the run's lines alone; their own problems were reported with the run, and are left out (a
+        line that holds no tool part too)."""
         number, start = where[0], where[1]
         end, left, lines = start, count, self.lines
-        while left:  # the run's lines: `count` of them, and any blank line among them
+        while left and end <= len(lines):  # the run's `count` lines, and any blank line among them
             stop = lines.find(b"\n", end)
             stop = len(lines) if stop < 0 else stop
-            left -= not is_blank_line(lines[end:stop])
+            if not is_blank_line(lines[end:stop]):
+                left -= 1
             end = stop + 1
         run = lines[start:end]
+        # One entry, as the run was read in the batch (a ValueError, not a wrong one, otherwise).
         (entry,) = check_lines(run, number, self.options, opens_file=False, settle=False)
-        tool_lines = tuple([line._replace(problems=()) for line in entry.steps.tool_lines])
+        tool_lines = tuple([line._replace(problems=()) for line in entry.steps.tool_lines if line.parts])
         return LineBatch(self.file, run), tool_lines
