@@ -429,3 +429,14 @@ def test_a_settled_runs_tool_lines_read_again_are_those_its_batch_gives(steps, n
                  line.problems) for line in tool_lines] == \
             [(line.offset, line.where.number, batch.record(line.where).text, line.where.aliases, line.parts, ())
              for line in whole.steps.tool_lines]
+
+
+def test_a_tool_part_whose_type_is_written_with_escapes_is_paired(tmp_path, monkeypatch):
+    # JSON may write any character as \uXXXX: the text of a line cannot tell it holds no tool part.
+    call = orjson.dumps(_tool_step("c", 0, [("call", "a")])).replace(b'"tool-call"', b'"tool\\u002dcall"')
+    answer = orjson.dumps(_tool_step("c", 1, [("result", "b")])).replace(b'"tool-result"', b'"\\u0074ool-result"')
+    path = tmp_path / "escaped.jsonl"
+    path.write_bytes(call + b"\n" + answer + b"\n")
+    problems, _ = expected = _one_record_at_a_time(monkeypatch, path)
+    assert sorted(problem.code for problem in problems) == ["tool-call-unanswered", "tool-result-orphan"]
+    assert validate_path(path, jobs=1) == validate_path(path, jobs=2, batch_bytes=100) == expected

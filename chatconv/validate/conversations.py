@@ -52,15 +52,10 @@ def light_record(record: Record) -> Record:
                   moved=record.moved, aliases=record.aliases)
 
 
-def step_facts(step: dict, text: str | bytes | None, path: tuple = ()) -> tuple[int, tuple[ToolPart, ...] | None]:
-    """A valid step's stepIndex and tool parts (see tool_parts); `text` is its record's."""
-    return step["stepIndex"], tool_parts(step, path) if may_hold_tool_parts(text) else None
-
-
-def may_hold_tool_parts(text: str | bytes | None) -> bool:
-    """False when a record's raw JSON text shows it holds no tool part: most steps hold none,
-    and the text tells so without walking the messages."""
-    return not isinstance(text, bytes) or b'"tool-' in text
+def step_facts(step: dict, path: tuple = ()) -> tuple[int, tuple[ToolPart, ...]]:
+    """A valid step's stepIndex and tool parts (see tool_parts). Its messages are walked: the
+    record's text cannot tell it holds no tool part, JSON being free to write "tool\u002dcall"."""
+    return step["stepIndex"], tool_parts(step, path)
 
 
 def tool_parts(step: dict, path: tuple = ()) -> tuple[ToolPart, ...]:
@@ -100,14 +95,13 @@ class RecordingChecks:
         data = record.data
         if kind == "conversation":
             conversation = _Conversation(0)
-            walk = may_hold_tool_parts(record.text)  # once: per step, it would cost the record's length each
             for path, step in iter_steps(data):  # the record outlives its conversation: no copy
-                index, parts = step["stepIndex"], tool_parts(step, path) if walk else None
+                index, parts = step_facts(step, path)
                 yield from _follow(conversation, index, index, AS_IT_IS, record, path)
                 yield from _pair(conversation, parts, AS_IT_IS, record)
             yield from _unanswered(conversation)  # a whole conversation: its open calls are told now
         else:
-            index, parts = step_facts(data, record.text)
+            index, parts = step_facts(data)
             conversation, problems = self.add_steps(data.get("conversationId"), index, index,
                                                     WITHOUT_DATA, record)
             yield from problems

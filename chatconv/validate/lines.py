@@ -154,7 +154,7 @@ class _StepCollector:
         if kind == "conversation":
             return RecordingChecks().add(record, kind)
         self.conversation_id = record.data.get("conversationId")
-        self.facts = step_facts(record.data, record.text)
+        self.facts = step_facts(record.data)
         return iter(())
 
 
@@ -220,7 +220,7 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
             own = None
         if own is not None:
             conversation_id, index = data.get("conversationId"), data["stepIndex"]
-            parts = tool_parts(data) if b'"tool-' in line else None
+            parts = tool_parts(data)  # walked, whatever the text says (see step_facts)
             if run_where is not None and conversation_id == run_id and index > run_last:
                 if parts or own:
                     run_tools.append((run_count, number, start, end, aliases, parts, own))
