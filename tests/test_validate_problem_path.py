@@ -313,6 +313,21 @@ def _tool_step(conversation: str, index: int, parts: list[tuple[str, str]]) -> d
             "output": output or [{"role": "assistant", "content": "done"}]}
 
 
+def _step_lines(steps: list[tuple]) -> list[bytes]:
+    """The JSON of each (conversation, parts, legacy, ...) of `steps`: its conversation's next
+    step (_tool_step), a one-part output written as the message itself when `legacy` (as legacy
+    recorders wrote it: a warning)."""
+    following: dict[str, int] = {}
+    lines = []
+    for conversation, parts, legacy, *_ in steps:
+        following[conversation] = following.get(conversation, -1) + 1
+        step = _tool_step(conversation, following[conversation], parts)
+        if legacy and len(step["output"]) == 1:
+            step["output"] = step["output"][0]
+        lines.append(orjson.dumps(step))
+    return lines
+
+
 _parts = st.lists(st.tuples(st.sampled_from(["call", "result"]), st.sampled_from(["a", "b", "c"])), max_size=4)
 
 
@@ -337,14 +352,7 @@ def test_runs_whose_calls_settle_among_themselves_pair_as_part_by_part(tmp_path_
     orphans, calls left open and conversations that come back are found as the general path
     pairs each part, and the command writes them as one process does."""
     path = tmp_path_factory.mktemp("pairing") / "r.jsonl"
-    following: dict[str, int] = {}
-    lines = []
-    for conversation, parts, legacy, blank in steps:
-        following[conversation] = following.get(conversation, -1) + 1
-        step = _tool_step(conversation, following[conversation], parts)
-        if legacy and len(step["output"]) == 1:
-            step["output"] = step["output"][0]
-        lines.append(orjson.dumps(step) + b"\n" + (b"  \n" if blank else b""))
+    lines = [line + b"\n" + (b"  \n" if step[3] else b"") for line, step in zip(_step_lines(steps), steps)]
     path.write_bytes(b"".join(lines))
     expected = _one_record_at_a_time(monkeypatch, path)
     assert validate_path(path, jobs=1) == expected
@@ -404,14 +412,8 @@ def test_a_settled_runs_tool_lines_read_again_are_those_its_batch_gives(steps, n
     from chatconv.validate.rendered import BlockWriter, Rendering
     from chatconv.validate.wire import LineBatch
 
-    following: dict[str, int] = {}
-    lines = []
-    for conversation, parts, legacy, odd in steps:
-        following[conversation] = following.get(conversation, -1) + 1
-        step = _tool_step(conversation, following[conversation], parts)
-        if legacy and len(step["output"]) == 1:
-            step["output"] = step["output"][0]
-        lines += [orjson.dumps(step), *([] if odd is None else [odd])]
+    lines = [line for step, odd in zip(_step_lines(steps), (step[3] for step in steps))
+             for line in (step, *([] if odd is None else [odd]))]
     data = newline.join(lines) + (newline if last_newline else b"")
     options = LineOptions("r.jsonl", None, True, False, False, rendering=Rendering("text"))
 
