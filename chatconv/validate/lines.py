@@ -191,7 +191,8 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
             # Blank lines are no records, nor is a line that holds just a BOM (as migrate says).
             if not is_blank_line(line):
                 if run_where is not None:
-                    entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools, run_calls))
+                    entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools,
+                                              run_calls))
                     run_where = None
                 entries.append(_taken(record_entry(load_json(lines[start:end], file, number),
                                                    LineSpan(number, start, end), options, opens_file and not entries),
@@ -221,26 +222,24 @@ def check_lines(lines: bytes, first_line: int, options: LineOptions, opens_file:
         if own is not None:
             conversation_id, index = data.get("conversationId"), data["stepIndex"]
             parts = tool_parts(data)  # walked, whatever the text says (see step_facts)
-            if run_where is not None and conversation_id == run_id and index > run_last:
-                if parts or own:
-                    run_tools.append((run_count, number, start, end, aliases, parts, own))
-                    if run_calls is not None and (own or not _settles(run_calls, parts)):
-                        run_calls = None
-                run_last = index
-                run_count += 1
-                continue
-            if run_where is not None:
-                entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools, run_calls))
-            run_where, run_own = _new(LineSpan, (number, start, end, None, aliases)), own
-            run_id, run_first, run_last, run_count = conversation_id, index, index, 1
-            run_tools, run_calls = [], {} if settle else None
-            if parts:
-                run_tools.append((0, number, start, end, aliases, parts, ()))
-                if run_calls is not None and not _settles(run_calls, parts):
+            if run_where is None or conversation_id != run_id or index <= run_last:  # a new run
+                if run_where is not None:
+                    entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools,
+                                              run_calls))
+                run_where, run_own = _new(LineSpan, (number, start, end, None, aliases)), own
+                run_id, run_first, run_count = conversation_id, index, 0
+                run_tools, run_calls = [], {} if settle else None
+                own = ()  # the first line's own problems are its Entry's
+            if parts or own:
+                run_tools.append((run_count, number, start, end, aliases, parts, own))
+                if run_calls is not None and (own or not _settles(run_calls, parts)):
                     run_calls = None
+            run_last = index
+            run_count += 1
             continue
         if run_where is not None:
-            entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools, run_calls))
+            entries.append(_run_entry(run_where, run_own, run_id, run_first, run_last, run_count, run_tools,
+                                      run_calls))
             run_where = None
         if kind is not None and kind not in _CHECKED_FURTHER and fast_validator(kind).is_valid(data):
             entries.append(Entry(LineSpan(number, start, end), ()))
