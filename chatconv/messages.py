@@ -50,8 +50,7 @@ def step_tool_parts(step: dict, path: tuple = ()) -> list[tuple[tuple, dict]]:
     """(path in the record, part) of each tool-call and tool-result part of a step found at
     `path` in its record, in order: the input's, then each output message's (a legacy
     single-message output is read at ("output",)). validate pairs them by these paths; `tools`
-    reads the parts. A list made without generators, a path only for a tool part: both read
-    every line of a recording with it."""
+    reads the parts. A list made without generators: both read every line of a recording with it."""
     found: list[tuple[tuple, dict]] = []
     message = step.get("input")
     if isinstance(message, dict):
@@ -61,10 +60,7 @@ def step_tool_parts(step: dict, path: tuple = ()) -> list[tuple[tuple, dict]]:
         for index, message in enumerate(output):
             content = message.get("content") if isinstance(message, dict) else None
             if isinstance(content, list):  # most output messages' content is a string
-                # _add_tool_parts' loop, inlined: no call and no path prefix per message.
-                for at, part in enumerate(content):
-                    if isinstance(part, dict) and part.get("type") in _TOOL_TYPES:
-                        found.append((path + ("output", index, "content", at), part))
+                _add_tool_parts(content, path + ("output", index, "content"), found)
     elif isinstance(output, dict):
         _add_tool_parts(output.get("content"), path + ("output", "content"), found)
     return found
