@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urljoin
 
 import orjson
@@ -80,24 +80,17 @@ def bundled_schema(name: str) -> dict[str, Any]:
         return "#/$defs/" + stem.replace("~", "~0").replace("/", "~1") + fragment
 
     def rewrite(node: Any, stem: str) -> Any:
-        if isinstance(node, list):
-            return [rewrite(item, stem) for item in node]
-        if not isinstance(node, dict):
-            return node
-        out = {}
-        for key, value in node.items():
-            if key == "$ref" and isinstance(value, str):
-                target, _, fragment = value.partition("#")
+        if isinstance(node, dict):
+            node = dict(node)
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                target, _, fragment = ref.partition("#")
                 target = _schema_name(urljoin(schema_uri(stem), target)) if target else stem
                 embed(target)
-                out[key] = pointer(target, fragment)
-            elif key == "pattern" and isinstance(value, str):
-                out[key] = _anchored_pattern(value)
-            elif key in ("properties", "$defs") and isinstance(value, dict):  # names, not keywords
-                out[key] = {name: rewrite(sub, stem) for name, sub in value.items()}
-            else:
-                out[key] = rewrite(value, stem)
-        return out
+                node["$ref"] = pointer(target, fragment)
+            if isinstance(node.get("pattern"), str):
+                node["pattern"] = _anchored_pattern(node["pattern"])
+        return _subschemas_mapped(node, lambda sub: rewrite(sub, stem))
 
     def embed(stem: str) -> None:
         if stem in defs:
@@ -185,23 +178,32 @@ _DATA_KEYWORDS = {"const", "enum", "default", "examples"}  # their values are JS
 _NAME_MAPS = {"properties", "patternProperties", "$defs"}  # their keys are names, not keywords
 
 
+def _subschemas_mapped(node: Any, change: Callable[[Any], Any]) -> Any:
+    """`node` (a schema, or a list of them) with `change` made to each schema in it: its keywords'
+    values (each of a list's), and those of a map of names (`properties`, `$defs`); not a
+    keyword's whose value is JSON data (`const`, `enum`...), nor anything in a schema's `$ref`
+    or `pattern`, which are strings."""
+    if isinstance(node, list):
+        return [change(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    changed = {}
+    for key, value in node.items():
+        if key in _NAME_MAPS and isinstance(value, dict):
+            changed[key] = {name: change(sub) for name, sub in value.items()}
+        else:
+            changed[key] = value if key in _DATA_KEYWORDS else change(value)
+    return changed
+
+
 def _quick_form(node: Any, document: dict) -> Any:
     """`node` of `document`, with each dispatch on a field's value (see _dispatch_branches) made an
     anyOf of its branches: it holds for the same instances, and jsonschema-rs checks it in about
     two thirds of the time (a step of a recording: 2.0 µs, not 3.0), since it evaluates every `if`
     of an allOf, and an anyOf's branches only until one holds, those that do not failing at once
     on the field. The explaining validator keeps the published form, whose errors name a branch."""
-    if isinstance(node, list):
-        return [_quick_form(item, document) for item in node]
-    if not isinstance(node, dict):
-        return node
-    quick = {}
-    for key, value in node.items():
-        if key in _NAME_MAPS and isinstance(value, dict):
-            quick[key] = {name: _quick_form(sub, document) for name, sub in value.items()}
-        else:
-            quick[key] = value if key in _DATA_KEYWORDS else _quick_form(value, document)
-    branches = _dispatch_branches(quick, document)
+    quick = _subschemas_mapped(node, lambda sub: _quick_form(sub, document))
+    branches = _dispatch_branches(quick, document) if isinstance(quick, dict) else None
     if branches is None:
         return quick
     return {**{key: value for key, value in quick.items() if key != "allOf"}, "anyOf": branches}
