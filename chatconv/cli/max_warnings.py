@@ -19,8 +19,7 @@ def count_lines(by_code: Counter, cap: WarningCap | None = None) -> list[str]:
     """One line per (code, severity) reported, the most frequent first: `  29,060 × legacy-shape
     (warning)`, with how many of them --max-warnings left unprinted."""
     lines = []
-    for (code, severity), count in sorted(by_code.items(), key=lambda item: (-item[1], str(item[0]))):
-        hidden = cap.hidden.get(code, 0) if cap is not None and severity == "warning" else 0
+    for code, severity, count, hidden in _counted(by_code, cap):
         note = f"; {hidden:,} not printed" if hidden else ""
         lines.append(f"  {count:,} × {code or 'no code'} ({severity}{note})")
     return lines
@@ -28,8 +27,13 @@ def count_lines(by_code: Counter, cap: WarningCap | None = None) -> list[str]:
 
 def count_objects(by_code: Counter, cap: WarningCap | None = None) -> list[dict]:
     """The counts by code of the JSON output: [{"code", "severity", "count", "not_printed"}]."""
-    return [{"code": code, "severity": severity, "count": count,
-             "not_printed": cap.hidden.get(code, 0) if cap is not None and severity == "warning" else 0}
+    return [{"code": code, "severity": severity, "count": count, "not_printed": hidden}
+            for code, severity, count, hidden in _counted(by_code, cap)]
+
+
+def _counted(by_code: Counter, cap: WarningCap | None) -> list[tuple]:
+    """(code, severity, count, how many of them the cap held back), the most frequent first."""
+    return [(code, severity, count, cap.hidden.get(code, 0) if cap is not None and severity == "warning" else 0)
             for (code, severity), count in sorted(by_code.items(), key=lambda item: (-item[1], str(item[0])))]
 
 
