@@ -75,8 +75,7 @@ def entries_from_wire(wire: list[tuple]) -> list[tuple]:
 class LineBatch:
     """Lines of a JSONL file held by the main process while their entries are merged: the
     RecordSource (see conversations) of their LineSpans. With the options check_lines took, it
-    reads again the tool lines of a run that settled, which the entry has not (tool_lines);
-    without them (a run's own batch, which tool_lines returns), it cannot."""
+    reads again the tool lines of a run that settled, which the entry has not (tool_lines)."""
 
     __slots__ = ("file", "lines", "options")
 
@@ -109,4 +108,4 @@ class LineBatch:
         # One entry, as the run was read in the batch (a ValueError, not a wrong one, otherwise).
         (entry,) = check_lines(run, number, self.options, opens_file=False, settle=False)
         tool_lines = tuple([line._replace(problems=()) for line in entry.steps.tool_lines if line.parts])
-        return LineBatch(self.file, run), tool_lines
+        return LineBatch(self.file, run, self.options), tool_lines
