@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 
 import orjson
 import pytest
@@ -11,7 +13,8 @@ from hypothesis import strategies as st
 
 from chatconv.problems import UnreadableInput
 from chatconv.sources import (MAX_ALIAS_COPIES, MAX_YAML_DEPTH, UTF8_BOM, duplicate_keys, iter_jsonl,
-                              iter_records, load_json, load_yaml, read_stdin_head)
+                              iter_records, load_json, load_yaml, read_stdin_head, yaml_parse_problem)
+from chatconv.sources.yaml import is_libyaml_depth_limit, safe_loader
 from conftest import run_chatconv
 
 
@@ -119,25 +122,69 @@ def test_yaml_errors_are_one_line_with_their_position():
         "invalid YAML: character #x0001: control characters are not allowed")
 
 
-@pytest.mark.parametrize("text", [
-    "evalcases: " + "[" * 1000 + "]" * 1000,
-    "evalcases:\n" + "".join("  " * i + "-\n" for i in range(1000)) + "  " * 1000 + "- x\n",
-    "evalcases:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 1000)) + "  " * 1000 + "x\n",
+@pytest.fixture(params=["libyaml", "pure-python"])
+def pyyaml_build(request, monkeypatch):
+    """PyYAML as installed (its C loader), and as it is where it was built without libyaml."""
+    import yaml
+
+    if request.param == "libyaml" and not yaml.__with_libyaml__:
+        pytest.skip("this PyYAML was built without libyaml")
+    if request.param == "pure-python":
+        monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    return request.param
+
+
+_DEEP = 1100  # past libyaml's own limit of 1,000 levels (PyYAML 6.0.4's wheels)
+
+
+def test_pyyaml_parses_deep_nesting_as_the_depth_check_expects(pyyaml_build):
+    """What sources/yaml.py's depth check relies on, asked of the PyYAML installed: its parser
+    yields the event of every level up to MAX_YAML_DEPTH + 1, or (libyaml only) stops with
+    libyaml's own depth limit, after which the pure-Python parser yields them. A PyYAML release
+    that does otherwise fails here, by name, before the depth tests below fail for it."""
+    import yaml
+
+    texts = {"flow": "a: " + "[" * _DEEP + "]" * _DEEP,
+             "block": "a:\n" + "".join("  " * i + "-\n" for i in range(_DEEP)) + "  " * _DEEP + "- x\n"}
+    for shape, text in texts.items():
+        loader = safe_loader()
+        opened = 0
+        try:
+            for event in yaml.parse(text, Loader=loader):
+                opened += isinstance(event, yaml.CollectionStartEvent)
+                if opened > MAX_YAML_DEPTH:
+                    break
+        except yaml.YAMLError as exc:
+            assert loader is not yaml.SafeLoader and is_libyaml_depth_limit(exc), (
+                f"PyYAML {yaml.__version__} ({pyyaml_build}) stops {shape} nesting after {opened} levels"
+                f" in a way the depth check does not know: {exc}")
+            continue
+        assert opened > MAX_YAML_DEPTH, (shape, opened)
+
+
+@pytest.mark.parametrize("text, position", [
+    ("evalcases: " + "[" * 1000 + "]" * 1000, (1, 12 + MAX_YAML_DEPTH - 1)),
+    ("evalcases: " + "[" * 150 + "\n" + "{a: " * 900 + "1" + "}" * 900 + "]" * 150, (2, 4 * 50 - 3)),
+    ("evalcases:\n" + "".join("  " * i + "-\n" for i in range(1000)) + "  " * 1000 + "- x\n",
+     (MAX_YAML_DEPTH + 1, 2 * MAX_YAML_DEPTH - 1)),
+    ("evalcases:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 1000)) + "  " * 1000 + "x\n",
+     (MAX_YAML_DEPTH + 1, 2 * MAX_YAML_DEPTH + 1)),
 ])
-def test_deep_yaml_is_refused_where_it_gets_too_deep(text):
+def test_deep_yaml_is_refused_where_it_gets_too_deep(text, position, pyyaml_build):
     record = load_yaml(text, "d.yaml")
     assert record.error.message == f"YAML nested deeper than {MAX_YAML_DEPTH} levels"
-    assert record.error.line in (1, MAX_YAML_DEPTH + 1)
+    assert (record.error.line, record.error.column) == position
+    assert yaml_parse_problem(text, "d.yaml") == record.error
 
 
-def test_yaml_as_deep_as_allowed_is_read():
+def test_yaml_as_deep_as_allowed_is_read(pyyaml_build):
     depth = MAX_YAML_DEPTH - 1  # inside the top mapping
     record = load_yaml("x: " + "[" * depth + "]" * depth, "d.yaml")
     assert record.error is None
     assert str(record.data).count("[") == depth
 
 
-def test_aliases_count_as_deep_as_what_they_copy():
+def test_aliases_count_as_deep_as_what_they_copy(pyyaml_build):
     lines = ["a0: &a0 [1]"] + [f"a{i}: &a{i} [*a{i - 1}]" for i in range(1, 2 * MAX_YAML_DEPTH)]
     record = load_yaml("\n".join(lines), "chain.yaml")
     assert record.error.message == f"YAML nested deeper than {MAX_YAML_DEPTH} levels"
@@ -146,13 +193,24 @@ def test_aliases_count_as_deep_as_what_they_copy():
     assert (record.error.line, record.error.column) == (1, 15)
 
 
+# The command line as run where PyYAML has no C loader
+_WITHOUT_LIBYAML = "import sys, yaml; del yaml.CSafeLoader; sys.argv[0] = 'chatconv'; from chatconv.cli import main; main()"
+
+
 @pytest.mark.parametrize("stdin", [False, True])
-def test_very_deep_yaml_does_not_crash_the_cli(tmp_path, stdin):
+@pytest.mark.parametrize("libyaml", [True, False])
+def test_very_deep_yaml_does_not_crash_the_cli(tmp_path, stdin, libyaml):
     path = tmp_path / "d.yaml"
     path.write_text("evalcases: " + "[" * 30000 + "]" * 30000 + "\n")
     args = ("validate", "-") if stdin else ("validate", path)
-    result = run_chatconv(*args, stdin=path.read_bytes() if stdin else None)
-    assert result.returncode == 1, result.stderr_text
+    if libyaml:
+        result = run_chatconv(*args, stdin=path.read_bytes() if stdin else None)
+    else:
+        result = subprocess.run([sys.executable, "-c", _WITHOUT_LIBYAML, *map(str, args)],
+                                input=path.read_bytes() if stdin else None, capture_output=True)
+        result.stdout_text = result.stdout.decode()
+        assert b"Traceback" not in result.stderr, result.stderr.decode()
+    assert result.returncode == 1, result.stdout_text
     assert f"1:{12 + MAX_YAML_DEPTH - 1}: error: $: YAML nested deeper than" in result.stdout_text
 
 

@@ -1,8 +1,9 @@
 """YAML documents as plain JSON-like data, with each node's line and column.
 
-PyYAML's safe C loader composes the nodes; a builder turns them into data, refusing what is not
-plain data (tags other than JSON-like ones, alias bombs) and reporting repeated keys. Nesting
-deeper than MAX_YAML_DEPTH is refused before anything composes the text.
+PyYAML's safe loader (its C one where PyYAML has libyaml) composes the nodes; a builder turns
+them into data, refusing what is not plain data (tags other than JSON-like ones, alias bombs) and
+reporting repeated keys. Nesting deeper than MAX_YAML_DEPTH is refused before anything composes
+the text, at the same place and in the same words on every PyYAML from 6.0 on.
 """
 
 from __future__ import annotations
@@ -33,13 +34,20 @@ def _pyyaml():
     return yaml
 
 
+def safe_loader():
+    """PyYAML's safe loader class: the C one where PyYAML was built with libyaml, else the
+    pure-Python one (same events, same nodes, slower)."""
+    yaml = _pyyaml()
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_yaml(text: str, file: str) -> Record:
-    """Parse one YAML document with the safe C loader, keeping each node's line and column."""
+    """Parse one YAML document with the safe loader, keeping each node's line and column."""
     yaml = _pyyaml()
     problem = yaml_parse_problem(text, file)
     if problem:
         return Record(file, problem.line, error=problem)
-    loader = yaml.CSafeLoader(text)
+    loader = safe_loader()(text)
     try:
         node = loader.get_single_node()
     except yaml.YAMLError as exc:  # e.g. an undefined alias
@@ -74,9 +82,31 @@ def yaml_parse_problem(text: str, file: str) -> Problem | None:
 
 def _nesting_problem(text: str, file: str) -> Problem | None:
     yaml = _pyyaml()
+    loader = safe_loader()
+    try:
+        return _deepest_problem(yaml.parse(text, Loader=loader), file)
+    except yaml.scanner.ScannerError as exc:
+        if loader is yaml.SafeLoader or not is_libyaml_depth_limit(exc):
+            raise
+    # The libyaml of PyYAML 6.0.4's wheels refuses more than 1,000 levels itself, and its scanner
+    # reads a line of flow collections ahead of the parser (any `[` may open a key), so that
+    # error can come before the event of level MAX_YAML_DEPTH + 1 reaches the loop. The text is
+    # too deep either way; the pure-Python parser, which has no limit of its own, says where.
+    return _deepest_problem(yaml.parse(text, Loader=yaml.SafeLoader), file)
+
+
+def is_libyaml_depth_limit(exc: Exception) -> bool:
+    """Whether `exc` is libyaml's own refusal of deep nesting (PyYAML 6.0.4's wheels on)."""
+    return "exceeded maximum nesting depth" in str(getattr(exc, "problem", ""))
+
+
+def _deepest_problem(events, file: str) -> Problem | None:
+    """The problem at the first event nested deeper than MAX_YAML_DEPTH, or at an alias inside
+    the node it names; None when there is none."""
+    yaml = _pyyaml()
     heights: dict[str, int | None] = {}  # anchor -> levels in its node (None while still open)
     stack: list[list] = []  # per open collection: [anchor, levels of its deepest item]
-    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+    for event in events:
         if isinstance(event, yaml.CollectionStartEvent):
             stack.append([event.anchor, 0])
             if event.anchor:

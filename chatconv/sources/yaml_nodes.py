@@ -23,7 +23,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
-from .yaml import MAX_YAML_DEPTH, STR_TAG, TEXT_TAGS
+from .yaml import MAX_YAML_DEPTH, STR_TAG, TEXT_TAGS, safe_loader
 
 
 
@@ -191,7 +191,7 @@ def _read(text: str, where: bool) -> tuple[Any, WrittenDocument]:
     root, documents = None, 0
     scalar_event, alias_event, document_start = yaml.ScalarEvent, yaml.AliasEvent, yaml.DocumentStartEvent
     starts, ends = (yaml.MappingStartEvent, yaml.SequenceStartEvent), (yaml.MappingEndEvent, yaml.SequenceEndEvent)
-    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+    for event in yaml.parse(text, Loader=safe_loader()):
         kind = type(event)
         start = event.start_mark.index
         while next_at < start:  # a `#` after the last event, before this one: a comment
