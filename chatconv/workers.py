@@ -51,7 +51,7 @@ def start_pool(jobs: int, initializer: Callable[..., None] = None, initargs: tup
     """A pool of `jobs` workers that leave Ctrl-C to this process (it shuts the pool down),
     then run `initializer(*initargs)`."""
     return ProcessPoolExecutor(jobs, mp_context=context or worker_context(), initializer=_start_worker,
-                               initargs=(initializer, initargs))
+                               initargs=(os.getpid(), initializer, initargs))
 
 
 _HELD = {signal.SIGINT, signal.SIGTERM}
@@ -72,12 +72,12 @@ def signals_held():
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
+def _start_worker(parent: int, initializer: Callable[..., None] | None, initargs: tuple) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker must not take the main process's handler
     if _MASKS:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)  # held while it was forked: see OrderedPool
-    threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=_end_with_parent, args=(parent,), daemon=True).start()
     hold_freed_memory()
     if initializer is not None:
         initializer(*initargs)
@@ -111,6 +111,8 @@ def hold_freed_memory() -> None:
 def _end_with_parent(parent: int) -> None:
     # A worker waiting for work, or for its turn to write, would wait for ever if the main
     # process were killed (its pipes stay open in the other workers): it ends itself instead.
+    # `parent` is the main process's pid as the main process read it: one killed between the
+    # fork and this thread's start has already left the worker to another parent.
     while os.getppid() == parent:
         time.sleep(0.5)
     os._exit(1)
