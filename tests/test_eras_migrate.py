@@ -658,7 +658,8 @@ def repo_with_files(tmp_path) -> Path:
 
 
 @pytest.mark.parametrize("era, to", STEPS, ids=[f"{a}-{b}" for a, b in STEPS])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_migrating_forward_keeps_every_prompt(repo_with_files, era, to, data):
     record = data.draw(FILES_OF_ERA[era])

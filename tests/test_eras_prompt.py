@@ -364,7 +364,8 @@ _messages = st.lists(st.fixed_dictionaries({"role": st.sampled_from(["system", "
                                             "content": _text}), min_size=1, max_size=4)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(text=_text)
 def test_string_input_is_one_user_message_as_in_v2(repo, text):
     tests_era = repo / "t.json"

@@ -57,7 +57,8 @@ def test_export_cli_with_jobs(tmp_path):
     assert (one.returncode, one.stdout, one.stderr) == (two.returncode, two.stdout, two.stderr)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(order=st.lists(st.sampled_from("abc"), min_size=1, max_size=30), batch=st.integers(60, 1500),
        per=st.sampled_from(["step", "conversation"]))
 def test_any_interleaving_exports_alike_with_workers(tmp_path, order, batch, per):

@@ -326,7 +326,8 @@ def _bodies_generated(draw):
     return body
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(body=_bodies_generated())
 def test_import_then_export_gives_back_any_body(tmp_path_factory, body):
     folder = tmp_path_factory.mktemp("roundtrip")

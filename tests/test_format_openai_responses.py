@@ -289,7 +289,8 @@ def _leaves(value) -> list:
     return [value]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(items=_items())
 def test_generated_items_lose_nothing_and_keep_their_order(tmp_path, items):
     [conversation], problems = _read(tmp_path, items, "gen.jsonl")

@@ -83,7 +83,8 @@ def _one_record_at_a_time(monkeypatch, path):
     return [dataclasses.replace(problem, file=str(path)) for problem in problems], summary
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(list(FAULTS)), min_size=1, max_size=60))
 def test_the_problem_path_gives_the_general_paths_problems_whatever_the_jobs(tmp_path_factory, monkeypatch, faults):
     path = tmp_path_factory.mktemp("problems") / "r.jsonl"
@@ -336,7 +337,8 @@ _parts = st.lists(st.tuples(st.sampled_from(["call", "result"]), st.sampled_from
 _steps = st.lists(st.tuples(st.sampled_from(["x", "y"]), _parts, st.booleans(), st.booleans()), min_size=1, max_size=30)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(_steps)
 @example([("x", [("call", "a"), ("result", "a")], False, False), ("y", [], False, False),
           ("x", [("call", "a"), ("result", "a")], False, False)])  # a duplicate

@@ -251,7 +251,8 @@ def _v1_files(draw):
 
 
 # monkeypatch is used only through its context(), undone within each example
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(text=_v1_files(), crlf=st.booleans())
 def test_any_v1_file_is_written_meaning_what_the_round_trip_writes_with_its_comments(text, crlf, monkeypatch):
     data = (text.replace("\n", "\r\n") if crlf else text).encode()
