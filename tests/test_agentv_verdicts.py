@@ -1,0 +1,81 @@
+"""chatconv's verdict on each of AgentV's own example files is AgentV's own, as its `validate`
+gives it: valid or invalid, file by file (tests/agentv.py runs AgentV's code with node)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import pytest
+
+from agentv import ORACLES, agentv, copy_tree, needs_node, yaml_files
+from chatconv.validate import validate_path
+
+# (example tree, the AgentV release whose verdicts chatconv gives on it by default: the newest
+# release of the tree's era)
+PAIRS = [("tests-v3.8.0", "v4.42.4"), ("current-2026-07", "58f316ca2")]
+# The kinds of file both check; AgentV's targets files are not chatconv's to check.
+KINDS = ("eval", "config")
+
+# Where chatconv does not give AgentV's verdict yet (issue 28): file -> what AgentV says. The
+# test fails when an entry is wrong either way, so the list can only shrink.
+NOT_YET: dict[tuple[str, str], dict[str, str]] = {
+    ("tests-v3.8.0", "v4.42.4"): {
+        "examples/features/env-interpolation/evals/dataset.eval.yaml":
+            "invalid: an unset ${{ VAR }} leaves `criteria` empty",
+        **{f"examples/features/{name}.eval.yaml": "invalid: workspace.repos[].source, checkout and clone are removed"
+           for name in ("repo-lifecycle/evals/dataset", "repo-lifecycle/evals/pool-e2e",
+                        "workspace-multi-repo/evals/dataset", "workspace-setup-script/evals/dataset-vscode",
+                        "workspace-setup-script/evals/dataset", "workspace-shared-config/evals/accuracy/dataset",
+                        "workspace-shared-config/evals/regression/dataset")},
+    },
+    ("current-2026-07", "58f316ca2"): {
+        ".agentv/config.yaml": "invalid: the file it names in `providers` (file://providers.yaml) is missing",
+        "examples/showcase/multi-model-benchmark/evals/benchmark.eval.yaml":
+            "invalid: evaluate_options.repeat must be a positive integer",
+    },
+}
+
+
+def chatconv_verdict(path: str) -> str:
+    problems, summary = validate_path(path, skip_unknown=True)
+    if summary.skipped:
+        return "skipped"
+    return "invalid" if summary.errors else "valid"
+
+
+@pytest.fixture(scope="module", params=PAIRS, ids=["-".join(pair) for pair in PAIRS])
+def verdicts(request, tmp_path_factory):
+    """(pair, [(file, AgentV's kind, AgentV's verdict, chatconv's verdict)]) for every YAML file
+    of the tree that AgentV checks as one of KINDS."""
+    tree, version = request.param
+    root = copy_tree(tree, tmp_path_factory.mktemp("agentv"))
+    # ${{ VAR }} in AgentV's files reads the environment: both read the same, with none of them set.
+    said = agentv(version, "validate", yaml_files(root), root)
+    rows = []
+    here = os.getcwd()
+    os.chdir(root)  # chatconv names the files as AgentV does, relative to the repository root
+    try:
+        for line in said:
+            if line["fileType"] in KINDS:
+                rows.append((line["file"], line["fileType"], "valid" if line["valid"] else "invalid",
+                             chatconv_verdict(line["file"])))
+    finally:
+        os.chdir(here)
+    return request.param, rows
+
+
+@needs_node
+def test_chatconv_gives_agentvs_verdict_on_every_example_file(verdicts):
+    pair, rows = verdicts
+    assert len(rows) > 50  # the tree was read, and AgentV checked it
+    differ = {file: f"AgentV {theirs}, chatconv {ours}" for file, _, theirs, ours in rows if theirs != ours}
+    known = NOT_YET[pair]
+    assert sorted(set(differ) - set(known)) == [], f"new disagreements with AgentV {pair[1]}: {differ}"
+    assert sorted(set(known) - set(differ)) == [], "these now agree with AgentV: take them out of NOT_YET"
+
+
+def test_the_oracles_are_the_bundles_as_published():
+    for line in (ORACLES / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split()
+        assert hashlib.sha256((ORACLES / name).read_bytes()).hexdigest() == digest, name
