@@ -17,12 +17,12 @@ following AgentV's own guide, "Breaking Changes From v4.42.4" (its quick checkli
 - The suite's `execution`: `target` / `targets` -> `providers` (current AgentV rejects a
   top-level `target`; a target object's `name` -> `id`), `threshold` -> `threshold`,
   `budget_usd` / `total_budget_usd` -> `evaluate_options.budget_usd`, `workers` /
-  `max_concurrency` -> `evaluate_options.max_concurrency`, `trials` -> `evaluate_options.repeat`,
+  `max_concurrency` -> `evaluate_options.max_concurrency`, `trials` -> `evaluate_options.repeat` (its count),
   its graders -> `assert`; `execution` is then gone. `assertions` -> `assert`; `eval_cases` ->
   `tests`. Grader types as migrate/graders.py renames them.
 
 Refused, with the key and AgentV's advice, never dropped: `execution.fail_on_error`,
-`execution.cache`, `workspace` (AgentV rejects it now), target selection in a case,
+`execution.cache`, a trials policy beyond its count, `workspace` (AgentV rejects it now), target selection in a case,
 `tool-trajectory` graders, `${{ NAME }}` env interpolation, a key current AgentV has no place
 for, and inputs the new prompts cannot carry exactly.
 """
@@ -73,7 +73,6 @@ _WORKSPACE = ("current AgentV rejects workspace in eval YAML: move testbed setup
               "guide); rewrite it by hand, then migrate")
 _ENV = ("tests-era env interpolation `${{ NAME }}` is written `{{ env.NAME }}` in the current era (AgentV's guide); "
         "chatconv renders no env, so the prompt would change: rewrite it by hand, then migrate")
-_STRATEGIES = {"pass_at_k": "pass_any"}
 _CASE_GRADERS = ("assertions", "evaluators")
 
 
@@ -148,6 +147,10 @@ def _refuse_homeless(record):
             _refuse_targets(execution[key], ("execution", key))
         if key == "trials" and not isinstance(execution[key], (dict, int)):
             raise refusal(("execution", key), "is neither a count nor a mapping: fix it, then migrate")
+        if key == "trials" and isinstance(execution[key], dict) and set(execution[key]) != {"count"}:
+            other = next(k for k in execution[key] if k != "count")
+            raise refusal(("execution", key, other), "current AgentV takes evaluate_options.repeat as a count "
+                          "only (\"the repeat object shape has been removed\"): remove it, then migrate")
     for key in record:
         if key not in _CURRENT_KEYS and key not in _MOVED_KEYS:
             raise refusal((key,), _WORKSPACE if key == "workspace" else "has no current eval-YAML home that "
@@ -388,7 +391,7 @@ def _move_execution(record):
             if options is None:
                 options = new_like(execution)
                 moved.append(("evaluate_options", options))
-            options[new] = _repeat(value, execution) if new == "repeat" else value
+            options[new] = _repeat(value) if new == "repeat" else value
             move_comment(execution, key, options, new)
             continue
         moved.append((new, value))
@@ -413,10 +416,6 @@ def _providers(execution, key, value):
     return made
 
 
-def _repeat(trials, execution):
-    """execution.trials as evaluate_options.repeat: a count alone stays a count."""
-    if isinstance(trials, int) or set(trials) == {"count"}:
-        return trials if isinstance(trials, int) else trials["count"]
-    if "strategy" in trials:
-        trials["strategy"] = _STRATEGIES.get(trials["strategy"], trials["strategy"])
-    return trials
+def _repeat(trials):
+    """execution.trials as evaluate_options.repeat: its count (anything else was refused)."""
+    return trials if isinstance(trials, int) else trials["count"]

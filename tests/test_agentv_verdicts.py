@@ -31,8 +31,6 @@ NOT_YET: dict[tuple[str, str], dict[str, str]] = {
     },
     ("current-2026-07", "58f316ca2"): {
         ".agentv/config.yaml": "invalid: the file it names in `providers` (file://providers.yaml) is missing",
-        "examples/showcase/multi-model-benchmark/evals/benchmark.eval.yaml":
-            "invalid: evaluate_options.repeat must be a positive integer",
     },
 }
 

@@ -266,14 +266,14 @@ def test_input_files_become_file_parts_before_the_text():
 def test_suite_execution_and_graders_move_as_agentv_guide_says():
     record, _ = migrate_record({
         "execution": {"targets": ["base", {"name": "skills", "provider": "codex"}], "threshold": 0.8,
-                      "total_budget_usd": 2.0, "trials": {"count": 3, "strategy": "pass_at_k"}},
+                      "total_budget_usd": 2.0, "trials": {"count": 3}},
         "tests": [{"id": "a", "criteria": "c", "note": "why", "input": "x", "evaluators": [
             {"type": "rubrics", "criteria": [{"id": "r", "outcome": "o"}]}, {"type": "is_json"},
             {"type": "skill-trigger", "skill": "csv", "should_trigger": False}, {"type": "llm_judge"}],
             "execution": {"evaluators": [{"type": "code_judge", "command": "x"}], "skip_defaults": True}}]})
     assert record == {
         "providers": ["base", {"id": "skills", "provider": "codex"}], "threshold": 0.8,
-        "evaluate_options": {"budget_usd": 2.0, "repeat": {"count": 3, "strategy": "pass_any"}},
+        "evaluate_options": {"budget_usd": 2.0, "repeat": 3},
         "prompts": ["{{ input }}"],
         "tests": [{"id": "a", "criteria": "c", "description": "why", "vars": {"input": "x"}, "assert": [
             {"type": "llm-rubric", "value": [{"id": "r", "outcome": "o"}]}, {"type": "is-json"},
@@ -285,6 +285,8 @@ def test_suite_execution_and_graders_move_as_agentv_guide_says():
     ({"execution": {"fail_on_error": False}, "tests": []},
      r"\$\.execution\.fail_on_error: has no current eval-YAML home; AgentV treats it as operational policy"),
     ({"execution": {"cache": True}, "tests": []}, r"\$\.execution\.cache: has no current eval-YAML home"),
+    ({"execution": {"trials": {"count": 3, "strategy": "pass_at_k"}}, "tests": []},
+     r"\$\.execution\.trials\.strategy: current AgentV takes evaluate_options\.repeat as a count only"),
     ({"workspace": {"mode": "static", "path": "/tmp/ws"}, "tests": []},
      r"\$\.workspace: current AgentV rejects workspace in eval YAML: move testbed setup to `environment`"),
     ({"dataset": "label", "tests": []}, r"\$\.dataset: has no current eval-YAML home that chatconv knows"),
@@ -475,6 +477,8 @@ EXPECTED_REFUSALS = {
     "examples/features/basic-jsonl/evals/dataset.eval.yaml": _DATASET,
     "examples/features/composite/evals/dataset.eval.yaml": _DATASET,
     "examples/features/weighted-evaluators/evals/dataset.eval.yaml": _DATASET,
+    **{f"examples/{path}": "$.execution.trials.strategy: current AgentV takes evaluate_options.repeat as a count only"
+       for path in ["features/trials/evals/dataset.eval.yaml", "showcase/multi-model-benchmark/evals/benchmark.eval.yaml"]},
     **{f"examples/{path}": _WORKSPACE for path in [
         "features/repo-lifecycle/evals/dataset.eval.yaml", "features/repo-lifecycle/evals/pool-e2e.eval.yaml",
         "features/workspace-multi-repo/evals/dataset.eval.yaml",
@@ -535,7 +539,7 @@ def test_every_tests_era_example_migrates_to_current_or_is_refused_with_its_reas
         migrated.append(name)
     assert {name: error[:len(EXPECTED_REFUSALS.get(name, ""))] for name, error in refused.items()} == (
         EXPECTED_REFUSALS)
-    assert len(migrated) == 35
+    assert len(migrated) == 33
     for name in migrated:  # each migrated case's prompt is the one it had
         path = tests_era_tree / name
         after = path.with_name(f"migrated-{path.name}")  # beside it: its file references resolve alike

@@ -20,8 +20,11 @@ from conftest import DATA, run_chatconv
 
 TREES = ("tests-v3.8.0", "current-2026-07")
 # Errors AgentV itself raises on its own examples, which chatconv reports too: (tree, file, JSON
-# path) -> why. None so far.
-AGENTV_ERRORS: dict[tuple[str, str, str], str] = {}
+# path) -> why (tests/test_agentv_verdicts.py asks AgentV).
+AGENTV_ERRORS: dict[tuple[str, str, str], str] = {
+    ("current-2026-07", "examples/showcase/multi-model-benchmark/evals/benchmark.eval.yaml",
+     "$.evaluate_options.repeat"): "AgentV HEAD: the repeat object shape has been removed",
+}
 
 
 @pytest.fixture(scope="session")
@@ -68,7 +71,7 @@ def test_agentv_eval_files_named_one_by_one_validate_without_errors(trees, name)
     files = _eval_files(tree)
     assert len(files) >= 50
     result = run_chatconv("validate", "--format", "json", *map(str, files))
-    assert result.returncode == 0, result.stdout_text[-3000:]
+    assert result.returncode == (1 if any(key[0] == name for key in AGENTV_ERRORS) else 0), result.stdout_text[-3000:]
     problems = []
     for path in files:
         problems += validate_path(path)[0]
