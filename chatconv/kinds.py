@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,12 @@ KIND_ALIASES = {"step": "step-record", "eval": "eval-file", "prompt": "chat-prom
 # validate reads a file of one of these names as a config.
 CONFIG_FILE_NAMES = (".agentv/config.yaml", ".agentv/config.yml", ".agentv/config.json", "chatconv.yaml",
                      "chatconv.yml")
+# Names that make a file an eval file to AgentV whatever it holds: its validate takes `*.eval.yaml`
+# (v4 on) and `suite.yaml` (since 2026-07), its loader `eval.yaml` and `EVAL.yaml`. A file so named
+# whose keys tell no era is checked as an eval file of the newest era, as AgentV checks it, never
+# passed over: a mistyped case list must not pass CI.
+EVAL_FILE_NAMES = ("*.eval.yaml", "*.eval.yml", "suite.yaml", "suite.yml", "eval.yaml", "eval.yml", "EVAL.yaml",
+                   "EVAL.yml")
 
 
 def kind_names() -> list[str]:
@@ -71,6 +78,12 @@ def is_config_file(file: str | Path) -> bool:
     """Whether a file's name (with its folder's, for `.agentv/`) is one of CONFIG_FILE_NAMES."""
     parts = Path(file).parts
     return "/".join(parts[-1:]) in CONFIG_FILE_NAMES or "/".join(parts[-2:]) in CONFIG_FILE_NAMES
+
+
+def is_eval_file_name(file: str | Path) -> bool:
+    """Whether a file's name is one of EVAL_FILE_NAMES (case counts, as for AgentV)."""
+    name = Path(file).name
+    return any(fnmatchcase(name, pattern) for pattern in EVAL_FILE_NAMES)
 
 
 def config_era(data: Any) -> Era:

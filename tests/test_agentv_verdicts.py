@@ -77,3 +77,26 @@ def test_the_oracles_are_the_bundles_as_published():
     for line in (ORACLES / "SHA256SUMS").read_text().splitlines():
         digest, name = line.split()
         assert hashlib.sha256((ORACLES / name).read_bytes()).hexdigest() == digest, name
+
+
+MISTYPED_SUITE = "description: x\ntest:\n  - id: a\n    input: hi\n"  # `test` for `tests`: no key tells an era
+
+
+@needs_node
+@pytest.mark.parametrize("version", ["v4.42.4", "58f316ca2"])
+def test_a_folder_checks_every_file_agentv_checks(tmp_path, version):
+    """What AgentV's `validate FOLDER` selects, chatconv's folder run checks and gives the same
+    verdict on; a file named as an eval file with its case list mistyped is never passed over."""
+    names = ["a.eval.yaml", "b.eval.yml", "evals/suite.yaml", "evals/suite.yml", "eval.yaml", "EVAL.yaml",
+             "notes.yaml"]
+    for name in names:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(MISTYPED_SUITE)
+    (tmp_path / ".git").mkdir()
+    selected = {line["file"]: line["valid"] for line in agentv(version, "validate", ["."], tmp_path)}
+    assert selected and not any(selected.values())  # AgentV checked some of them, and refused them
+    problems, summary = validate_path(tmp_path)
+    refused = {os.path.relpath(p.file, tmp_path) for p in problems if p.is_error}
+    skipped = {os.path.relpath(file, tmp_path) for file in summary.skipped_files}
+    assert set(selected) <= refused
+    assert skipped <= {"notes.yaml"}

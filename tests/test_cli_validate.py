@@ -128,6 +128,38 @@ def test_folders_skip_files_that_are_not_chatconv_records(repo):
     assert run_chatconv("validate", "--skip-unknown", repo / "package.json").returncode == 0
 
 
+MISTYPED_SUITE = "description: x\ntest:\n  - id: a\n    input: hi\n"  # `test` for `tests`: no key tells an era
+
+
+@pytest.mark.parametrize("name", ["s.eval.yaml", "s.eval.yml", "evals/suite.yaml", "suite.yml", "eval.yaml",
+                                  "EVAL.yaml"])
+def test_a_folder_never_passes_over_a_file_named_as_an_eval_file(repo, name):
+    (repo / name).parent.mkdir(exist_ok=True)
+    (repo / name).write_text(MISTYPED_SUITE)
+    result = run_chatconv("validate", repo)
+    assert result.returncode == 1, result.stdout_text
+    assert f"{name}:2:1: error: $.test: unknown key 'test' (did you mean 'tests'?)" in result.stdout_text
+    assert f"{name}:1:1: error: $: missing required key" in result.stdout_text
+    assert "skipped" not in result.stdout_text
+
+
+def test_the_files_a_folder_passed_over_are_listed_with_why(repo):
+    (repo / "package.json").write_text('{"name": "x"}')
+    (repo / "notes.yaml").write_text(MISTYPED_SUITE)  # not named as an eval file: not AgentV's either
+    (repo / "ok.eval.yaml").write_text("tests:\n  - id: a\n    criteria: c\n    input: hi\n")
+    quiet = run_chatconv("validate", repo)
+    assert quiet.returncode == 0 and "package.json" not in quiet.stdout_text
+    shown = run_chatconv("validate", "--show-files", repo)
+    skipped = [line for line in shown.stdout_text.splitlines() if ": skipped: " in line]
+    assert [line.split(": skipped: ")[0] for line in skipped] == [str(repo / "notes.yaml"), str(repo / "package.json")]
+    assert all("no key tells an eval file, a config or a recording" in line for line in skipped)
+    assert shown.stdout_text.splitlines()[len(skipped)].startswith("1 file, 1 record: 0 errors")  # then the summary
+    listed = json.loads(run_chatconv("validate", "--format", "json", repo).stdout_text)["skipped"]
+    assert [entry["file"] for entry in listed] == [str(repo / "notes.yaml"), str(repo / "package.json")]
+    github = run_chatconv("validate", "--format", "github", "--show-files", repo)
+    assert github.stdout_text == "" and f"{repo / 'package.json'}: skipped: " in github.stderr_text
+
+
 def test_a_folder_file_with_a_later_record_of_unknown_kind_is_invalid(tmp_path):
     """The file is ours (its first record is a step): the unknown record is an error, and the
     records after it are still checked."""

@@ -69,17 +69,28 @@ def short_line(file: str, message: str, line: int | None = None, hint: str | Non
     return f"{where}: {severity}: {message}" + (f" ({hint})" if hint else "")
 
 
-def _summary_lines(summary: Summary, cap: WarningCap) -> list[str]:
+# Why validate passed over a file found in a folder (Summary.skipped_files)
+SKIPPED_REASON = ("no key tells an eval file, a config or a recording, and its name is no eval file's "
+                  "(*.eval.yaml, suite.yaml, eval.yaml)")
+
+
+def skipped_line(file: str) -> str:
+    """`FILE: skipped: why`, a line of --show-files."""
+    return f"{shown_name(file)}: skipped: {SKIPPED_REASON}"
+
+
+def _summary_lines(summary: Summary, cap: WarningCap, show_files: bool = False) -> list[str]:
     cap.noted = True
-    return [summary_line(summary, cap), *count_lines(summary.by_code, cap)]
+    skipped = [skipped_line(file) for file in summary.skipped_files] if show_files else []
+    return [*skipped, summary_line(summary, cap), *count_lines(summary.by_code, cap)]
 
 
-def summary_on_stderr(summary: Summary, cap: WarningCap) -> None:
+def summary_on_stderr(summary: Summary, cap: WarningCap, show_files: bool = False) -> None:
     """The summary and the counts by code on standard error, after the data a format writes on
-    standard output (github, sarif)."""
+    standard output (github, sarif); with `show_files`, the skipped files before them."""
     hide_progress()
     sys.stdout.flush()
-    for line in _summary_lines(summary, cap):
+    for line in _summary_lines(summary, cap, show_files):
         click.echo(line, err=True)
 
 
@@ -90,6 +101,8 @@ class TextReporter:
     Lines are written to the stream as they come and flushed with the summary, not one by one
     (as click.echo does): a legacy file has a warning on every line. Without colour, the
     workers may write them (`render`; see validate.rendered)."""
+
+    show_files = False  # validate --show-files: the files skipped, each with why, before the summary
 
     def __init__(self, err: bool = False):
         self.err = err  # the commands that write data on standard output report on standard error
@@ -117,7 +130,7 @@ class TextReporter:
 
     def summary(self, summary: Summary) -> None:
         hide_progress()
-        self.out.write("".join(line + "\n" for line in _summary_lines(summary, self.cap)))
+        self.out.write("".join(line + "\n" for line in _summary_lines(summary, self.cap, self.show_files)))
         self.out.flush()
 
 
@@ -135,6 +148,7 @@ class GithubReporter:
     """A workflow annotation per problem on standard output; the summary on standard error."""
 
     render = None  # each problem a Problem
+    show_files = False
 
     def __init__(self):
         self.cap = current_cap()
@@ -145,15 +159,17 @@ class GithubReporter:
             sys.stdout.write(github_annotation(problem) + "\n")
 
     def summary(self, summary: Summary) -> None:
-        summary_on_stderr(summary, self.cap)
+        summary_on_stderr(summary, self.cap, self.show_files)
 
 
 class JsonReporter:
     """One object at the end: the counts and the problems (SPEC §7, each with its `code`), and,
     added to it, the counts by code (`counts`), the warnings --max-warnings left out
-    (`not_printed`) and the problems --select / --ignore left out (`ignored`)."""
+    (`not_printed`), the problems --select / --ignore left out (`ignored`) and the files passed
+    over, each with why (`skipped`: always, --show-files or not)."""
 
     render = "json"
+    show_files = False
 
     def __init__(self):
         self.problems: list[dict | bytes] = []  # a problem's object, or a block's, one per line
@@ -174,7 +190,8 @@ class JsonReporter:
         write_json_line({"files": summary.files, "records": summary.records, "errors": summary.errors,
                          "warnings": summary.warnings, "problems": _json_array(self.problems),
                          "counts": count_objects(summary.by_code, self.cap),
-                         "not_printed": sum(self.cap.hidden.values()), "ignored": summary.ignored})
+                         "not_printed": sum(self.cap.hidden.values()), "ignored": summary.ignored,
+                         "skipped": [{"file": file, "reason": SKIPPED_REASON} for file in summary.skipped_files]})
 
 
 def _json_array(problems: list[dict | bytes]) -> list[dict] | orjson.Fragment:

@@ -72,6 +72,7 @@ class SarifReporter:
     --max-warnings holds warnings back here as in the other formats."""
 
     render = None  # each problem a Problem
+    show_files = False  # validate --show-files: the files skipped, on standard error
 
     def __init__(self):
         self.problems: list[Problem] = []
@@ -84,4 +85,4 @@ class SarifReporter:
     def summary(self, summary: Summary) -> None:
         hide_progress()  # standard output may be the terminal the bar is on
         write_json_line(sarif_log(self.problems))
-        summary_on_stderr(summary, self.cap)
+        summary_on_stderr(summary, self.cap, self.show_files)

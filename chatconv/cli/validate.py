@@ -38,6 +38,9 @@ FORMATS = {**REPORTERS, "sarif": SarifReporter}
               help="Accept file references that resolve outside the repository root.")
 @click.option("--skip-unknown", is_flag=True,
               help="Skip named files whose kind cannot be told (as in folders), e.g. from pre-commit.")
+@click.option("--show-files", is_flag=True,
+              help="List the files found in folders that were passed over, each with why, before the summary "
+                   "(the JSON output always lists them under `skipped`).")
 @click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option, help=FIELD_HELP)
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Worker processes that check JSONL files (output is the same for any N). "
@@ -49,14 +52,17 @@ FORMATS = {**REPORTERS, "sarif": SarifReporter}
 @no_ignore_option
 @color_option
 @shows_progress(lambda options: False)  # its problems clear the bar
-def validate(paths, kind, era, output_format, max_errors, allow_outside_root, skip_unknown, field_map, jobs,
-             scheduler, selection):
+def validate(paths, kind, era, output_format, max_errors, allow_outside_root, skip_unknown, show_files, field_map,
+             jobs, scheduler, selection):
     """Check eval files, configs and recorded conversations against their schemas.
 
     PATHS are files, folders (searched for .yaml, .yml, .json and .jsonl files, .jsonl.gz and
     .jsonl.zst too: read decompressed, streamed) or - for standard input. The kind of each record is told from its content; --kind forces one.
     An eval file is checked against its own era's schema (--era forces one); a file that a
-    config's eval_patterns names is an eval file. Unknown keys in config files are warnings.
+    config's eval_patterns names, or named as AgentV names eval files (*.eval.yaml, *.eval.yml,
+    suite.yaml, eval.yaml, EVAL.yaml), is an eval file: when its keys tell no era, it is checked
+    as one of the newest era, as AgentV does. A folder's other files that hold no record chatconv
+    knows are passed over and counted (--show-files lists them). Unknown keys in config files are warnings.
     Legacy shapes are reported as warnings that name the migration which rewrites them.
 
     A .json file that holds an array of records (a stepTraces.json, say) has each element
@@ -77,6 +83,7 @@ def validate(paths, kind, era, output_format, max_errors, allow_outside_root, sk
     Exit status: 0 valid (warnings allowed), 1 invalid, 2 unreadable input or usage error.
     """
     reporter = FORMATS[output_format]()
+    reporter.show_files = show_files
     validator = Validator(kind=kind, era=era,
                           allow_outside_root=allow_outside_root, max_errors=max_errors,
                           skip_unknown=skip_unknown, jobs=jobs, field_map=field_map or None,

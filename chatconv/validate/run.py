@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from ..kinds import checked_kind, config_era, is_config_file
+from ..eras import NEWEST
+from ..kinds import checked_kind, config_era, is_config_file, is_eval_file_name
 from ..pairing import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compression_of, discover,
@@ -43,11 +44,15 @@ class Summary:
     records: int = 0
     errors: int = 0
     warnings: int = 0
-    skipped: int = 0  # files found in folders that hold no chatconv record
+    skipped_files: list[str] = field(default_factory=list)  # files found in folders that hold no chatconv record
     unreadable: int = 0
     stopped: bool = False  # --max-errors was reached
     ignored: int = 0  # problems the run's `keep` left out (--select / --ignore): neither counted nor yielded
     by_code: Counter = field(default_factory=Counter)  # (code, severity) -> problems reported
+
+    @property
+    def skipped(self) -> int:
+        return len(self.skipped_files)
 
     def count(self, problem: Problem) -> None:
         self._add(problem.code, problem.severity, 1)
@@ -144,11 +149,15 @@ class Validator:
                 raise _Stopped
 
     def _pattern_era(self, path: str) -> str | None:
-        """The era of the config whose `eval_patterns` name this YAML or JSON file an eval file."""
+        """The era to check this YAML or JSON file in when its keys tell no kind: its config's,
+        when the config's `eval_patterns` name it an eval file; the newest, when its name does
+        (kinds.EVAL_FILE_NAMES); else None (it is no eval file)."""
         if path == "-" or file_format(path) == "jsonl":
             return None
         config = eval_pattern_config(path, self._configs)
-        return None if config is None else config_era(config).NAME
+        if config is not None:
+            return config_era(config).NAME
+        return NEWEST.NAME if is_eval_file_name(path) else None
 
     def _merge(self, path: str, batches: Iterable[tuple[RecordSource, Iterable, tuple | None]],
                checks: RecordingChecks, order: PlaceOrder) -> Iterator[Problem | ProblemBlock]:
@@ -167,7 +176,7 @@ class Validator:
                     order.add_block(block)
             for where, problems, steps, outcome in entries:
                 if outcome is NOT_OURS:  # only ever the file's first record (see record_entry)
-                    summary.skipped += 1  # a folder's file that is not ours
+                    summary.skipped_files.append(path)  # a folder's file that is not ours
                     return
                 if order.due():  # nothing found from here on comes before this record, or an open call
                     start = where[0] if isinstance(where, tuple) else where.line  # a LineSpan, or a Record
