@@ -89,6 +89,18 @@ def is_eval_file_name(file: str | Path) -> bool:
 def config_era(data: Any) -> Era:
     """The era a config file is written in: the newest whose config schema knows every key of
     it; else the one that knows most of them (the newer on a tie), so that a key chatconv reads
-    (`guideline_patterns`) is not called unknown beside a key no era knows."""
-    keys = set(data) if isinstance(data, dict) else set()
-    return max(reversed(ERAS), key=lambda era: len(keys & set(load_schema(era.CONFIG_SCHEMA).get("properties", {}))))
+    (`guideline_patterns`) is not called unknown beside a key no era knows. The keys of
+    `execution` count too: `trace_file` there is the tests era's, which current AgentV refuses."""
+    keys = _config_keys(data)
+    return max(reversed(ERAS), key=lambda era: len(keys & _config_keys(load_schema(era.CONFIG_SCHEMA), True)))
+
+
+def _config_keys(config: Any, schema: bool = False) -> set[str]:
+    """A config's keys, and those of its `execution` as `execution.KEY`; of a config schema
+    (`schema`), the keys it knows, so written."""
+    top = config.get("properties", {}) if schema else config
+    if not isinstance(top, dict):
+        return set()
+    execution = top.get("execution")
+    inner = execution.get("properties", {}) if schema and isinstance(execution, dict) else execution
+    return set(top) | {f"execution.{key}" for key in (inner if isinstance(inner, dict) else ())}

@@ -53,7 +53,7 @@ CODES = {
     "too-deep": "a record nested too deeply to be explained or written",
     "duplicate-case-id": "an eval case id used twice in one file",
     "unknown-evaluator": "an evaluator type chatconv does not know (its keys are kept unchecked)",
-    "file-reference": "a file segment whose file is missing, unreadable, or outside the repository",
+    "file-reference": "a file an eval or config file names (a segment's, the providers') that is missing, unreadable, or outside the repository",
     "bad-glob": "a guideline or eval pattern that can never match as meant",
     "case-file": "a case file an eval file names that is missing, unreadable, or holds no list of cases",
     "template": "a prompt template chatconv cannot read or render (its syntax)",

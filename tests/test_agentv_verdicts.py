@@ -29,9 +29,7 @@ NOT_YET: dict[tuple[str, str], dict[str, str]] = {
                         "workspace-setup-script/evals/dataset", "workspace-shared-config/evals/accuracy/dataset",
                         "workspace-shared-config/evals/regression/dataset")},
     },
-    ("current-2026-07", "58f316ca2"): {
-        ".agentv/config.yaml": "invalid: the file it names in `providers` (file://providers.yaml) is missing",
-    },
+    ("current-2026-07", "58f316ca2"): {},
 }
 
 

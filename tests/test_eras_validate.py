@@ -316,9 +316,32 @@ def test_unknown_config_keys_are_warnings(repo):
 
 def test_guideline_patterns_beside_current_keys_is_no_unknown_key(repo):
     # chatconv reads guideline_patterns whatever the config's era (prompt's guidelines).
+    _write(repo, "- id: openai\n  label: default\n", ".agentv/p.yaml")
     path = _write(repo, "guideline_patterns: ['**/*.md']\nproviders: file://p.yaml\n", ".agentv/config.yaml")
     assert config_era({"guideline_patterns": [], "providers": ""}).NAME == "current"
     assert validate_path(path)[0] == []
+
+
+@pytest.mark.parametrize("config, files, expected", [
+    ("providers: file://missing.yaml\n", {}, ["1:1: $.providers: the providers file"]),
+    ("providers: file://p.yaml\n", {"p.yaml": "default: {id: openai}\n"}, ["1:1: $.providers: the providers file"]),
+    ("providers: file://p.yaml\n", {"p.yaml": "- {id: openai, provider: x}\n"},
+     ["1:1: $.providers: providers[0] in file://p.yaml: 'provider' is not taken by AgentV"]),
+    ("providers:\n  - id: openai\n    provider: azure\n", {},
+     ["3:5: $.providers[0].provider: providers[0]: 'provider' is not taken by AgentV"]),
+    ("providers: [{id: openai, label: llm}]\ndefaults:\n  provider: llm\n  grader: judge\n", {},
+     ["4:3: $.defaults.grader: 'judge' does not match a configured provider label or id"]),
+    ("providers: [{id: openai}]\nexecution:\n  otel_file: o.json\n", {},
+     ["3:3: $.execution.otel_file: unknown key 'otel_file': AgentV refuses it"]),
+    ("providers: file://p.yaml\ndefaults: {provider: default, grader: openai}\n",
+     {"p.yaml": "- id: openai\n  label: default\n"}, []),
+])
+def test_a_current_config_is_checked_as_agentv_checks_it(repo, config, files, expected):
+    for name, text in files.items():
+        _write(repo, text, f".agentv/{name}")
+    path = _write(repo, config, ".agentv/config.yaml")
+    found = [f"{p.line}:{p.column}: {p.path}: {p.message}" for p in validate_path(path)[0]]
+    assert len(found) == len(expected) and all(f.startswith(e) for f, e in zip(found, expected)), found
 
 
 def test_a_config_with_only_eval_patterns_is_a_config(repo):
@@ -332,6 +355,8 @@ def test_a_config_with_only_eval_patterns_is_a_config(repo):
     ({"guideline_patterns": [], "eval_patterns": [], "trace_file": 1}, "current"),
     ({"eval_patterns": [], "providers": "file://p.yaml"}, "current"),
     ({"something": 1}, "current"),  # no era's config explains it: the newest
+    ({"execution": {"verbose": True, "trace_file": "t.jsonl"}}, "tests"),  # current AgentV refuses trace_file
+    ({"providers": [], "execution": {"otel_file": "o.json"}}, "current"),  # providers: current; otel_file refused
 ])
 def test_a_configs_era_is_told_from_its_keys(data, era):
     assert config_era(data).NAME == era
@@ -411,6 +436,9 @@ def test_a_config_with_unknown_keys_no_longer_blocks_prompt(repo):
     path = _write(repo, "evalcases:\n  - {id: a, outcome: x, input_messages: [{role: user, content: hi}]}\n")
     result = run_chatconv("prompt", str(path))
     assert result.returncode == 0 and '"question":"hi"' in result.stdout_text
+    # what prompts do not read (here a providers file that is missing) is said, and does not stop them
+    assert "warning: $.providers: the providers file" in result.stderr_text
+    assert run_chatconv("validate", repo / ".agentv" / "config.yaml").returncode == 1
 
 
 @pytest.mark.parametrize("name", ["eval-testcases", "eval-tests", "eval-current", "config-tests", "config-current"])

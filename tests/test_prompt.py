@@ -230,7 +230,7 @@ def test_patterns_come_from_the_eval_file_then_the_config(repo):
     (repo / "evals").mkdir()
     (repo / "evals" / "a.rules.md").write_text("From config.")
     (repo / ".agentv").mkdir()
-    # Keys a later AgentV added (top level and nested) are warnings: the patterns still apply.
+    # Keys a later AgentV added (top level and nested) do not stop prompts: the patterns still apply.
     (repo / ".agentv" / "config.yaml").write_text("guideline_patterns: ['**/*.rules.md']\nnew_key: 1\n"
                                                   "execution: {new_nested: 2}\n")
     path = repo / "evals" / "e.yaml"

@@ -5,7 +5,7 @@ path of the file is, for problems.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -68,10 +68,19 @@ def read_config(config: Path) -> tuple[list[str], list[Problem]]:
     The config is checked by validate's own check of a config file (record_entry, as
     `chatconv validate chatconv.yaml` runs it): what the YAML reader found (an unsupported tag,
     a repeated key), the schema, the patterns. Unknown keys are warnings (SPEC §1a,
-    `unknown-config-key`): a later era's config keys do not stop the prompts below it."""
+    `unknown-config-key`): a later era's config keys do not stop the prompts below it. Nor do
+    errors in what prompts never read (providers, execution): AgentV's loader too goes on past
+    a config it cannot take, with a warning; they come back as warnings here."""
     [record] = iter_records(config)
     options = LineOptions(str(config), "config", explicit=True, skip_unknown=False, allow_outside_root=False)
-    problems = list(record_entry(record, record, options, first=True).problems)
+    problems = [p if _read_by_prompts(p) else replace(p, severity="warning")
+                for p in record_entry(record, record, options, first=True).problems]
     if any(p.is_error for p in problems):
         raise ChatconvError(problems)
     return list(record.data.get("guideline_patterns", [])), problems  # its globs checked above: sound
+
+
+def _read_by_prompts(problem: Problem) -> bool:
+    """Whether a config's problem is in what prompts read of it: the file as a whole, or its
+    guideline patterns."""
+    return problem.path == "$" or problem.path.startswith("$.guideline_patterns")

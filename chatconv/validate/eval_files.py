@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Iterator
 
 from ..cases import EvalCases, items, read_cases
-from ..eras import Era, era_of
+from ..eras import NEWEST, Era, era_of
 from ..eras import evalcases as evalcases_era
 from ..kinds import config_era
 from ..problems import ChatconvError, Problem
 from ..reference_files import FileReferenceError, segment_text
 from ..references import pattern_problem
 from ..sources import Record, iter_records, problem_at
+from .configs import check_config_providers
 from .explain import short_json
 from .schema import check_schema
 
@@ -63,8 +64,11 @@ def check_eval_document(record: Record, kind: str, allow_outside_root: bool = Fa
     then the checks a schema cannot state. They read defensively, so they run whatever the
     schema found: every problem at once."""
     if kind == "config":
-        yield from check_schema(record, config_era(record.data).CONFIG_SCHEMA)
+        era = config_era(record.data)
+        yield from check_schema(record, era.CONFIG_SCHEMA)
         yield from check_guideline_patterns(record)
+        if era is NEWEST:
+            yield from check_config_providers(record, allow_outside_root)
         return
     yield from _eval_file_problems(record, file_era(record, era), allow_outside_root)[0]
 

@@ -153,7 +153,10 @@ def _unknown_keys(error, record: Record, kind: str, path: tuple) -> Iterator[Sai
     for key in (k for k in error.instance if k not in error.schema.get("properties", {})):
         close = close_key(key, known, error.instance)
         hint = f"did you mean {close!r}?" if close else f"known keys: {', '.join(known)}"
-        if kind in RECORDING_KINDS:
+        refused = error.schema.get("unknownKeysRefused")  # a spot where AgentV refuses what it does not know
+        if refused:
+            yield Said(path + (key,), f"unknown key {key!r}: {refused}", "error", hint, code="unknown-key")
+        elif kind in RECORDING_KINDS:
             yield Said(path + (key,), f"unknown key {key!r}, kept as it is", "warning", hint,
                        code="unknown-key")
         elif _is_config(kind):

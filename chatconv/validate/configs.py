@@ -1,0 +1,75 @@
+"""The checks of a current-era config (`.agentv/config.yaml` since 2026-07) that its schema cannot
+state, as AgentV's own validate makes them: the providers file it names exists and holds a list,
+no provider is written with `provider` (it is `id` and `label` now), and the default provider
+and grader name a configured provider.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..problems import Problem
+from ..reference_files import FileReferenceError, read_regular, segment_text
+from ..references import find_repo_root
+from ..sources import Record, load_yaml, problem_at
+
+_FILE_PREFIX = "file://"
+_PROVIDER_KEY = "use providers[].id for the backend and providers[].label for the stable AgentV identity"
+
+
+def check_config_providers(record: Record, allow_outside_root: bool = False) -> Iterator[Problem]:
+    data = record.data if isinstance(record.data, dict) else {}
+    providers = data.get("providers")
+    in_file = isinstance(providers, str) and providers.startswith(_FILE_PREFIX)
+    if in_file:
+        providers, problem = _read_providers_file(record, providers, allow_outside_root)
+        if problem is not None:
+            yield problem
+            return
+    if not isinstance(providers, list):
+        return
+    for index, provider in enumerate(providers):
+        if isinstance(provider, dict) and "provider" in provider:
+            # An entry of the providers file is said at the config's reference to it: that is
+            # the record checked, as AgentV names the config in its message.
+            path, written = (("providers",), f" in {data['providers']}") if in_file else (
+                ("providers", index, "provider"), "")
+            yield problem_at(record, path, f"providers[{index}]{written}: 'provider' is not taken by AgentV",
+                             hint=_PROVIDER_KEY, code="bad-value")
+    yield from _defaults_problems(record, data.get("defaults"), providers)
+
+
+def _read_providers_file(record: Record, reference: str, allow_outside_root: bool) -> tuple[Any, Problem | None]:
+    """The providers a `file://` reference names (relative to the config's folder, as AgentV
+    reads it), or the problem that stops their reading."""
+    folder = Path(record.file).parent
+    path = folder / reference.removeprefix(_FILE_PREFIX)
+    try:
+        found = read_regular(path, "the providers file", find_repo_root(folder.resolve()), allow_outside_root)
+    except (FileReferenceError, OSError) as exc:
+        return None, problem_at(record, ("providers",), f"cannot read the providers file {path}: {exc}",
+                                code="file-reference")
+    if found is None:
+        return None, problem_at(record, ("providers",), f"the providers file {path} does not exist",
+                                hint="create it, or list the providers here", code="file-reference")
+    read = load_yaml(segment_text(found[1], found[0]), str(path))
+    if read.error is not None:
+        return None, read.error
+    if not isinstance(read.data, list):
+        return None, problem_at(record, ("providers",), f"the providers file {path} must hold a YAML list",
+                                hint="write each provider as a list item: - id: ...", code="bad-value")
+    return read.data, None
+
+
+def _defaults_problems(record: Record, defaults: Any, providers: list) -> Iterator[Problem]:
+    """`defaults.provider` and `defaults.grader` must name a configured provider, by label or id."""
+    if not isinstance(defaults, dict) or not providers:
+        return
+    names = {provider[key] for provider in providers if isinstance(provider, dict)
+             for key in ("id", "label") if isinstance(provider.get(key), str)}
+    for key in ("provider", "grader"):
+        value = defaults.get(key)
+        if isinstance(value, str) and value not in names:
+            yield problem_at(record, ("defaults", key), f"{value!r} does not match a configured provider label or id",
+                             hint=f"one of: {', '.join(sorted(names))}" if names else None, code="bad-value")
