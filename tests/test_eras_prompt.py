@@ -30,9 +30,14 @@ CANNOT_BUILD = {
         ("unsupported", "a TypeScript eval (SDK eval authoring)"),
     "current/examples/showcase/multi-model-benchmark/evals/benchmark.eval.yaml":
         ("wrong-type", "evaluate_options.repeat is an object: AgentV HEAD's loader throws on it too"),
+    # AgentV v4.42.4's validate refuses it (an unset ${{ EVAL_CRITERIA }}); its loader loads it (issue 28)
+    "tests/examples/features/env-interpolation/evals/dataset.eval.yaml": ("bad-value", "empty criteria"),
+    **{f"tests/examples/features/{name}.eval.yaml": ("removed-key", "AgentV v4.42.4's loader throws on it too")
+       for name in ("repo-lifecycle/evals/dataset", "repo-lifecycle/evals/pool-e2e", "workspace-multi-repo/evals/dataset",
+                    "workspace-setup-script/evals/dataset-vscode", "workspace-setup-script/evals/dataset")},
 }
 # Cases built from every other eval file of each tree (files, cases).
-BUILT = {"tests": (59, 239), "current": (110, 434)}
+BUILT = {"tests": (53, 230), "current": (110, 434)}
 
 
 @pytest.fixture(scope="session")
@@ -66,7 +71,7 @@ def test_every_eval_file_of_the_example_trees_builds(trees, era):
             refused[name] = exc.problems
     assert set(refused) == {n for n in CANNOT_BUILD if n.startswith(era + "/")}, refused
     for name, problems in refused.items():
-        assert [p.code for p in problems] == [CANNOT_BUILD[name][0]]
+        assert {p.code for p in problems} == {CANNOT_BUILD[name][0]}
     assert (built_files, built_cases) == BUILT[era]
 
 

@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Iterator
 
 from ..cases import EvalCases, items, read_cases
+from ..cases.environment import with_environment
 from ..eras import NEWEST, Era, era_of
 from ..eras import evalcases as evalcases_era
+from ..eras import tests as tests_era
 from ..kinds import config_era
 from ..problems import ChatconvError, Problem
 from ..reference_files import FileReferenceError, segment_text
@@ -75,6 +77,8 @@ def check_eval_document(record: Record, kind: str, allow_outside_root: bool = Fa
 
 def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool) -> tuple[list[Problem], EvalCases]:
     """An eval file's problems (its era's schema, then the checks of its cases), and its cases."""
+    if era is tests_era:
+        record = with_environment(record)  # ${{ NAME }} as AgentV puts it in before reading
     schema_problems = check_schema(record, era.SCHEMA)  # first: it upgrades older spellings in memory
     cases = read_cases(record, era, allow_outside_root)
     # A case the schema refused is read defensively (AgentV's loader skips a bad message, say):

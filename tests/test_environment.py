@@ -1,0 +1,53 @@
+"""`${{ NAME }}` in tests-era eval files, put in from the environment as AgentV does before it
+reads the file (an unset NAME as nothing)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chatconv.cases.environment import with_environment
+from chatconv.sources import Record
+from chatconv.validate import validate_path
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                     max_leaves=20)
+
+
+def test_names_are_put_in_and_an_unset_one_is_nothing():
+    record = Record("e.yaml", 1, {"tests": [{"criteria": "${{ SET }}", "input": "a ${{SET}} b ${{ UNSET }} c",
+                                            "n": 3, "${{ SET }}": "keys stay"}]})
+    [test] = with_environment(record, {"SET": "x"}).data["tests"]
+    assert test == {"criteria": "x", "input": "a x b  c", "n": 3, "${{ SET }}": "keys stay"}
+    assert record.data["tests"][0]["criteria"] == "${{ SET }}"  # the record read is left as it was
+
+
+@given(_json)
+def test_data_that_names_no_variable_is_the_same_object(data):
+    data = {"tests": [data]}
+    record = Record("e.yaml", 1, data)
+    assert with_environment(record, {}).data is data or "${{" in repr(data)
+
+
+@given(_json, st.dictionaries(st.from_regex(r"[A-Z_][A-Z0-9_]{0,5}", fullmatch=True), st.text(max_size=5)))
+def test_putting_in_keeps_every_key_and_the_order(data, environ):
+    put = with_environment(Record("e.yaml", 1, data), environ).data
+
+    def shape(value):
+        if isinstance(value, dict):
+            return [(key, shape(item)) for key, item in value.items()]
+        if isinstance(value, list):
+            return [shape(item) for item in value]
+        return type(value).__name__
+    assert shape(put) == shape(data)
+
+
+def test_a_criteria_left_empty_by_an_unset_variable_is_refused_as_agentv_refuses_it(tmp_path, monkeypatch):
+    path = tmp_path / "e.eval.yaml"
+    path.write_text('tests:\n  - id: a\n    criteria: "${{ CHATCONV_TEST_CRITERIA }}"\n    input: hi\n')
+    monkeypatch.delenv("CHATCONV_TEST_CRITERIA", raising=False)
+    [problem] = validate_path(path)[0]
+    assert (problem.line, problem.path, problem.message) == (3, "$.tests[0].criteria", "must not be empty")
+    monkeypatch.setenv("CHATCONV_TEST_CRITERIA", "says hello")
+    assert validate_path(path)[0] == []
