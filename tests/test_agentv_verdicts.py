@@ -20,10 +20,7 @@ KINDS = ("eval", "config")
 # Where chatconv does not give AgentV's verdict yet (issue 28): file -> what AgentV says. The
 # test fails when an entry is wrong either way, so the list can only shrink.
 NOT_YET: dict[tuple[str, str], dict[str, str]] = {
-    ("tests-v3.8.0", "v4.42.4"): {
-        f"examples/features/workspace-shared-config/evals/{name}/dataset.eval.yaml":
-            "invalid: the workspace file it names holds workspace.repos[].source, checkout and clone"
-        for name in ("accuracy", "regression")},
+    ("tests-v3.8.0", "v4.42.4"): {},
     ("current-2026-07", "58f316ca2"): {},
 }
 

@@ -31,6 +31,8 @@ AGENTV_ERRORS: dict[tuple[str, str, str], str] = {
     **{("tests-v3.8.0", f"examples/features/{name}.eval.yaml", "$.workspace.repos["): _REPOS_REMOVED
        for name in ("repo-lifecycle/evals/dataset", "repo-lifecycle/evals/pool-e2e", "workspace-multi-repo/evals/dataset",
                     "workspace-setup-script/evals/dataset-vscode", "workspace-setup-script/evals/dataset")},
+    **{("tests-v3.8.0", f"examples/features/workspace-shared-config/evals/{name}/dataset.eval.yaml", "$.workspace"):
+       _REPOS_REMOVED + " (in the workspace file it names)" for name in ("accuracy", "regression")},
 }
 
 
@@ -350,6 +352,21 @@ def test_a_current_config_is_checked_as_agentv_checks_it(repo, config, files, ex
     path = _write(repo, config, ".agentv/config.yaml")
     found = [f"{p.line}:{p.column}: {p.path}: {p.message}" for p in validate_path(path)[0]]
     assert len(found) == len(expected) and all(f.startswith(e) for f, e in zip(found, expected)), found
+
+
+@pytest.mark.parametrize("workspace_file, expected", [
+    (None, ["$.workspace: the workspace file 'ws/workspace.yaml' does not exist"]),
+    ("repos:\n  - path: ./r\n    repo: https://example.com/r.git\n", []),
+    ("repos:\n  - path: ./r\n    source: {type: git}\n",
+     ["$.workspace: the workspace file 'ws/workspace.yaml': repos[0].source was removed within this era "
+      "(AgentV v4.42.4 rejects it): use workspace.repos[].repo"]),
+])
+def test_a_workspace_file_is_read_as_agentv_reads_it(repo, workspace_file, expected):
+    if workspace_file is not None:
+        _write(repo, workspace_file, "evals/ws/workspace.yaml")
+    path = _write(repo, "workspace: ws/workspace.yaml\ntests:\n  - {id: a, criteria: c, input: hi}\n",
+                  "evals/suite.eval.yaml")
+    assert [f"{p.path}: {p.message}" for p in validate_path(path)[0]] == expected
 
 
 def test_a_config_with_only_eval_patterns_is_a_config(repo):

@@ -21,6 +21,7 @@ from ..sources import Record, iter_records, problem_at
 from .configs import check_config_providers
 from .explain import short_json
 from .schema import check_schema
+from .workspaces import check_workspace_files
 
 KNOWN_EVALUATOR_TYPES = ("code", "llm_judge")
 
@@ -130,6 +131,8 @@ def check_eval_file(record: Record, allow_outside_root: bool = False,
             first[case.id] = (case.source, where)
     if cases.era is evalcases_era:
         yield from _check_evaluators(record)
+    if cases.era is tests_era:
+        yield from check_workspace_files(record, allow_outside_root)
     yield from _check_file_references(cases)
 
 
