@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..problems import Problem
-from ..reference_files import FileReferenceError, read_regular, segment_text
-from ..references import find_repo_root
-from ..sources import Record, load_yaml, problem_at
+from ..reference_files import FileReferenceError
+from ..sources import Record, problem_at
+from .referenced import read_named_yaml
 
 _FILE_PREFIX = "file://"
 _PROVIDER_KEY = "use providers[].id for the backend and providers[].label for the stable AgentV identity"
@@ -43,17 +43,15 @@ def check_config_providers(record: Record, allow_outside_root: bool = False) -> 
 def _read_providers_file(record: Record, reference: str, allow_outside_root: bool) -> tuple[Any, Problem | None]:
     """The providers a `file://` reference names (relative to the config's folder, as AgentV
     reads it), or the problem that stops their reading."""
-    folder = Path(record.file).parent
-    path = folder / reference.removeprefix(_FILE_PREFIX)
+    path = Path(record.file).parent / reference.removeprefix(_FILE_PREFIX)
     try:
-        found = read_regular(path, "the providers file", find_repo_root(folder.resolve()), allow_outside_root)
+        read = read_named_yaml(path, "the providers file", allow_outside_root)
     except (FileReferenceError, OSError) as exc:
         return None, problem_at(record, ("providers",), f"cannot read the providers file {path}: {exc}",
                                 code="file-reference")
-    if found is None:
+    if read is None:
         return None, problem_at(record, ("providers",), f"the providers file {path} does not exist",
                                 hint="create it, or list the providers here", code="file-reference")
-    read = load_yaml(segment_text(found[1], found[0]), str(path))
     if read.error is not None:
         return None, read.error
     if not isinstance(read.data, list):

@@ -11,10 +11,10 @@ from typing import Iterator
 
 from ..cases import items
 from ..problems import Problem
-from ..reference_files import FileReferenceError, read_regular, segment_text
-from ..references import find_repo_root
+from ..reference_files import FileReferenceError
 from ..schemas import load_schema
-from ..sources import Record, load_yaml, problem_at
+from ..sources import Record, problem_at
+from .referenced import read_named_yaml
 
 
 def check_workspace_files(record: Record, allow_outside_root: bool = False) -> Iterator[Problem]:
@@ -27,10 +27,8 @@ def check_workspace_files(record: Record, allow_outside_root: bool = False) -> I
 
 
 def _workspace_file_problems(record: Record, path: tuple, written: str, allow_outside_root: bool) -> Iterator[Problem]:
-    folder = Path(record.file).parent
     try:
-        found = read_regular(folder / written, "the workspace file", find_repo_root(folder.resolve()), allow_outside_root)
-        read = None if found is None else load_yaml(segment_text(found[1], found[0]), str(found[0]))
+        read = read_named_yaml(Path(record.file).parent / written, "the workspace file", allow_outside_root)
     except (FileReferenceError, OSError) as exc:
         yield problem_at(record, path, f"cannot read the workspace file {written!r}: {exc}", code="file-reference")
         return
