@@ -3,8 +3,10 @@
 `evalcases` -> `tests`; in a case `input_messages` -> `input` (one user message whose content
 is a string becomes that string), `expected_messages` -> `expected_output`, `outcome` ->
 `criteria`; `execution.evaluators` (of the suite or a case) -> `assertions` beside it, each
-`type: code` grader as `type: code-grader`, and every script grader's `script` as `command`
-(`llm_judge`, `code_judge` and the other types of AgentV's v3.8 schema are kept by name). A `$schema` that names v2 names the tests era afterwards.
+`type: code` grader as `type: code-grader`, the judge names AgentV deprecated (`llm_judge`,
+`llm-judge`, `code_judge`, `code-judge`, which v4.42.4 skips) as `llm-grader` and `code-grader`,
+also inside a composite, and every script grader's `script` as `command` (the other types of
+AgentV's v3.8 schema are kept by name). A `$schema` that names v2 names the tests era afterwards.
 What has no home in the tests era is refused with the reason, never dropped: a file-level
 `metadata` or `guideline_patterns`, a case's `metadata.systemPrompt` (the tests era does not
 read it into the prompt), an evaluator type the tests era does not know, and text holding `${{`
@@ -27,6 +29,10 @@ _KEPT_TYPES = ("code-grader", "code-judge", "code_grader", "code_judge", "compos
                "execution-metrics", "execution_metrics", "field-accuracy", "field_accuracy", "is-json", "is_json",
                "latency", "llm-grader", "llm-judge", "llm_grader", "llm_judge", "regex", "rubrics", "token-usage",
                "token_usage", "tool-trajectory", "tool_trajectory")
+# v2's `code`, and the judge names AgentV deprecated in v3 and v4.42.4 skips with a warning
+# ("'llm_judge' is deprecated. Use 'llm-grader' instead"): a file migrated must lose no grader.
+_TESTS_ERA_TYPES = {"code": "code-grader", "llm_judge": "llm-grader", "llm-judge": "llm-grader",
+                    "code_judge": "code-grader", "code-judge": "code-grader"}
 # Script graders (v2's `code`, and those the current era calls `script`): v2 gives the command as
 # `script`, the tests era as `command`.
 _SCRIPT_TYPES = ("code", *(old for old, new in RENAMED_TYPES.items() if new == "script"))
@@ -97,16 +103,22 @@ def _evaluators_to_assertions(owner):
     if not isinstance(execution, dict) or not isinstance(execution.get("evaluators"), list):
         return
     graders = execution["evaluators"]
-    for grader in graders:
-        if grader.get("type") == "code":
-            grader["type"] = "code-grader"
-        if grader.get("type") in _SCRIPT_TYPES and "script" in grader and "command" not in grader:
-            rename_key(grader, "script", "command")
+    _upgrade_graders(graders)
     if len(execution) == 1:
         rename_key(owner, "execution", "assertions", graders)
         return
     del execution["evaluators"]
     insert_after(owner, "execution", "assertions", graders)
+
+
+def _upgrade_graders(graders):
+    """Each grader (and those a composite holds) as the tests era's last release runs it."""
+    for grader in graders:
+        grader["type"] = _TESTS_ERA_TYPES.get(grader.get("type"), grader.get("type"))
+        if grader.get("type") in _SCRIPT_TYPES and "script" in grader and "command" not in grader:
+            rename_key(grader, "script", "command")
+        if isinstance(grader.get("evaluators"), list):
+            _upgrade_graders([inner for inner in grader["evaluators"] if isinstance(inner, dict)])
 
 
 def _upgrade_case(case):

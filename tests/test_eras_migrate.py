@@ -92,7 +92,7 @@ execution:
   target: default
 assertions:
   - name: judge
-    type: llm_judge
+    type: llm-grader
     prompt: ./judge.md
 tests:
   - id: one
@@ -427,7 +427,8 @@ evalcases:
 
 def test_late_v2_files_read_and_move_forward_as_agentv_reads_them(tmp_path):
     # AgentV's late v2 files (2026-02) spell cases with input / expected_output (an object is one
-    # assistant message holding it) / expected_outcome, and script graders as code_judge.
+    # assistant message holding it) / expected_outcome, and script graders as code_judge (which
+    # AgentV v4.42.4 skips: migrated, it is a code-grader).
     (tmp_path / ".git").mkdir()
     path = tmp_path / "late.yaml"
     path.write_text(LATE_V2)
@@ -437,7 +438,7 @@ def test_late_v2_files_read_and_move_forward_as_agentv_reads_them(tmp_path):
     assert "    expected_messages:\n      - role: assistant\n" \
            "        content:       # an object: the structured answer\n          riskLevel: Low\n" in v2
     tests_era = migrate_document(path.read_bytes(), str(path), "yaml", to_era="tests").data.decode()
-    assert "        type: code_judge\n        command: [uv, run, check.py]\n" in tests_era
+    assert "        type: code-grader\n        command: [uv, run, check.py]\n" in tests_era
     later = tmp_path / "later.yaml"
     for era in ("evalcases", "tests", "current"):
         later.write_bytes(migrate_document(path.read_bytes(), str(path), "yaml", to_era=era).data)

@@ -1,0 +1,46 @@
+"""A file chatconv migrates forward is loaded by AgentV itself, of the target era's newest
+release, with every test and every grader kept (tests/agentv.py runs AgentV's code with node)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentv import agentv, needs_node
+from chatconv.migrate import migrate_document
+
+# An AgentV v2 file with every grader name v2 files were written with, a composite among them.
+V2_GRADERS = """\
+evalcases:
+  - id: one
+    outcome: Names the bug
+    input_messages:
+      - {role: user, content: Why does it crash?}
+    execution:
+      evaluators:
+        - {name: script, type: code, script: [python3, check.py]}
+        - {name: judge, type: llm_judge, prompt: Is it right?}
+        - {name: old-code, type: code_judge, script: [python3, check.py]}
+        - {name: kebab, type: llm-judge}
+        - {name: both, type: composite, aggregator: {type: weighted_average},
+           evaluators: [{name: inner, type: llm_judge}, {name: inner-code, type: code-judge, command: [x]}]}
+  - id: two
+    outcome: Runs
+    input_messages:
+      - {role: user, content: Go}
+"""
+
+
+@needs_node
+def test_a_v2_file_migrated_to_the_tests_era_loads_in_agentv_4_42_4_with_nothing_skipped(tmp_path):
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / "suite.eval.yaml"
+    path.write_bytes(migrate_document(V2_GRADERS.encode(), str(path), "yaml", to_era="tests").data)
+    [loaded] = agentv("v4.42.4", "load", [path.name], tmp_path)
+    assert loaded["ok"] and loaded["ids"] == ["one", "two"], loaded["error"]
+    assert loaded["messages"] == []  # nothing skipped, nothing deprecated
+    [first, _] = loaded["tests"]
+    graders = first["assertions"]
+    assert [g["name"] for g in graders] == ["script", "judge", "old-code", "kebab", "both"]
+    assert [g["type"] for g in graders] == ["code-grader", "llm-grader", "code-grader", "llm-grader", "composite"]
+    [said] = agentv("v4.42.4", "validate", [path.name], tmp_path)
+    assert said["valid"] and said["warnings"] == [], said
