@@ -176,3 +176,20 @@ def test_two_jobs_give_the_same_bytes_line_numbers_and_rejects_as_one(tmp_path):
         outputs[jobs, "dry"] = dry.stdout
     assert outputs["1"] == outputs["2"] and outputs["1", "dry"] == outputs["2", "dry"]
     assert b"big.jsonl:2500: invalid JSON" in outputs["2", "dry"]
+
+
+def test_a_folder_migration_goes_on_past_a_refused_file_and_names_each(tmp_path):
+    (tmp_path / ".git").mkdir()
+    ok = "evalcases:\n  - id: a\n    outcome: o\n    input_messages: [{role: user, content: hi}]\n"
+    refused = "metadata: {owner: me}\n" + ok  # a file-level metadata has no home in the tests era
+    for name, text in [("a.yaml", ok), ("b.yaml", refused), ("c.yaml", refused), ("d.yaml", ok)]:
+        (tmp_path / name).write_text(text)
+    result = run_chatconv("migrate", tmp_path, "--to", "tests", "--in-place")
+    assert result.returncode == 1
+    errors = [line for line in result.stderr_text.splitlines() if ": error: " in line]
+    assert [line.split(": error: ")[0] for line in errors] == [f"{tmp_path / 'b.yaml'}:1", f"{tmp_path / 'c.yaml'}:1"]
+    assert all("$.metadata: a file-level metadata has no home in the tests era" in line for line in errors)
+    assert "2 files, 2 records read: 2 migrated, 0 unchanged, 0 rejected; 2 files left as they were (refused)" \
+        in result.stderr_text
+    assert (tmp_path / "b.yaml").read_text() == refused and (tmp_path / "c.yaml").read_text() == refused
+    assert (tmp_path / "d.yaml").read_text().startswith("tests:")  # past the refused files, migrated

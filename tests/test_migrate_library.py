@@ -78,17 +78,18 @@ def test_a_dry_run_or_a_check_writes_nothing_and_counts_what_would_change(legacy
     assert weather.tally.migrated == weather.tally.read == 10
 
 
-def test_a_bad_record_stops_the_run_at_its_file(tmp_path):
+def test_a_bad_record_stops_its_file_and_the_run_goes_on(tmp_path):
     for name, data in [("a.jsonl", STEP + b"\n"), ("b.jsonl", STEP + b"\n{oops\n"), ("c.jsonl", STEP + b"\n")]:
         (tmp_path / name).write_bytes(data)
     outcomes = list(migrate_paths([str(tmp_path)], in_place=True))
-    assert [(Path(o.file).name, o.stopped) for o in outcomes] == [("a.jsonl", False), ("b.jsonl", True)]
+    assert [(Path(o.file).name, o.stopped) for o in outcomes] == [("a.jsonl", False), ("b.jsonl", True),
+                                                                  ("c.jsonl", False)]
     stopped = outcomes[1]
     assert isinstance(stopped.error, LineRejected) and stopped.tally is None
     assert (stopped.error.reject.line, stopped.error.problems[0].code) == (2, "invalid-json")
     assert (tmp_path / "a.jsonl").read_bytes() == STEP_MIGRATED + b"\n"
     assert (tmp_path / "b.jsonl").read_bytes() == STEP + b"\n{oops\n"  # left whole
-    assert (tmp_path / "c.jsonl").read_bytes() == STEP + b"\n"  # never reached
+    assert (tmp_path / "c.jsonl").read_bytes() == STEP_MIGRATED + b"\n"  # the run went on
 
 
 def test_with_a_rejects_file_the_run_goes_on(tmp_path):

@@ -62,16 +62,18 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
       chatconv migrate --in-place stepTraces.json --field output=agentMessages
 
     \b
-    Standard error: FILE:LINE: error: message for a record that stops the run, then
-      N files, N records read: N migrated, N unchanged, N rejected
+    \b
+    Standard error: FILE:LINE: error: message for each file a record stopped (the file is left
+    as it was, the run goes on with the next; --rejects sets such records aside instead), then
+      N files, N records read: N migrated, N unchanged, N rejected[; N files left as they were (refused)]
     and one line per migration applied.
-    Exit status: 0 done, 1 a record stopped the run (or --check found changes),
+    Exit status: 0 done, 1 a record stopped a file (or --check found changes),
     2 unreadable input or usage error.
     """
     # Imported when run: the other commands start without the migrations' machinery.
     from ..migrate import LineRejected, Tally, migrate_paths
 
-    total, done, status = Tally(), [], EXIT_OK
+    total, done, status, refused = Tally(), [], EXIT_OK, 0
     reporter = ShortReporter()
     # The bar (on a terminal, after a while) follows the bytes migrate_paths says it has read.
     data_on_stdout = not (in_place or dry_run or check) and output in (None, "-")
@@ -85,7 +87,7 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
                     hide_progress()
                     reject = outcome.error.reject
                     click.echo(short_line(reject.file, reject.error, reject.line), err=True)
-                    status = EXIT_INVALID
+                    status, refused = EXIT_INVALID, refused + 1
                 elif outcome.skipped is not None:  # a symlink in a folder, not followed: a warning
                     reporter.problem(outcome.skipped)
                 elif outcome.error is not None:
@@ -108,8 +110,8 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
     if check:
         for file, tally in changed:
             click.echo(f"would migrate {file} ({tally.migrated + tally.rejected} of {tally.read} records)", err=True)
-    if done:
-        _print_migration_summary(total, len(done), writes, to_era)
+    if done or refused:
+        _print_migration_summary(total, len(done), writes, to_era, refused)
     if status == EXIT_OK and check and changed:
         status = EXIT_INVALID
     sys.exit(status)
@@ -133,11 +135,13 @@ def _print_dry_run(changed, total) -> None:
             click.echo(f"  {file}:{line}: {error}")
 
 
-def _print_migration_summary(total, files: int, writes: bool, to_era: str | None) -> None:
+def _print_migration_summary(total, files: int, writes: bool, to_era: str | None, refused: int = 0) -> None:
     from ..migrate import migrations
 
     line = (f"{plural(files, 'file')}, {plural(total.read, 'record')} read: {total.migrated} migrated, "
             f"{total.unchanged} unchanged, {total.rejected} rejected")
+    if refused:  # each named above with its reason
+        line += f"; {plural(refused, 'file')} left as {'it was' if refused == 1 else 'they were'} (refused)"
     click.echo(line + ("" if writes else " (nothing written)"), err=True)
     if total.at_era:
         click.echo(f"  {plural(total.at_era, 'eval file')} already at or past era {to_era}: left as "

@@ -30,7 +30,7 @@ class MigratedFile:
     file: str  # the input (`-` for standard input); or an output or rejects file that could not be closed
     tally: Tally | None = None  # None when the file did not migrate whole (see error)
     error: LineRejected | UnreadableInput | None = None
-    stopped: bool = False  # the run stopped here (a record was rejected, without a rejects file)
+    stopped: bool = False  # the file stopped at a rejected record (no rejects file): left as it was
     skipped: Problem | None = None  # a warning: a symlink found in a folder, not followed (see links.py)
 
 
@@ -44,8 +44,10 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
     means this process's standard output, as for the command); backup keeps FILE.bak of
     a file rewritten in place. dry_run and check write nothing (their tallies say what would
     change). rejects: a file the rejected records are appended to (see Reject), so that the
-    run goes on past them; else the first one stops the run (MigratedFile.stopped). A file
-    that cannot be read or written is reported and the run goes on. Last come the output and
+    file's other records are migrated; else the first one stops its file, which is left as it
+    was (MigratedFile.stopped), and the run goes on with the next file: each file has its own
+    target, so that no other file's output misses anything. A file that cannot be read or
+    written is reported and the run goes on. Last come the output and
     rejects files whose last bytes could not be written when closed. to_era: eval files move
     forward to that era (one of eras.era_names()) instead of the newest; none is moved back.
     field_map: fields read from other keys (sources.parse_field_map), migrated under their own
@@ -77,8 +79,6 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
                 outcome = _migrate_one(file, target if writes else None, backup, rejects_stream, workers, progress,
                                        to_era, field_map)
                 yield outcome
-                if outcome.stopped:
-                    break
     finally:
         unclosed = _close_streams(targets, rejects_stream, rejects)
     yield from unclosed
