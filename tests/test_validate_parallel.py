@@ -215,7 +215,7 @@ def test_a_folder_file_whose_first_record_is_not_ours_is_skipped_alike(tmp_path,
     problems, summary = _run(tmp_path, jobs, batch_bytes)
     assert problems == [] and (summary.files, summary.skipped, summary.records) == (0, 1, 0)
     expected = _one_record_at_a_time(monkeypatch, path, skip_unknown=True)
-    assert _run(path, jobs, batch_bytes, skip_unknown=True) == expected == ([], summary)
+    assert _unnamed(_run(path, jobs, batch_bytes, skip_unknown=True)) == _unnamed(expected) == _unnamed(([], summary))
     # Named without --skip-unknown, the same file is checked: its first record is an error.
     problems, summary = _run(path, jobs, batch_bytes)
     first = head.count(b"\n") + 1
@@ -224,6 +224,12 @@ def test_a_folder_file_whose_first_record_is_not_ours_is_skipped_alike(tmp_path,
         (first + 3, "tool-result 'nobody' answers no earlier tool-call"),
     ]
     assert _one_record_at_a_time(monkeypatch, path) == (problems, summary)
+
+
+def _unnamed(result):
+    """A run's problems and summary, the skipped files counted, not named (standard input is `-`)."""
+    problems, summary = result
+    return problems, summary.skipped, dataclasses.replace(summary, skipped_files=[])
 
 
 BOM_STEP = b"\xef\xbb\xbf" + orjson.dumps(_fixture_steps()[0]) + b"\n"
