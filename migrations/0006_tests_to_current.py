@@ -29,7 +29,7 @@ for, and inputs the new prompts cannot carry exactly.
 
 from chatconv.migrate import (cases_in, declare_era, in_era, insert_after, insert_before, move_comment, new_like,
                               new_list_like, quoted_like, refusal, rename_key)
-from chatconv.migrate.graders import RUBRIC_LISTS, current_type, graders, rename_grader
+from chatconv.migrate.graders import current_type, graders, rename_grader, renamed_fields
 from chatconv.migrate.literal import TEMPLATE_SYNTAX, escaped_texts, strings
 
 KINDS = ("eval-file",)
@@ -160,9 +160,16 @@ def _refuse_homeless(record):
             raise refusal(path + ("type",), "tool-trajectory is replaced by Promptfoo-compatible trajectory:* "
                           "assertions (trajectory:tool-used, trajectory:tool-sequence, trajectory:tool-args-match; "
                           "max_duration_ms has no equivalent): rewrite it by hand, then migrate")
-        for key in RUBRIC_LISTS:
-            if key in grader and "value" in grader and current_type(grader) == "llm-rubric":
-                raise refusal(path + (key,), "the grader has a value too: keep one, then migrate")
+        taken = set()
+        for old, key in renamed_fields(grader):
+            if key in grader or key in taken:
+                raise refusal(path + (old,), f"the grader has {key!r} too, which current AgentV calls {old!r}: "
+                              "keep one, then migrate")
+            taken.add(key)
+        if current_type(grader) == "llm-rubric" and not ({"value", "prompt"} & (set(grader) | taken)):
+            raise refusal(path, "an llm grader with no prompt judged each test's criteria; current AgentV skips an "
+                          "llm-rubric with no value (\"expected value or prompt\"): give it a value or remove it "
+                          "(each test's criteria becomes a check of its own), then migrate")
         if grader.get("type") == "skill-trigger" and "value" in grader:
             raise refusal(path + ("value",), "a skill-trigger with a value: write it as skill-used by hand")
     _refuse_inputs(record)

@@ -44,3 +44,36 @@ def test_a_v2_file_migrated_to_the_tests_era_loads_in_agentv_4_42_4_with_nothing
     assert [g["type"] for g in graders] == ["code-grader", "llm-grader", "code-grader", "llm-grader", "composite"]
     [said] = agentv("v4.42.4", "validate", [path.name], tmp_path)
     assert said["valid"] and said["warnings"] == [], said
+
+
+# A tests-era file whose graders use the keys current AgentV renamed (name, target, script,
+# required_min_score, composite and its list, an llm grader's criteria list).
+TESTS_GRADERS = """\
+tests:
+  - id: one
+    input: Why does it crash?
+    assertions:
+      - {name: judge, type: llm-grader, prompt: Is it right?, target: grader, required_min_score: 0.5}
+      - {name: rubric, type: rubrics, criteria: [{id: r, outcome: Names the bug}]}
+      - {name: check, type: code-grader, script: [python3, check.py]}
+      - {name: both, type: composite, assertions: [{name: inner, type: contains, value: bug}]}
+"""
+
+
+@needs_node
+def test_a_tests_era_file_migrated_to_current_loads_in_agentv_head_with_every_grader_named(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".agentv").mkdir()
+    (tmp_path / ".agentv" / "providers.yaml").write_text("- id: openai\n  label: grader\n")
+    (tmp_path / ".agentv" / "config.yaml").write_text("providers: file://providers.yaml\n")
+    path = tmp_path / "suite.eval.yaml"
+    path.write_bytes(migrate_document(TESTS_GRADERS.encode(), str(path), "yaml").data)
+    [said] = agentv("58f316ca2", "validate", [path.name], tmp_path)
+    assert said["valid"] and said["warnings"] == [], said
+    [loaded] = agentv("58f316ca2", "load", [path.name], tmp_path)
+    assert loaded["ok"] and loaded["messages"] == [], (loaded["error"], loaded["messages"])
+    graders = loaded["tests"][0]["assertions"]
+    assert [g["name"] for g in graders] == ["judge", "rubric", "check", "both"]  # the names kept (`metric`)
+    assert [g["type"] for g in graders] == ["llm-rubric", "llm-rubric", "script", "assert-set"]
+    assert graders[0]["target"] == "grader" and graders[0]["min_score"] == 0.5
+    assert [g["name"] for g in graders[3]["assertions"]] == ["inner"]

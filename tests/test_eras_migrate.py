@@ -269,7 +269,9 @@ def test_suite_execution_and_graders_move_as_agentv_guide_says():
                       "total_budget_usd": 2.0, "trials": {"count": 3}},
         "tests": [{"id": "a", "criteria": "c", "note": "why", "input": "x", "evaluators": [
             {"type": "rubrics", "criteria": [{"id": "r", "outcome": "o"}]}, {"type": "is_json"},
-            {"type": "skill-trigger", "skill": "csv", "should_trigger": False}, {"type": "llm_judge"}],
+            {"type": "skill-trigger", "skill": "csv", "should_trigger": False},
+            {"name": "judge", "type": "llm_judge", "prompt": "p.md", "target": "grader", "required_min_score": 0.5},
+            {"name": "set", "type": "composite", "assertions": [{"name": "c", "type": "code-grader", "script": ["x"]}]}],
             "execution": {"evaluators": [{"type": "code_judge", "command": "x"}], "skip_defaults": True}}]})
     assert record == {
         "providers": ["base", {"id": "skills", "provider": "codex"}], "threshold": 0.8,
@@ -277,7 +279,9 @@ def test_suite_execution_and_graders_move_as_agentv_guide_says():
         "prompts": ["{{ input }}"],
         "tests": [{"id": "a", "criteria": "c", "description": "why", "vars": {"input": "x"}, "assert": [
             {"type": "llm-rubric", "value": [{"id": "r", "outcome": "o"}]}, {"type": "is-json"},
-            {"type": "not-skill-used", "value": "csv"}, {"type": "llm-rubric"}],
+            {"type": "not-skill-used", "value": "csv"},
+            {"metric": "judge", "type": "llm-rubric", "prompt": "p.md", "provider": "grader", "min_score": 0.5},
+            {"metric": "set", "type": "assert-set", "assert": [{"metric": "c", "type": "script", "command": ["x"]}]}],
             "execution": {"assert": [{"type": "script", "command": "x"}], "skip_defaults": True}}]}
 
 
@@ -285,6 +289,10 @@ def test_suite_execution_and_graders_move_as_agentv_guide_says():
     ({"execution": {"fail_on_error": False}, "tests": []},
      r"\$\.execution\.fail_on_error: has no current eval-YAML home; AgentV treats it as operational policy"),
     ({"execution": {"cache": True}, "tests": []}, r"\$\.execution\.cache: has no current eval-YAML home"),
+    ({"assertions": [{"name": "j", "type": "llm_judge"}], "tests": []},
+     r"\$\.assertions\[0\]: an llm grader with no prompt judged each test's criteria; current AgentV skips"),
+    ({"assertions": [{"name": "j", "metric": "k", "type": "contains", "value": "x"}], "tests": []},
+     r"\$\.assertions\[0\]\.name: the grader has 'metric' too, which current AgentV calls 'name'"),
     ({"execution": {"trials": {"count": 3, "strategy": "pass_at_k"}}, "tests": []},
      r"\$\.execution\.trials\.strategy: current AgentV takes evaluate_options\.repeat as a count only"),
     ({"workspace": {"mode": "static", "path": "/tmp/ws"}, "tests": []},
@@ -480,6 +488,14 @@ EXPECTED_REFUSALS = {
     "examples/features/weighted-evaluators/evals/dataset.eval.yaml": _DATASET,
     **{f"examples/{path}": "$.execution.trials.strategy: current AgentV takes evaluate_options.repeat as a count only"
        for path in ["features/trials/evals/dataset.eval.yaml", "showcase/multi-model-benchmark/evals/benchmark.eval.yaml"]},
+    **{f"examples/{path}": spot + ": an llm grader with no prompt judged each test's criteria; current AgentV skips an "
+       "llm-rubric with no value" for path, spot in [
+        ("features/default-evaluators/evals/dataset.eval.yaml", "$.tests[1].assertions[0]"),
+        ("features/file-changes-graders/evals/dataset.eval.yaml", "$.tests[0].assertions[1]"),
+        ("showcase/cw-incident-triage/evals/dataset.eval.yaml", "$.assertions[1]"),
+        ("showcase/psychotherapy/evals/encouragement.eval.yaml", "$.assertions[1]"),
+        ("showcase/psychotherapy/evals/listening.eval.yaml", "$.assertions[1]"),
+        ("showcase/psychotherapy/evals/routing.eval.yaml", "$.assertions[1]")]},
     **{f"examples/{path}": _WORKSPACE for path in [
         "features/repo-lifecycle/evals/dataset.eval.yaml", "features/repo-lifecycle/evals/pool-e2e.eval.yaml",
         "features/workspace-multi-repo/evals/dataset.eval.yaml",
@@ -540,7 +556,7 @@ def test_every_tests_era_example_migrates_to_current_or_is_refused_with_its_reas
         migrated.append(name)
     assert {name: error[:len(EXPECTED_REFUSALS.get(name, ""))] for name, error in refused.items()} == (
         EXPECTED_REFUSALS)
-    assert len(migrated) == 33
+    assert len(migrated) == 27
     for name in migrated:  # each migrated case's prompt is the one it had
         path = tests_era_tree / name
         after = path.with_name(f"migrated-{path.name}")  # beside it: its file references resolve alike

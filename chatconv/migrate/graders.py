@@ -14,8 +14,12 @@ GRADER_KEYS = ("assertions", "assert", "evaluators")  # the keys that hold a lis
 RENAMED_TYPES = {"rubrics": "llm-rubric", "rubric": "llm-rubric", "g-eval": "llm-rubric", "code-grader": "script",
                  "code-judge": "script", "code_grader": "script", "code_judge": "script",
                  "llm_judge": "llm-rubric", "llm_grader": "llm-rubric", "llm-grader": "llm-rubric",
-                 "llm-judge": "llm-rubric"}
+                 "llm-judge": "llm-rubric", "composite": "assert-set"}
 RUBRIC_LISTS = ("criteria", "rubrics", "rubric_item")  # an llm-rubric's list is its `value` now
+# A grader's keys that current AgentV names otherwise (checked against its loader: a `name` is
+# passed over, so the grader loses its name; `target` and a script's `script` skip the whole test).
+RENAMED_FIELDS = {"name": "metric", "target": "provider", "required_min_score": "min_score"}
+SET_LISTS = ("assertions", "evaluators")  # an assert-set's graders are its `assert` now
 
 
 def grader_lists(owners: list[tuple[tuple, dict]]) -> Iterator[tuple[tuple, list]]:
@@ -61,17 +65,28 @@ def current_type(grader: dict) -> str | None:
     return None
 
 
+def renamed_fields(grader: dict) -> Iterator[tuple[str, str]]:
+    """(key, its current name) of each key of the grader that the current era names otherwise
+    (its type as current_type gives it): rename_grader's renames, for the refusals to check first."""
+    kind = current_type(grader) or grader.get("type")
+    yield from ((old, new) for old, new in RENAMED_FIELDS.items() if old in grader)
+    if kind == "script" and "script" in grader:
+        yield "script", "command"
+    if kind == "assert-set":
+        yield from ((key, "assert") for key in SET_LISTS if isinstance(grader.get(key), list))
+    if kind == "llm-rubric":
+        yield from ((key, "value") for key in RUBRIC_LISTS if isinstance(grader.get(key), (list, str)))
+
+
 def rename_grader(grader: dict) -> None:
     """A grader with its current type, its keys renamed where they stand."""
+    renames = list(renamed_fields(grader))
     new = current_type(grader)
-    if new is None:
-        return
-    if grader.get("type") == "skill-trigger":
-        if "skill" in grader:
-            rename_key(grader, "skill", "value")
-        grader.pop("should_trigger", None)  # said by the new type
-    grader["type"] = new
-    if new == "llm-rubric":
-        for key in RUBRIC_LISTS:
-            if isinstance(grader.get(key), list):
-                rename_key(grader, key, "value")
+    if new is not None:
+        if grader.get("type") == "skill-trigger":
+            if "skill" in grader:
+                rename_key(grader, "skill", "value")
+            grader.pop("should_trigger", None)  # said by the new type
+        grader["type"] = new
+    for old, key in renames:
+        rename_key(grader, old, key)
