@@ -65,16 +65,18 @@ def read_reference(value: str, eval_dir: Path, root: Path, allow_outside_root: b
     return real, segment_text(data, real)
 
 
-def open_reference(value: str, eval_dir: Path, root: Path, allow_outside_root: bool = False) -> tuple[Path, bytes]:
+def open_reference(value: str, eval_dir: Path, root: Path, allow_outside_root: bool = False,
+                   search: bool = True) -> tuple[Path, bytes]:
     """The file `value` names (its real path) and its bytes, looked up as resolve_reference
-    looks it up and refused as it refuses.
+    looks it up and refused as it refuses; without `search`, only from `eval_dir` (as AgentV
+    finds the workspace file of an eval file and the providers file of a config).
 
     The file is opened once; the root check is made on the file opened and the bytes are read
     from it. A symlink swapped between a check by name and a read by name could make the read
     land outside the root (on /etc/passwd, say); here what is read is what was checked.
     """
     root = root.resolve()
-    folders, relative = _lookup_folders(value, eval_dir, root)
+    folders, relative = _lookup_folders(value, eval_dir, root) if search else ([eval_dir], value)
     try:
         for folder in folders:
             found = read_regular(folder / relative, f"file {value!r}", root, allow_outside_root)

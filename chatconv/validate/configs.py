@@ -6,11 +6,9 @@ and grader name a configured provider.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Iterator
 
 from ..problems import Problem
-from ..reference_files import FileReferenceError
 from ..sources import Record, problem_at
 from .referenced import read_named_yaml
 
@@ -41,23 +39,14 @@ def check_config_providers(record: Record, allow_outside_root: bool = False) -> 
 
 
 def _read_providers_file(record: Record, reference: str, allow_outside_root: bool) -> tuple[Any, Problem | None]:
-    """The providers a `file://` reference names (relative to the config's folder, as AgentV
-    reads it), or the problem that stops their reading."""
-    path = Path(record.file).parent / reference.removeprefix(_FILE_PREFIX)
-    try:
-        read = read_named_yaml(path, "the providers file", allow_outside_root)
-    except (FileReferenceError, OSError) as exc:
-        return None, problem_at(record, ("providers",), f"cannot read the providers file {path}: {exc}",
-                                code="file-reference")
-    if read is None:
-        return None, problem_at(record, ("providers",), f"the providers file {path} does not exist",
-                                hint="create it, or list the providers here", code="file-reference")
-    if read.error is not None:
-        return None, read.error
-    if not isinstance(read.data, list):
-        return None, problem_at(record, ("providers",), f"the providers file {path} must hold a YAML list",
-                                hint="write each provider as a list item: - id: ...", code="bad-value")
-    return read.data, None
+    """The providers a `file://` reference names (from the config's folder, as AgentV reads
+    it), or the problem that stops their reading."""
+    providers, problem = read_named_yaml(record, ("providers",), reference.removeprefix(_FILE_PREFIX),
+                                         "the providers file", allow_outside_root)
+    if problem is None and not isinstance(providers, list):
+        problem = problem_at(record, ("providers",), f"the providers file {reference} must hold a YAML list",
+                             hint="write each provider as a list item: - id: ...", code="bad-value")
+    return providers, problem
 
 
 def _defaults_problems(record: Record, defaults: Any, providers: list) -> Iterator[Problem]:

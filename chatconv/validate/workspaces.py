@@ -6,12 +6,10 @@ schema's to check). Said at the eval file's `workspace`, naming the workspace fi
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Iterator
 
 from ..cases import items
 from ..problems import Problem
-from ..reference_files import FileReferenceError
 from ..schemas import load_schema
 from ..sources import Record, problem_at
 from .referenced import read_named_yaml
@@ -27,19 +25,11 @@ def check_workspace_files(record: Record, allow_outside_root: bool = False) -> I
 
 
 def _workspace_file_problems(record: Record, path: tuple, written: str, allow_outside_root: bool) -> Iterator[Problem]:
-    try:
-        read = read_named_yaml(Path(record.file).parent / written, "the workspace file", allow_outside_root)
-    except (FileReferenceError, OSError) as exc:
-        yield problem_at(record, path, f"cannot read the workspace file {written!r}: {exc}", code="file-reference")
+    workspace, problem = read_named_yaml(record, path, written, "the workspace file", allow_outside_root)
+    if problem is not None:
+        yield problem
         return
-    if read is None:
-        yield problem_at(record, path, f"the workspace file {written!r} does not exist",
-                         hint="write the path from this file's folder", code="file-reference")
-        return
-    if read.error is not None:
-        yield read.error
-        return
-    repos = read.data.get("repos") if isinstance(read.data, dict) else None
+    repos = workspace.get("repos") if isinstance(workspace, dict) else None
     removed = load_schema("eval-tests")["$defs"]["workspace_repo"]["properties"]
     for index, repo in items(repos):
         for key in (k for k in removed if k in repo):
