@@ -377,7 +377,7 @@ def test_a_workspace_file_that_cannot_be_read_is_a_message(repo, written, messag
     (None, ["$.workspace: the workspace file: file 'ws/workspace.yaml' not found"]),
     ("repos:\n  - path: ./r\n    repo: https://example.com/r.git\n", []),
     ("repos:\n  - path: ./r\n    source: {type: git}\n",
-     ["$.workspace: the workspace file 'ws/workspace.yaml': repos[0].source was removed within this era "
+     ["$.workspace: the workspace file 'ws/workspace.yaml', repos[0]: 'source' was removed within this era "
       "(AgentV v4.42.4 rejects it): use workspace.repos[].repo"]),
 ])
 def test_a_workspace_file_is_read_as_agentv_reads_it(repo, workspace_file, expected):

@@ -10,6 +10,7 @@ CONFIG_SCHEMA = "config-tests"
 SCHEMA_IDS = ("chatconv-eval-tests",)
 CASE_LISTS = ("tests",)
 MARKED_BY = "`tests` (older: `eval_cases` beside `input`, `assertions`, `workspace`)"  # for `chatconv schema`
+LAST_RELEASE = "v4.42.4"  # the era's last AgentV release, whose verdicts chatconv gives (keys it removed are errors)
 # Top-level keys only this era (among those before the current one) has, beside its case list.
 MARKS = ("input", "input_files", "assertions", "workspace")
 

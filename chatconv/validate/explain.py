@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator, NamedTuple
 
 import orjson
 
+from ..eras import tests as tests_era
 from ..kinds import RECORDING_KINDS
 from ..problems import Problem
 from ..sources import Record, integers_beyond_64_bits, problem_at
@@ -166,9 +167,6 @@ def _unknown_keys(error, record: Record, kind: str, path: tuple) -> Iterator[Sai
             yield Said(path + (key,), f"unknown key {key!r}", "error", hint, code="unknown-key")
 
 
-_NEWEST_OF_ERA = "v4.42.4"  # the tests era's last release: the only era whose keys changed within it so far
-
-
 def _removed_key(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:
     """A key the schema names only to refuse it (`"removed": what to do instead`): AgentV's own
     guidance, rather than "unknown key"."""
@@ -176,12 +174,17 @@ def _removed_key(error, record: Record, kind: str, path: tuple) -> Iterator[Said
     if not (instead and path):
         yield from _not_matching(error, record, kind, path)
         return
-    if kind.endswith("-current"):
-        yield Said(path, f"{path[-1]!r} was removed in this era (AgentV rejects it): {instead}",
-                   hint="AgentV's guide to the breaking changes since v4.42.4 shows each move", code="removed-key")
-    else:  # a key a later release of the era refuses (its newest release is the one checked)
-        yield Said(path, f"{path[-1]!r} was removed within this era (AgentV {_NEWEST_OF_ERA} rejects it): {instead}",
-                   code="removed-key")
+    current = kind.endswith("-current")
+    yield Said(path, removed_key_message(path[-1], instead, current), code="removed-key",
+               hint="AgentV's guide to the breaking changes since v4.42.4 shows each move" if current else None)
+
+
+def removed_key_message(key: str, instead: str, current: bool) -> str:
+    """What a key an era's schema names only to refuse (`"removed"`) is told: removed with the
+    current era, or within the tests era (its last release is the one checked)."""
+    if current:
+        return f"{key!r} was removed in this era (AgentV rejects it): {instead}"
+    return f"{key!r} was removed within this era (AgentV {tests_era.LAST_RELEASE} rejects it): {instead}"
 
 
 def _one_of_required(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:

@@ -12,6 +12,7 @@ from ..cases import items
 from ..problems import Problem
 from ..schemas import load_schema
 from ..sources import Record, problem_at
+from .explain import removed_key_message
 from .referenced import read_named_yaml
 
 
@@ -33,5 +34,5 @@ def _workspace_file_problems(record: Record, path: tuple, written: str, allow_ou
     removed = load_schema("eval-tests")["$defs"]["workspace_repo"]["properties"]
     for index, repo in items(repos):
         for key in (k for k in removed if k in repo):
-            yield problem_at(record, path, f"the workspace file {written!r}: repos[{index}].{key} was removed within "
-                             f"this era (AgentV v4.42.4 rejects it): {removed[key]['removed']}", code="removed-key")
+            yield problem_at(record, path, f"the workspace file {written!r}, repos[{index}]: "
+                             + removed_key_message(key, removed[key]["removed"], current=False), code="removed-key")
