@@ -92,15 +92,22 @@ def config_era(data: Any) -> Era:
     (`guideline_patterns`) is not called unknown beside a key no era knows. The keys of
     `execution` count too: `trace_file` there is the tests era's, which current AgentV refuses."""
     keys = _config_keys(data)
-    return max(reversed(ERAS), key=lambda era: len(keys & _config_keys(load_schema(era.CONFIG_SCHEMA), True)))
+    return max(reversed(ERAS), key=lambda era: len(keys & _known_config_keys(era.CONFIG_SCHEMA)))
 
 
-def _config_keys(config: Any, schema: bool = False) -> set[str]:
-    """A config's keys, and those of its `execution` as `execution.KEY`; of a config schema
-    (`schema`), the keys it knows, so written."""
-    top = config.get("properties", {}) if schema else config
-    if not isinstance(top, dict):
+def _config_keys(config: Any) -> set[str]:
+    """A config's keys, and those of its `execution` written `execution.KEY`."""
+    if not isinstance(config, dict):
         return set()
-    execution = top.get("execution")
-    inner = execution.get("properties", {}) if schema and isinstance(execution, dict) else execution
-    return set(top) | {f"execution.{key}" for key in (inner if isinstance(inner, dict) else ())}
+    execution = config.get("execution")
+    return set(config) | {f"execution.{key}" for key in (execution if isinstance(execution, dict) else ())}
+
+
+@lru_cache(maxsize=None)
+def _known_config_keys(schema: str) -> frozenset[str]:
+    """The keys a config schema knows, as _config_keys writes them (once per schema: a folder's
+    files ask for their config's era one by one)."""
+    properties = dict(load_schema(schema).get("properties", {}))
+    if "execution" in properties:
+        properties["execution"] = properties["execution"].get("properties", {})
+    return frozenset(_config_keys(properties))
