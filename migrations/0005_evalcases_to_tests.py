@@ -16,7 +16,7 @@ read it into the prompt), an evaluator type the tests era does not know, and tex
 import json
 
 from chatconv.migrate import cases_in, declare_era, in_era, insert_after, move_comment, refusal, rename_key
-from chatconv.migrate.graders import RENAMED_TYPES
+from chatconv.migrate.graders import RENAMED_TYPES, graders
 from chatconv.migrate.literal import strings
 
 KINDS = ("eval-file",)
@@ -102,23 +102,23 @@ def _evaluators_to_assertions(owner):
     execution = owner.get("execution")
     if not isinstance(execution, dict) or not isinstance(execution.get("evaluators"), list):
         return
-    graders = execution["evaluators"]
-    _upgrade_graders(graders)
+    for _, grader in graders([((), owner)]):  # those a composite holds too
+        _upgrade_grader(grader)
+    moved = execution["evaluators"]
     if len(execution) == 1:
-        rename_key(owner, "execution", "assertions", graders)
+        rename_key(owner, "execution", "assertions", moved)
         return
     del execution["evaluators"]
-    insert_after(owner, "execution", "assertions", graders)
+    insert_after(owner, "execution", "assertions", moved)
 
 
-def _upgrade_graders(graders):
-    """Each grader (and those a composite holds) as the tests era's last release runs it."""
-    for grader in graders:
-        grader["type"] = _TESTS_ERA_TYPES.get(grader.get("type"), grader.get("type"))
-        if grader.get("type") in _SCRIPT_TYPES and "script" in grader and "command" not in grader:
-            rename_key(grader, "script", "command")
-        if isinstance(grader.get("evaluators"), list):
-            _upgrade_graders([inner for inner in grader["evaluators"] if isinstance(inner, dict)])
+def _upgrade_grader(grader):
+    """A grader as the tests era's last release runs it; a type it does not rename stays as written
+    (or absent)."""
+    if grader.get("type") in _TESTS_ERA_TYPES:
+        grader["type"] = _TESTS_ERA_TYPES[grader["type"]]
+    if grader.get("type") in _SCRIPT_TYPES and "script" in grader and "command" not in grader:
+        rename_key(grader, "script", "command")
 
 
 def _upgrade_case(case):

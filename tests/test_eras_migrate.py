@@ -774,3 +774,11 @@ def test_the_shipped_examples_of_every_era_build_one_prompt_and_migrate_to_the_c
         assert era_of(yaml.safe_load(migrated.read_text())).NAME == "current"
         assert _prompts(migrated) == _prompts(v2), path.name
     assert run_chatconv("validate", tmp_path / "examples").returncode == 0
+
+
+def test_0005_renames_graders_inside_a_composite_and_adds_no_type():
+    text = (b"evalcases:\n  - id: a\n    outcome: o\n    input_messages: [{role: user, content: hi}]\n"
+            b"    execution:\n      evaluators:\n"
+            b"        - {name: s, type: composite, evaluators: [{name: i}, {name: j, type: llm_judge}]}\n")
+    written = migrate_document(text, "e.yaml", "yaml", to_era="tests").data.decode()
+    assert "evaluators: [{name: i}, {name: j, type: llm-grader}]" in written
