@@ -29,7 +29,7 @@ for, and inputs the new prompts cannot carry exactly.
 
 from chatconv.migrate import (cases_in, declare_era, in_era, insert_after, insert_before, move_comment, new_like,
                               new_list_like, quoted_like, refusal, rename_key)
-from chatconv.migrate.graders import current_type, graders, rename_grader, renamed_fields
+from chatconv.migrate.graders import current_type, graders, rename_grader, renamed_fields, type_after
 from chatconv.migrate.literal import TEMPLATE_SYNTAX, escaped_texts, strings
 
 KINDS = ("eval-file",)
@@ -166,7 +166,7 @@ def _refuse_homeless(record):
                 raise refusal(path + (old,), f"the grader has {key!r} too, which current AgentV calls {old!r}: "
                               "keep one, then migrate")
             taken.add(key)
-        if current_type(grader) == "llm-rubric" and not ({"value", "prompt"} & (set(grader) | taken)):
+        if type_after(grader) == "llm-rubric" and not ({"value", "prompt"} & (set(grader) | taken)):
             raise refusal(path, "an llm grader with no prompt judged each test's criteria; current AgentV skips an "
                           "llm-rubric with no value (\"expected value or prompt\"): give it a value or remove it "
                           "(each test's criteria becomes a check of its own), then migrate")

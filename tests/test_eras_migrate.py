@@ -291,6 +291,8 @@ def test_suite_execution_and_graders_move_as_agentv_guide_says():
     ({"execution": {"cache": True}, "tests": []}, r"\$\.execution\.cache: has no current eval-YAML home"),
     ({"assertions": [{"name": "j", "type": "llm_judge"}], "tests": []},
      r"\$\.assertions\[0\]: an llm grader with no prompt judged each test's criteria; current AgentV skips"),
+    ({"tests": [{"id": "a", "criteria": "c", "input": "x", "assertions": [{"type": "llm-rubric"}]}]},
+     r"\$\.tests\[0\]\.assertions\[0\]: an llm grader with no prompt judged each test's criteria"),
     ({"assertions": [{"name": "j", "metric": "k", "type": "contains", "value": "x"}], "tests": []},
      r"\$\.assertions\[0\]\.name: the grader has 'metric' too, which current AgentV calls 'name'"),
     ({"execution": {"trials": {"count": 3, "strategy": "pass_at_k"}}, "tests": []},

@@ -65,10 +65,15 @@ def current_type(grader: dict) -> str | None:
     return None
 
 
+def type_after(grader: dict) -> Any:
+    """The grader's type once migrated: its current name, or the type as written."""
+    return current_type(grader) or grader.get("type")
+
+
 def renamed_fields(grader: dict) -> Iterator[tuple[str, str]]:
     """(key, its current name) of each key of the grader that the current era names otherwise
-    (its type as current_type gives it): rename_grader's renames, for the refusals to check first."""
-    kind = current_type(grader) or grader.get("type")
+    (by its type_after): rename_grader's renames, for the refusals to check first."""
+    kind = type_after(grader)
     yield from ((old, new) for old, new in RENAMED_FIELDS.items() if old in grader)
     if kind == "script" and "script" in grader:
         yield "script", "command"
