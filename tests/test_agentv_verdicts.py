@@ -25,7 +25,7 @@ NOT_YET: dict[tuple[str, str], dict[str, str]] = {
 }
 
 
-def chatconv_verdict(path: str) -> str:
+def chatconv_verdict(path) -> str:
     problems, summary = validate_path(path, skip_unknown=True)
     if summary.skipped:
         return "skipped"
@@ -39,17 +39,8 @@ def verdicts(request, tmp_path_factory):
     tree, version = request.param
     root = copy_tree(tree, tmp_path_factory.mktemp("agentv"))
     # ${{ NAME }} in AgentV's files reads the environment: both read this process's.
-    said = agentv(version, "validate", yaml_files(root), root)
-    rows = []
-    here = os.getcwd()
-    os.chdir(root)  # chatconv names the files as AgentV does, relative to the repository root
-    try:
-        for line in said:
-            if line["fileType"] in KINDS:
-                rows.append((line["file"], line["fileType"], "valid" if line["valid"] else "invalid",
-                             chatconv_verdict(line["file"])))
-    finally:
-        os.chdir(here)
+    rows = [(line["file"], line["fileType"], "valid" if line["valid"] else "invalid", chatconv_verdict(root / line["file"]))
+            for line in agentv(version, "validate", yaml_files(root), root) if line["fileType"] in KINDS]
     return request.param, rows
 
 
