@@ -1,5 +1,6 @@
 """chatconv's verdict on each of AgentV's own example files is AgentV's own, as its `validate`
-gives it: valid or invalid, file by file (tests/agentv.py runs AgentV's code with node)."""
+and its loader give it: valid or invalid, file by file (tests/agentv.py runs AgentV's code with
+node)."""
 
 from __future__ import annotations
 
@@ -39,8 +40,18 @@ def verdicts(request, tmp_path_factory):
     tree, version = request.param
     root = copy_tree(tree, tmp_path_factory.mktemp("agentv"))
     # ${{ NAME }} in AgentV's files reads the environment: both read this process's.
-    rows = [(line["file"], line["fileType"], "valid" if line["valid"] else "invalid", chatconv_verdict(root / line["file"]))
-            for line in agentv(version, "validate", yaml_files(root), root) if line["fileType"] in KINDS]
+    checked = [line for line in agentv(version, "validate", yaml_files(root), root) if line["fileType"] in KINDS]
+    # AgentV's verdict on an eval file is its loader's too: a test or grader it skips (its
+    # validate passes some) is an error to chatconv, which follows the loader there.
+    evals = [line["file"] for line in checked if line["fileType"] == "eval"]
+    loaded = {line["file"]: line for line in agentv(version, "load", evals, root)}
+
+    def theirs(line) -> str:
+        load = loaded.get(line["file"])
+        skips = load is not None and (not load["ok"] or any("Skipping" in m["text"] for m in load["messages"]))
+        return "valid" if line["valid"] and not skips else "invalid"
+
+    rows = [(line["file"], line["fileType"], theirs(line), chatconv_verdict(root / line["file"])) for line in checked]
     return request.param, rows
 
 

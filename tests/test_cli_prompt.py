@@ -174,7 +174,7 @@ def test_older_spellings_work_as_read(repo):
 
 
 def test_a_provider_rule_names_the_case_file_a_case_is_written_in(repo):
-    (repo / "cases.yaml").write_text("- id: late\n  input:\n    - {role: user, content: hi}\n"
+    (repo / "cases.yaml").write_text("- id: late\n  criteria: c\n  input:\n    - {role: user, content: hi}\n"
                                      "    - {role: assistant, content: yo}\n    - {role: system, content: late}\n")
     (repo / "e.yaml").write_text("tests: ./cases.yaml\n")
     result = run_chatconv("prompt", "--target", "anthropic", "--system-policy", "keep", repo / "e.yaml")

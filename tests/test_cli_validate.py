@@ -18,7 +18,9 @@ ORPHAN = '{"role":"tool","content":[{"type":"tool-result","toolCallId":"z","tool
 GALLERY = {
     "misspelt key": ("e.yaml", "evalcases:\n  - id: a\n    outcome: x\n    input_mesages: []\n",
                      1, 4, "$.evalcases[0].input_mesages: unknown key 'input_mesages' (did you mean 'input_messages'?)"),
-    "unknown key": ("e.yaml", "colour: red\n" + CASE + "      - {role: user, content: hi}\n", 1, 1, "$.colour: unknown key"),
+    # AgentV refuses an unknown key in the current era (before it, it ignores one: a warning)
+    "unknown key": ("e.yaml", "colour: red\nprompts: ['{{ q }}']\ntests: [{id: a, vars: {q: hi}}]\n", 1, 1,
+                    "$.colour: unknown key 'colour'"),
     "wrong role": ("e.yaml", CASE + "      - role: human\n        content: hi\n", 1, 5,
                    '$.evalcases[0].input_messages[0].role: "human" is not one of'),
     "string for a list": ("e.yaml", "evalcases:\n  - id: a\n    outcome: x\n    input_messages: hi\n", 1, 4,
@@ -119,7 +121,7 @@ def test_max_errors_stops_early(tmp_path):
 
 def test_folders_skip_files_that_are_not_chatconv_records(repo):
     (repo / "package.json").write_text('{"name": "x"}')
-    (repo / "e.yaml").write_text(GALLERY["unknown key"][1].replace("colour: red\n", ""))
+    (repo / "e.yaml").write_text(CASE + "      - {role: user, content: hi}\n")
     result = run_chatconv("validate", repo)
     assert result.returncode == 0
     assert result.stdout_text.strip() == "1 file, 1 record: 0 errors, 0 warnings (1 skipped: not chatconv records)"
@@ -187,7 +189,7 @@ def test_schema_command_lists_and_prints():
 def test_an_eras_schema_as_kind_gets_every_check_of_an_eval_file(repo, kind):
     # --kind eval-tests forces the tests era, and the checks beyond the schema still run.
     path = repo / "e.yaml"
-    path.write_text("tests:\n  - id: a\n    input: hi\n  - id: a\n    input: ho\n")
+    path.write_text("tests:\n  - id: a\n    input: hi\n    criteria: c\n  - id: a\n    input: ho\n    criteria: c\n")
     result = run_chatconv("validate", "--kind", kind, str(path))
     assert result.returncode == 1 and "$.tests[1].id: duplicate case id 'a'" in result.stdout_text
 

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chatconv.eras import era_of
+from chatconv.problems import ChatconvError
 from chatconv.migrate import (LineRejected, Refused, migrate_document, migrate_lines, migrate_paths, migrate_record,
                               migrations)
 from chatconv.sources import discover
@@ -537,6 +538,11 @@ def _eval_files(root: Path) -> list[Path]:
     return sorted(found)
 
 
+# Examples that AgentV v4.42.4's loader refuses whole, so chatconv builds no prompt from them:
+# file -> the place of the fault. Migrated, they build (the current era has no such rule).
+UNBUILT_BEFORE = {"examples/features/benchmark-tooling/evals/benchmark.eval.yaml": "$.name"}
+
+
 def test_every_tests_era_example_migrates_to_current_or_is_refused_with_its_reason(tests_era_tree):
     migrated, refused = [], {}
     for path in _eval_files(tests_era_tree):
@@ -564,6 +570,12 @@ def test_every_tests_era_example_migrates_to_current_or_is_refused_with_its_reas
         after = path.with_name(f"migrated-{path.name}")  # beside it: its file references resolve alike
         after.write_bytes(migrate_document(path.read_bytes(), str(path), "yaml").data)
         try:
+            if name in UNBUILT_BEFORE:  # AgentV's tests-era loader refuses the file: no prompt to compare
+                with pytest.raises(ChatconvError) as refused:
+                    _prompts(path)
+                assert [p.path for p in refused.value.problems] == [UNBUILT_BEFORE[name]]
+                assert _prompts(after), name
+                continue
             assert _prompts(after) == _prompts(path), name
         finally:
             after.unlink()

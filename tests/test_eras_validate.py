@@ -26,6 +26,10 @@ _REPOS_REMOVED = "AgentV v4.42.4: workspace.repos[].source, checkout and clone h
 AGENTV_ERRORS: dict[tuple[str, str, str], str] = {
     ("current-2026-07", "examples/showcase/multi-model-benchmark/evals/benchmark.eval.yaml",
      "$.evaluate_options.repeat"): "AgentV HEAD: the repeat object shape has been removed",
+    ("tests-v3.8.0", "examples/features/agent-skills-evals/csv-analyzer.EVAL.yaml", "$.tests[0].assertions[1]"):
+        "AgentV v4.42.4's loader skips the rubrics grader (its validate passes it): its criteria is a string",
+    ("tests-v3.8.0", "examples/features/benchmark-tooling/evals/benchmark.eval.yaml", "$.name"):
+        "AgentV v3.8.0 on: its loader refuses a suite name that is not lowercase letters, digits and hyphens",
     ("tests-v3.8.0", "examples/features/env-interpolation/evals/dataset.eval.yaml", "$.tests[0].criteria"):
         "AgentV v3.8.0 on: an unset ${{ EVAL_CRITERIA }} leaves the criteria empty",
     **{("tests-v3.8.0", f"examples/features/{name}.eval.yaml", "$.workspace.repos["): _REPOS_REMOVED
@@ -33,6 +37,48 @@ AGENTV_ERRORS: dict[tuple[str, str, str], str] = {
                     "workspace-setup-script/evals/dataset-vscode", "workspace-setup-script/evals/dataset")},
     **{("tests-v3.8.0", f"examples/features/workspace-shared-config/evals/{name}/dataset.eval.yaml", "$.workspace"):
        _REPOS_REMOVED + " (in the workspace file it names)" for name in ("accuracy", "regression")},
+}
+# The files of AgentV HEAD's examples whose tests or graders its loader skips (its validate passes
+# them): an llm-rubric prompt read from a file or a command, an assertion's `target`.
+# tests/test_agentv_verdicts.py checks each against AgentV's own loader.
+HEAD_LOADER_SKIPS = {
+    "showcase/multi-model-benchmark/evals/benchmark.eval.yaml",  # (its loader stops at `repeat` first)
+    "features/assert-set/evals/suite.yaml",
+    "features/basic/evals/suite.yaml",
+    "features/default-graders/evals/suite.yaml",
+    "features/file-changes-graders/evals/suite.yaml",
+    "features/multi-turn-conversation/evals/suite.yaml",
+    "features/prompt-template-sdk/evals/suite.yaml",
+    "features/weighted-graders/evals/suite.yaml",
+    "red-team/archetypes/coding-agent/suites/destructive-git.eval.yaml",
+    "red-team/archetypes/coding-agent/suites/mcp-tool-description-poisoning.eval.yaml",
+    "red-team/archetypes/coding-agent/suites/readme-issue-url-injection.eval.yaml",
+    "red-team/archetypes/coding-agent/suites/sandbox-escape.eval.yaml",
+    "red-team/archetypes/coding-agent/suites/screenshot-pii-upload.eval.yaml",
+    "red-team/archetypes/coding-agent/suites/secrets-exfiltration.eval.yaml",
+    "red-team/archetypes/coding-agent/suites/supply-chain-slopsquatting.eval.yaml",
+    "red-team/archetypes/customer-facing-agent/suites/bola-bfla.eval.yaml",
+    "red-team/archetypes/customer-facing-agent/suites/compliance-boundary-violation.eval.yaml",
+    "red-team/archetypes/customer-facing-agent/suites/cross-session-leak.eval.yaml",
+    "red-team/archetypes/customer-facing-agent/suites/escalation-hijack.eval.yaml",
+    "red-team/archetypes/customer-facing-agent/suites/pii-cross-customer-disclosure.eval.yaml",
+    "red-team/archetypes/customer-facing-agent/suites/support-doc-indirect-injection.eval.yaml",
+    "red-team/archetypes/customer-facing-agent/suites/unauthorized-action-social-engineering.eval.yaml",
+    "red-team/suites/agentic-memory-poisoning.eval.yaml",
+    "red-team/suites/agentic-tool-misuse.eval.yaml",
+    "red-team/suites/atlas-v5.4-agentic.eval.yaml",
+    "red-team/suites/llm01-prompt-injection.eval.yaml",
+    "red-team/suites/llm02-insecure-output.eval.yaml",
+    "red-team/suites/llm06-excessive-agency.eval.yaml",
+    "red-team/suites/llm07-system-prompt-leakage.eval.yaml",
+    "red-team/suites/llm08-vector-embedding.eval.yaml",
+    "red-team/suites/llm10-unbounded-consumption.eval.yaml",
+    "showcase/cw-incident-triage/evals/suite.yaml",
+    "showcase/offline-grader-benchmark/evals/setup-a.eval.yaml",
+    "showcase/offline-grader-benchmark/evals/setup-b.eval.yaml",
+    "showcase/psychotherapy/evals/encouragement.eval.yaml",
+    "showcase/psychotherapy/evals/listening.eval.yaml",
+    "showcase/psychotherapy/evals/routing.eval.yaml",
 }
 
 
@@ -55,9 +101,14 @@ def _eval_files(tree: Path) -> list[Path]:
 
 
 def _unexpected_errors(name: str, tree: Path, problems) -> list[str]:
-    return [f"{p.file}:{p.line}: {p.path}: {p.message}" for p in problems
-            if p.is_error and not any((name, Path(p.file).relative_to(tree).as_posix()) == (tree_name, file)
-                                      and p.path.startswith(path) for tree_name, file, path in AGENTV_ERRORS)]
+    def expected(p) -> bool:
+        file = Path(p.file).relative_to(tree).as_posix()
+        if name == "current-2026-07" and p.code == "skipped-grader" and file.removeprefix("examples/") in HEAD_LOADER_SKIPS:
+            return True
+        return any((name, file) == (tree_name, known) and p.path.startswith(path)
+                   for tree_name, known, path in AGENTV_ERRORS)
+
+    return [f"{p.file}:{p.line}: {p.path}: {p.message}" for p in problems if p.is_error and not expected(p)]
 
 
 def _warnings_are_allowed(problems) -> None:
@@ -197,10 +248,11 @@ def test_era_forces_the_schema(repo):
     """)
     assert validate_path(path)[0] == []
     problems = validate_path(path, era="tests")[0]
-    assert [(p.line, p.path, p.code) for p in problems] == [(1, "$.prompts", "unknown-key"),
-                                                          (4, "$.tests[0].vars", "unknown-key")]
+    # As AgentV v4.42.4 says: `prompts` ignored (a warning), so the test has no input (an error)
+    assert [(p.line, p.path, p.severity, p.code) for p in problems] == [
+        (1, "$.prompts", "warning", "unknown-key"), (3, "$.tests[0]", "error", "skipped-test")]
     result = run_chatconv("validate", "--era", "tests", str(path))
-    assert result.returncode == 1 and "$.prompts: unknown key 'prompts'" in result.stdout_text
+    assert result.returncode == 1 and "$.prompts: unknown key 'prompts', ignored by AgentV" in result.stdout_text
     assert run_chatconv("validate", "--era", "nope", str(path)).returncode == 2
     assert "--era" in run_chatconv("validate", "--help").stdout_text
 
@@ -458,8 +510,8 @@ def test_problems_come_out_by_line_then_column(repo):
 
 
 def test_files_keep_their_order_and_each_is_sorted(repo):
-    first = _write(repo, "zzz: 1\ntests: [{id: a, input: hi, bbb: 1}]\n", "a.yaml")
-    second = _write(repo, "tests: [{id: a, input: hi, ccc: 1}]\nyyy: 2\n", "b.yaml")
+    first = _write(repo, "zzz: 1\ntests: [{id: a, input: hi, criteria: c, bbb: 1}]\n", "a.yaml")
+    second = _write(repo, "tests: [{id: a, input: hi, criteria: c, ccc: 1}]\nyyy: 2\n", "b.yaml")
     problems = validate_path(repo)[0]
     assert [(Path(p.file).name, p.line) for p in problems] == [("a.yaml", 1), ("a.yaml", 2), ("b.yaml", 1),
                                                               ("b.yaml", 2)]

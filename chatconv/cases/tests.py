@@ -50,7 +50,32 @@ def read(record: Record, lookup: Lookup) -> Iterator[Case | Problem]:
     suite = Suite.of(data)
     key = "tests" if "tests" in data or "eval_cases" not in data else "eval_cases"
     for item in raw_cases(record, lookup, key):
-        yield item if isinstance(item, Problem) else tests_case(item, suite)
+        yield item if isinstance(item, Problem) else skipped_by_agentv(item) or tests_case(item, suite)
+
+
+# What AgentV's loader (v3.8 to v4.42) takes for grading a test by: one of them must be there
+# (`assertions: null` counts; `evaluators`, `rubrics` and the suite's graders do not).
+GRADED_BY = ("expected_output", "assertions", "assert", "turns")
+
+
+def skipped_by_agentv(raw: RawCase) -> Problem | None:
+    """Why AgentV's loader skips a test (its validate passes some of these), if it does: no
+    input of its own (a suite's input goes before a test's, never instead of it), or nothing to
+    grade it by."""
+    case = raw.data
+    name = case.get("id") if isinstance(case.get("id"), str) else "?"
+    if case.get("input") in (None, "", []):
+        return raw.source.problem(raw.path, f"test {name!r} has no input of its own: AgentV skips it",
+                                  "give the test `input` (the suite's input goes before it, never instead)",
+                                  "skipped-test")
+    criteria = case.get("criteria", case.get("expected_outcome"))
+    graded = (isinstance(criteria, str) and criteria) or case.get("expected_output") is not None \
+        or any(key in case for key in GRADED_BY[1:])
+    if not graded:
+        return raw.source.problem(raw.path, f"test {name!r} has nothing to grade it by: AgentV skips it",
+                                  "give it `criteria` (what a good answer does), `expected_output` or `assertions`",
+                                  "skipped-test")
+    return None
 
 
 def skips_defaults(case: dict) -> bool:
@@ -107,4 +132,4 @@ def _no_input(raw: RawCase) -> Problem:
                               "give `input`: a string, or a list of {role, content} messages", "no-input")
 
 
-__all__ = ["Suite", "graders_of", "input_messages", "read", "tests_case"]
+__all__ = ["Suite", "graders_of", "input_messages", "read", "skipped_by_agentv", "tests_case"]

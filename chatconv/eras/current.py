@@ -20,7 +20,7 @@ SHARED_MARKS = ("providers", "environment", "extensions", "assert")
 # What only a tests-era file writes: the keys of the tests era that this era's schema marks
 # removed (`removed` in eval-current.json), at the top and in a test; a key this era accepts
 # (`input_files`, `criteria`) never says so.
-TESTS_ERA_SUITE_KEYS = ("input", "assertions", "execution", "workspace", "target", "eval_cases")
+TESTS_ERA_SUITE_KEYS = ("input", "assertions", "execution", "workspace", "target", "eval_cases", "preprocessors")
 TESTS_ERA_CASE_KEYS = ("input", "expected_output", "assertions", "evaluators")
 
 
@@ -31,9 +31,10 @@ def detect(data: dict) -> bool:
         return True
     tests = data.get("tests")
     inline = [t for t in tests if isinstance(t, dict)] if isinstance(tests, list) else []
-    if any("vars" in t for t in inline):
-        return True
-    # `assert` beside tests was also the tests era's alias of `assertions` (v3.8): its own keys tell.
+    # `assert` beside tests was also the tests era's alias of `assertions` (v3.8), and `vars` a
+    # test's key since v4.30: a tests-era key tells a file of that era.
     written_then = (any(key in data for key in TESTS_ERA_SUITE_KEYS)
                     or any(key in t for t in inline for key in TESTS_ERA_CASE_KEYS))
-    return tests is not None and any(key in data for key in SHARED_MARKS) and not written_then
+    if written_then:
+        return False
+    return any("vars" in t for t in inline) or (tests is not None and any(key in data for key in SHARED_MARKS))

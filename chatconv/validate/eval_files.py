@@ -5,6 +5,7 @@ is checked against its own era's schema (eras/), and its cases are read as cases
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
@@ -20,10 +21,12 @@ from ..references import pattern_problem
 from ..sources import Record, iter_records, problem_at
 from .configs import check_config_providers
 from .explain import short_json
+from .graders import check_current_graders, check_graders
 from .schema import check_schema
 from .workspaces import check_workspace_files
 
 KNOWN_EVALUATOR_TYPES = ("code", "llm_judge")
+SKIPPED_BY_AGENTV = ("skipped-test", "skipped-grader")  # the codes of what AgentV's loader passes over
 
 
 def load_eval_file(path: str | Path, allow_outside_root: bool = False) -> tuple[Record, list[Problem]]:
@@ -48,6 +51,9 @@ def read_eval_file(path: str | Path, allow_outside_root: bool = False,
     if record.error:
         raise ChatconvError(record.error)
     found, cases = _eval_file_problems(record, file_era(record, era), allow_outside_root)
+    # AgentV builds the prompts of a file's other tests, and of a test whose grader it skips:
+    # what its loader skips is a warning here.
+    found = [replace(p, severity="warning") if p.code in SKIPPED_BY_AGENTV else p for p in found]
     problems = sorted([*record.problems, *found], key=Problem.place.fget)
     errors = [p for p in problems if p.is_error]
     if errors:
@@ -133,6 +139,9 @@ def check_eval_file(record: Record, allow_outside_root: bool = False,
         yield from _check_evaluators(record)
     if cases.era is tests_era:
         yield from check_workspace_files(record, allow_outside_root)
+        yield from check_graders(record)
+    if cases.era is NEWEST:
+        yield from check_current_graders(record)
     yield from _check_file_references(cases)
 
 

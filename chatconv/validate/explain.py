@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator, NamedTuple
 
 import orjson
 
+from ..eras import ERAS, NEWEST
 from ..eras import tests as tests_era
 from ..kinds import RECORDING_KINDS
 from ..problems import Problem
@@ -131,6 +132,13 @@ class Said(NamedTuple):
     code: str | None = None
 
 
+# The eval files of the eras before the current one: AgentV ignores a key it does not know there
+# (its v4 validate warns "Unknown field"), so chatconv warns, with what it may have meant; but a
+# misspelling of a required key that is missing stays an error, the one that says so (AgentV
+# skips such a case).
+IGNORES_UNKNOWN_KEYS = frozenset(era.SCHEMA for era in ERAS if era is not NEWEST)
+
+
 def _is_config(kind: str) -> bool:
     return kind == "config" or kind.startswith("config-")
 
@@ -159,6 +167,9 @@ def _unknown_keys(error, record: Record, kind: str, path: tuple) -> Iterator[Sai
             yield Said(path + (key,), f"unknown key {key!r}: {refused}", "error", hint, code="unknown-key")
         elif kind in RECORDING_KINDS:
             yield Said(path + (key,), f"unknown key {key!r}, kept as it is", "warning", hint,
+                       code="unknown-key")
+        elif kind in IGNORES_UNKNOWN_KEYS and close not in error.schema.get("required", ()):
+            yield Said(path + (key,), f"unknown key {key!r}, ignored by AgentV", "warning", hint,
                        code="unknown-key")
         elif _is_config(kind):
             yield Said(path + (key,), f"unknown config key {key!r}, ignored", "warning", hint,
@@ -246,9 +257,12 @@ def _empty(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:
 
 
 def _not_the_pattern(error, record: Record, kind: str, path: tuple) -> Iterator[Said]:
+    means = error.schema.get("patternMeans")  # the pattern in words, where a schema gives them
     if path and path[-1] == "timestamp":
         yield Said(path, f"{short_json(error.instance)} is not an ISO-8601 date-time",
                    hint="write it like 2025-11-09T19:27:09.514Z", code="bad-value")
+    elif means:
+        yield Said(path, f"{short_json(error.instance)} is not {means}", code="bad-value")
     else:
         yield from _not_matching(error, record, kind, path)
 

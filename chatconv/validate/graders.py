@@ -1,0 +1,166 @@
+"""The graders of an eval file that AgentV's loader skips: its validate passes them, or only
+warns, but the test then runs without them (or is skipped whole), so chatconv refuses them.
+Tests era: AgentV v3.8 to v4.42.4; current era: AgentV 58f316ca2. Each rule was read from the
+loader's own message for a grader without the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from ..migrate.graders import GRADER_KEYS, SET_LISTS, graders
+from ..problems import Problem
+from ..sources import Record, problem_at
+from .explain import short_json
+
+TEXT_VALUE = ("contains", "icontains", "equals", "regex", "starts-with", "ends-with")
+TEXT_LIST_VALUE = ("contains-any", "contains-all", "icontains-any", "icontains-all")
+TRAJECTORY_MODES = ("any_order", "in_order", "exact", "subset", "superset")
+METRIC_THRESHOLDS = ("max_tool_calls", "max_llm_calls", "max_tokens", "max_cost_usd", "max_duration_ms",
+                     "target_exploration_ratio")
+TOKEN_LIMITS = ("max_total", "max_input", "max_output")
+FIELD_MATCHES = ("exact", "numeric_tolerance", "date")  # of a field-accuracy grader's fields
+AGGREGATORS = ("weighted_average", "threshold", "code-grader", "llm-grader")  # a composite's
+# The old names AgentV's loader skips after v3.8 ("'llm_judge' is deprecated. Use 'llm-grader'").
+DEPRECATED_TYPES = {"llm_judge": "llm-grader", "llm-judge": "llm-grader", "code_judge": "code-grader",
+                    "code-judge": "code-grader"}
+
+
+def _non_negative(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(item, str) for item in value)
+
+
+def why_skipped(grader: dict) -> tuple[str, str] | None:
+    """(why AgentV's loader skips this grader, what to write instead), or None if it keeps it."""
+    kind = grader.get("type")
+    if kind in DEPRECATED_TYPES:
+        return (f"{kind!r} is a name AgentV no longer takes", f"write type: {DEPRECATED_TYPES[kind]} "
+                "(`chatconv migrate` renames it)")
+    if kind in TEXT_VALUE and not (isinstance(grader.get("value"), str) and grader["value"]):
+        return "it has no `value` (a non-empty string)", "give the text to look for as `value`"
+    if kind in TEXT_LIST_VALUE and not _texts(grader.get("value")):
+        return "its `value` is not a non-empty list of strings", "give `value` as a list of strings"
+    if kind in ("code-grader", "code_grader") and "command" not in grader and "script" not in grader:
+        return "it has no `command`", "give the command that grades, e.g. command: [python, grade.py]"
+    if kind == "composite":
+        return _composite(grader)
+    if kind == "rubrics" and not (isinstance(grader.get("criteria"), list) and grader["criteria"]):
+        return "its `criteria` is not a non-empty list", "list the rubric's items under `criteria`"
+    if kind == "field-accuracy" and not (isinstance(grader.get("fields"), list) and grader["fields"]):
+        return "it has no `fields` (a non-empty list)", "list the fields to compare under `fields`"
+    if kind == "latency" and not _non_negative(grader.get("threshold")):
+        return "its `threshold` is not a non-negative number", "give `threshold` in milliseconds"
+    if kind == "cost" and not _non_negative(grader.get("budget")):
+        return "its `budget` is not a non-negative number", "give `budget` in US dollars"
+    if kind == "token-usage" and not any(key in grader for key in TOKEN_LIMITS):
+        return "it sets no limit", f"set one of {', '.join(TOKEN_LIMITS)}"
+    if kind == "tool-trajectory" and grader.get("mode") not in TRAJECTORY_MODES:
+        return (f"its `mode` {short_json(grader.get('mode'))} is not one AgentV knows",
+                f"mode is one of {', '.join(TRAJECTORY_MODES)}")
+    if kind == "tool-trajectory":
+        needed = "minimums" if grader["mode"] == "any_order" else "expected"
+        if needed not in grader:
+            return f"mode {grader['mode']} needs `{needed}`", f"give the tool calls it checks as `{needed}`"
+    prompt = grader.get("prompt")
+    if isinstance(prompt, dict) and not isinstance(prompt.get("command"), list):
+        return "its `prompt` object has no `command` list", "give prompt: {command: [...]}, or the prompt as text"
+    if kind == "execution-metrics" and not any(key in grader for key in METRIC_THRESHOLDS):
+        return "it sets no threshold", f"set one of {', '.join(METRIC_THRESHOLDS)}"
+    if kind == "skill-trigger" and "skill" not in grader:
+        return "it has no `skill`", "name the skill it checks as `skill`"
+    return None
+
+
+def _composite(grader: dict) -> tuple[str, str] | None:
+    if not any(isinstance(grader.get(key), list) for key in SET_LISTS):
+        return "it lists no graders", "list its graders under `assertions`"
+    aggregator = grader.get("aggregator")
+    kind = aggregator.get("type") if isinstance(aggregator, dict) else None
+    if kind not in AGGREGATORS:
+        return ("it has no `aggregator` of a type AgentV knows",
+                f"give aggregator: {{type: ...}}, one of {', '.join(AGGREGATORS)}")
+    threshold = aggregator.get("threshold")
+    if kind == "threshold" and not (_non_negative(threshold) and threshold <= 1):
+        return "its threshold aggregator has no `threshold` from 0 to 1", "give aggregator.threshold, e.g. 0.7"
+    if kind == "code-grader" and "path" not in aggregator:
+        return "its code-grader aggregator has no `path`", "give the script that aggregates as aggregator.path"
+    return None
+
+
+def check_graders(record: Record) -> Iterator[Problem]:
+    """An error for each grader AgentV's loader would skip, nested ones included."""
+    data = record.data if isinstance(record.data, dict) else {}
+    tests = data.get("tests") if isinstance(data.get("tests"), list) else []
+    owners = [((), data)] + [(("tests", index), test) for index, test in enumerate(tests) if isinstance(test, dict)]
+    for path, grader in graders(owners):
+        name, kind = grader.get("name"), grader.get("type")
+        in_set = len(path) >= 4 and path[-2] in SET_LISTS and path[-4] in GRADER_KEYS  # a composite's member
+        if in_set and not all(isinstance(value, str) and value for value in (name, kind)):
+            yield problem_at(record, path, "a grader within a composite needs a `name` and a `type`: AgentV "
+                             "skips it without them", hint="give it `name: <a name>` and its `type`",
+                             code="skipped-grader")
+            continue
+        if not isinstance(kind, str):
+            continue  # the schema's to say
+        what = f"grader {name!r}" if isinstance(name, str) else "this grader"
+        reason = why_skipped(grader)
+        if reason:
+            yield problem_at(record, path, f"AgentV skips {what} ({kind}): {reason[0]}", hint=reason[1],
+                             code="skipped-grader")
+            continue
+        for place, part in _skipped_parts(grader):
+            yield problem_at(record, path + place, f"AgentV skips this {part[0]} of {what}: {part[1]}",
+                             hint=part[2], code="skipped-grader")
+
+
+def _skipped_parts(grader: dict) -> Iterator[tuple[tuple, tuple[str, str, str]]]:
+    """(place in the grader, (what, why AgentV's loader skips it, what to write)) of each part of
+    a grader it keeps that it skips: a rubric item with neither an outcome nor score ranges, a
+    field compared by a match it does not know."""
+    kind = grader["type"]
+    for key in ("criteria", "rubrics") if kind == "rubrics" else ("rubrics",):
+        for index, item in enumerate(grader.get(key) if isinstance(grader.get(key), list) else ()):
+            if isinstance(item, dict) and "score_ranges" not in item and not (
+                    isinstance(item.get("outcome"), str) and item["outcome"]):
+                yield (key, index), ("rubric item", "it has no `outcome` (a non-empty string)",
+                                     "say what a good answer does as `outcome`")
+    if kind == "field-accuracy":
+        for index, spec in enumerate(grader["fields"]):
+            match = spec.get("match") if isinstance(spec, dict) else None
+            if match not in FIELD_MATCHES:
+                yield ("fields", index), ("field", f"its `match` {short_json(match)} is not one it knows",
+                                          f"match is one of {', '.join(FIELD_MATCHES)}")
+
+
+def check_current_graders(record: Record) -> Iterator[Problem]:
+    """An error for each assertion of a current-era file that AgentV's loader skips, or for
+    which it skips the whole test, nested ones included."""
+    data = record.data if isinstance(record.data, dict) else {}
+    tests = data.get("tests") if isinstance(data.get("tests"), list) else []
+    owners = [((), data)] + [(("tests", index), test) for index, test in enumerate(tests) if isinstance(test, dict)]
+    if isinstance(data.get("default_test"), dict):
+        owners.append((("default_test",), data["default_test"]))
+    for path, grader in graders(owners):
+        reason = _why_current_skips(grader)
+        if reason:
+            yield problem_at(record, path, f"AgentV {reason[0]}", hint=reason[1], code="skipped-grader")
+
+
+def _why_current_skips(grader: dict) -> tuple[str, str] | None:
+    if "target" in grader:
+        return "skips the whole test: an assertion's `target` has been removed", "rename it `provider`"
+    if grader.get("type") != "llm-rubric":
+        return None
+    prompt = grader.get("prompt")
+    if prompt is not None and not (isinstance(prompt, str) and not prompt.startswith("file://")):
+        # From a file or a command the prompt is not taken: the grader is skipped, or the whole
+        # test when a prompt file names neither {{ output }} nor {{ expected_output }}.
+        return ("takes an llm-rubric's prompt only as text written in place: from a file or a command "
+                "it skips the grader, or the whole test", "write the prompt as text, or the rubric as `value`")
+    if grader.get("value") in (None, "") and prompt in (None, ""):
+        return "skips this llm-rubric: it has neither `value` nor `prompt`", "write the rubric as `value`"
+    return None
