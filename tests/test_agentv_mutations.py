@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from agentv import agentv, copy_tree, needs_node, yaml_files
 from chatconv.validate import validate_path
 
-PAIRS = [("tests-v3.8.0", "v4.42.4")]  # (example tree, the release whose verdicts chatconv gives on it)
+# (example tree, the release whose verdicts chatconv gives on it, --agentv for it)
+PAIRS = [("tests-v3.8.0", "v4.42.4", None), ("tests-v3.8.0", "v3.8.0", "3.8.0")]
 MUTATIONS_PER_EXAMPLE = 12  # files per oracle call: node starts once for all of them
 _names = itertools.count()
 
@@ -40,6 +41,7 @@ def agentv_verdicts(version: str, files: list[str], root) -> dict[str, tuple[boo
 
 class Examples(NamedTuple):
     version: str
+    asked: str | None  # chatconv's --agentv
     root: Path
     parsed: dict  # file -> its data
 
@@ -47,16 +49,16 @@ class Examples(NamedTuple):
         return f"<{len(self.parsed)} examples AgentV {self.version} takes whole>"
 
 
-@pytest.fixture(scope="module", params=PAIRS, ids=["-".join(pair) for pair in PAIRS])
+@pytest.fixture(scope="module", params=PAIRS, ids=["-".join(pair[:2]) for pair in PAIRS])
 def clean_examples(request, tmp_path_factory) -> Examples:
     """The tree's eval files that AgentV takes whole, as parsed YAML."""
-    tree, version = request.param
+    tree, version, asked = request.param
     root = copy_tree(tree, tmp_path_factory.mktemp("mutations"))
     files = [line["file"] for line in agentv(version, "validate", yaml_files(root), root)
              if line["fileType"] == "eval" and line["valid"]]
     clean = [file for file, (whole, _) in agentv_verdicts(version, files, root).items() if whole]
     parsed = {file: yaml.safe_load((root / file).read_text()) for file in clean}
-    return Examples(version, root, {file: data for file, data in parsed.items() if isinstance(data, dict)})
+    return Examples(version, asked, root, {file: data for file, data in parsed.items() if isinstance(data, dict)})
 
 
 # Where chatconv refuses on purpose what AgentV takes: (what the error says, the end of its path).
@@ -100,7 +102,7 @@ def mutate(data, draw):
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_changed_example_gets_agentvs_verdict(clean_examples, data):
-    version, root, examples = clean_examples
+    version, asked, root, examples = clean_examples
     assert len(examples) > 30  # the tree was read, and AgentV takes most of it whole
     written = {}
     for _ in range(MUTATIONS_PER_EXAMPLE):
@@ -114,7 +116,7 @@ def test_a_changed_example_gets_agentvs_verdict(clean_examples, data):
     theirs = agentv_verdicts(version, list(written), root)
     differ = []
     for name, what in written.items():
-        problems, summary = validate_path(root / name)
+        problems, summary = validate_path(root / name, agentv=asked)
         ours = not summary.errors
         if theirs[name][0] and all(on_purpose(p) for p in problems if p.is_error):
             continue

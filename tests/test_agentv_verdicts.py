@@ -12,9 +12,10 @@ import pytest
 from agentv import ORACLES, agentv, copy_tree, needs_node, yaml_files
 from chatconv.validate import validate_path
 
-# (example tree, the AgentV release whose verdicts chatconv gives on it by default: the newest
-# release of the tree's era)
-PAIRS = [("tests-v3.8.0", "v4.42.4"), ("current-2026-07", "58f316ca2")]
+# (example tree, an AgentV release whose verdicts chatconv gives on it: the newest release of the
+# tree's era, chatconv's default; or the release asked for with --agentv)
+PAIRS = [("tests-v3.8.0", "v4.42.4"), ("current-2026-07", "58f316ca2"), ("tests-v3.8.0", "v3.8.0")]
+ASKED = {"v3.8.0": "3.8.0", "v4.42.4": "4.42.4"}  # --agentv for the release; HEAD's is the default
 # The kinds of file both check; AgentV's targets files are not chatconv's to check.
 KINDS = ("eval", "config")
 
@@ -23,11 +24,12 @@ KINDS = ("eval", "config")
 NOT_YET: dict[tuple[str, str], dict[str, str]] = {
     ("tests-v3.8.0", "v4.42.4"): {},
     ("current-2026-07", "58f316ca2"): {},
+    ("tests-v3.8.0", "v3.8.0"): {},
 }
 
 
-def chatconv_verdict(path) -> str:
-    problems, summary = validate_path(path, skip_unknown=True)
+def chatconv_verdict(path, agentv: str | None = None) -> str:
+    problems, summary = validate_path(path, skip_unknown=True, agentv=agentv)
     if summary.skipped:
         return "skipped"
     return "invalid" if summary.errors else "valid"
@@ -51,7 +53,8 @@ def verdicts(request, tmp_path_factory):
         skips = load is not None and (not load["ok"] or any("Skipping" in m["text"] for m in load["messages"]))
         return "valid" if line["valid"] and not skips else "invalid"
 
-    rows = [(line["file"], line["fileType"], theirs(line), chatconv_verdict(root / line["file"])) for line in checked]
+    rows = [(line["file"], line["fileType"], theirs(line), chatconv_verdict(root / line["file"], ASKED.get(version)))
+            for line in checked]
     return request.param, rows
 
 

@@ -11,8 +11,10 @@ import sys
 import click
 
 from ..eras import era_names
+from ..eras.releases import release_asked
 from ..problems import UnreadableInput, UsageError
 from .recordings import FIELD_HELP, field_map_option
+from .releases import migrate_agentv_option
 from .progress import hide_progress, progress_bar, showing
 from .discovery import no_ignore_option
 from .limits import limit_options
@@ -41,14 +43,15 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, pl
                    "a file already there or past it is left as it is.")
 @click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option,
               help=FIELD_HELP + " The field is migrated where it is, under its own key (JSON and JSONL files).")
+@migrate_agentv_option
 @max_warnings_option
 @limit_options
 @no_ignore_option
-def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs, to_era, field_map):
+def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs, to_era, field_map, agentv):
     """Rewrite recordings (JSONL) and eval files (YAML, JSON) in the current shape.
 
-    Eval files move forward one AgentV era at a time, to the newest era (or --to ERA); a
-    file is never rewritten into an older era.
+    Eval files move forward one AgentV era at a time, to the newest era (or --to ERA, or the
+    era of the release --agentv names); a file is never rewritten into an older era.
 
     PATHS are files, folders (searched as `validate` searches them) or - for standard input.
     Each record goes through the numbered migrations that apply to it; a record that none
@@ -72,6 +75,9 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
     """
     # Imported when run: the other commands start without the migrations' machinery.
     from ..migrate import LineRejected, Tally, migrate_paths
+
+    release = release_asked(agentv, to_era, "--to")
+    to_era = release.era if release else to_era
 
     total, done, status, refused = Tally(), [], EXIT_OK, 0
     reporter = ShortReporter()

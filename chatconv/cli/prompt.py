@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..eras import era_names
+from .releases import agentv_option
 from ..problems import UnreadableInput
 from ..prompt import DEFAULT_SYSTEM_PROMPT, SYSTEM_POLICIES, PromptOptions, UnknownCase, build_prompts
 from ..providers import TARGETS, ProviderRuleError, render_request
@@ -40,13 +41,14 @@ def _sound_globs(ctx, param, patterns):
               help="Accept file references that resolve outside the repository root.")
 @click.option("--era", type=click.Choice(era_names()), default=None,
               help="Read EVAL_FILE as written in this era (default: told from its $schema, else its keys).")
+@agentv_option
 @limit_options
 @click.option("--repair", is_flag=True,
               help="Fix what the target API would refuse (e.g. a late system message for Anthropic, a tool "
                    "call never answered: dropped, with a turn it leaves empty) instead of failing; every "
                    "repair is reported on stderr.")
 def prompt(eval_file, case_ids, target, system_policy, default_system_prompt, system_prompt,
-           guideline_patterns, allow_outside_root, era, repair):
+           guideline_patterns, allow_outside_root, era, agentv, repair):
     """Build the prompt of each case of EVAL_FILE: one JSON object per line, in file order.
 
     \b
@@ -60,7 +62,7 @@ def prompt(eval_file, case_ids, target, system_policy, default_system_prompt, sy
                             default_system_prompt, allow_outside_root)
     reporter = TextReporter(err=True)
     try:
-        prompts = build_prompts(eval_file, options, case_ids, era)
+        prompts = build_prompts(eval_file, options, case_ids, era, agentv)
     except UnreadableInput as exc:
         fail(exc.problems, EXIT_UNREADABLE)
     except UnknownCase as exc:

@@ -9,6 +9,7 @@ import click
 from ..eras import ERAS, era_names
 from ..kinds import kind_names
 from ..validate import ProblemBlock, Validator
+from .releases import agentv_option
 from .recordings import FIELD_HELP, field_map_option, scheduler_option
 from .colour import color_option
 from .progress import shows_progress
@@ -30,6 +31,7 @@ FORMATS = {**REPORTERS, "sarif": SarifReporter}
               help="Check eval files as written in this AgentV era instead of telling it from their $schema, "
                    "then their keys: " + "; ".join(f"{era.NAME} ({era.TITLE.split(':')[0]})" for era in ERAS)
                    + ". `chatconv schema` lists the eras.")
+@agentv_option
 @click.option("--format", "output_format", type=click.Choice(list(FORMATS)), default="text",
               show_default=True, help="text: one line per problem; json: one object; github: workflow annotations; "
                                       "sarif: a SARIF 2.1.0 log for GitHub code scanning (summary on standard error).")
@@ -52,7 +54,7 @@ FORMATS = {**REPORTERS, "sarif": SarifReporter}
 @no_ignore_option
 @color_option
 @shows_progress(lambda options: False)  # its problems clear the bar
-def validate(paths, kind, era, output_format, max_errors, allow_outside_root, skip_unknown, show_files, field_map,
+def validate(paths, kind, era, agentv, output_format, max_errors, allow_outside_root, skip_unknown, show_files, field_map,
              jobs, scheduler, selection):
     """Check eval files, configs and recorded conversations against their schemas.
 
@@ -84,7 +86,7 @@ def validate(paths, kind, era, output_format, max_errors, allow_outside_root, sk
     """
     reporter = FORMATS[output_format]()
     reporter.show_files = show_files
-    validator = Validator(kind=kind, era=era,
+    validator = Validator(kind=kind, era=era, agentv=agentv,
                           allow_outside_root=allow_outside_root, max_errors=max_errors,
                           skip_unknown=skip_unknown, jobs=jobs, field_map=field_map or None,
                           scheduler=scheduler, keep=selection.keeps if selection.filters else None,

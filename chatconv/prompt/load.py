@@ -8,6 +8,7 @@ from typing import Iterator
 
 from ..cases import Case, Source
 from ..cases.external import CODE_SUFFIXES
+from ..eras.releases import release_asked
 from ..problems import ChatconvError, Problem
 from ..validate import read_eval_file
 from .context import EvalFileContext
@@ -39,13 +40,18 @@ class EvalFilePrompts:
 
 
 def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
-                  case_ids: list[str] | tuple[str, ...] = (), era: str | None = None) -> EvalFilePrompts:
+                  case_ids: list[str] | tuple[str, ...] = (), era: str | None = None,
+                  agentv: str | None = None) -> EvalFilePrompts:
     """The prompts of an eval file's cases (only `case_ids` when given), in file order, whatever
-    its era (`era` forces one). The file is read and validated first: ChatconvError lists its
-    errors, UnknownCase names a case id the file does not hold."""
+    its era (`era` forces one; `agentv`, a release such as "4.42.4", forces its era and checks
+    the file as it does). The file is read and validated first: ChatconvError lists its errors,
+    UnknownCase names a case id the file does not hold; UsageError a release or era not known,
+    or both given and at odds."""
     options = options or PromptOptions()
     refuse_code_eval_file(eval_file)
-    record, warnings, found = read_eval_file(eval_file, options.allow_outside_root, era)
+    release = release_asked(agentv, era)
+    record, warnings, found = read_eval_file(eval_file, options.allow_outside_root,
+                                             release.era if release else era, release)
     cases: list[Case] = found.cases
     # The config file's problems come before the cases are looked at: its errors stop the prompts
     # as they would stop `chatconv validate` of it; its warnings are reported with the file's.

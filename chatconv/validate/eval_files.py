@@ -14,6 +14,7 @@ from ..cases.environment import with_environment
 from ..eras import NEWEST, Era, era_of
 from ..eras import evalcases as evalcases_era
 from ..eras import tests as tests_era
+from ..eras.releases import REPO_SOURCE_REMOVED, Release
 from ..kinds import config_era
 from ..problems import ChatconvError, Problem
 from ..reference_files import FileReferenceError, segment_text
@@ -22,6 +23,7 @@ from ..sources import Record, iter_records, problem_at
 from .configs import check_config_providers
 from .explain import short_json
 from .graders import check_current_graders, check_graders
+from .releases import release_problems
 from .schema import check_schema
 from .workspaces import check_workspace_files
 
@@ -35,10 +37,11 @@ def load_eval_file(path: str | Path, allow_outside_root: bool = False) -> tuple[
     return record, problems
 
 
-def read_eval_file(path: str | Path, allow_outside_root: bool = False,
-                   era: str | None = None) -> tuple[Record, list[Problem], EvalCases]:
-    """An eval file of any era (`era` forces one), read and checked, with its warnings and its
-    cases; ChatconvError lists its errors."""
+def read_eval_file(path: str | Path, allow_outside_root: bool = False, era: str | None = None,
+                   release: Release | None = None) -> tuple[Record, list[Problem], EvalCases]:
+    """An eval file of any era (`era` forces one), read and checked as AgentV `release` (else
+    the newest of the era) checks it, with its warnings and its cases; ChatconvError lists its
+    errors."""
     records = iter_records(path)
     record = next(records)
     more = sum(1 for _ in records)
@@ -50,7 +53,7 @@ def read_eval_file(path: str | Path, allow_outside_root: bool = False,
             "give a single eval file; JSONL lines are recordings, not eval files", "usage"))
     if record.error:
         raise ChatconvError(record.error)
-    found, cases = _eval_file_problems(record, file_era(record, era), allow_outside_root)
+    found, cases = _eval_file_problems(record, file_era(record, era), allow_outside_root, release)
     # AgentV builds the prompts of a file's other tests, and of a test whose grader it skips:
     # what its loader skips is a warning here.
     found = [replace(p, severity="warning") if p.code in SKIPPED_BY_AGENTV else p for p in found]
@@ -68,7 +71,7 @@ def file_era(record: Record, forced: str | None = None) -> Era:
 
 
 def check_eval_document(record: Record, kind: str, allow_outside_root: bool = False,
-                        era: str | None = None) -> Iterator[Problem]:
+                        era: str | None = None, release: Release | None = None) -> Iterator[Problem]:
     """Every problem of an eval file or a config file (`kind`): its schema (an eval file's era's),
     then the checks a schema cannot state. They read defensively, so they run whatever the
     schema found: every problem at once."""
@@ -79,11 +82,13 @@ def check_eval_document(record: Record, kind: str, allow_outside_root: bool = Fa
         if era is NEWEST:
             yield from check_config_providers(record, allow_outside_root)
         return
-    yield from _eval_file_problems(record, file_era(record, era), allow_outside_root)[0]
+    yield from _eval_file_problems(record, file_era(record, era), allow_outside_root, release)[0]
 
 
-def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool) -> tuple[list[Problem], EvalCases]:
-    """An eval file's problems (its era's schema, then the checks of its cases), and its cases."""
+def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool,
+                        release: Release | None = None) -> tuple[list[Problem], EvalCases]:
+    """An eval file's problems (its era's schema, then the checks of its cases), as AgentV
+    `release` gives them (None: the era's newest), and its cases."""
     if era is tests_era:
         record = with_environment(record)  # ${{ NAME }} as AgentV puts it in before reading
     schema_problems = check_schema(record, era.SCHEMA)  # first: it upgrades older spellings in memory
@@ -91,9 +96,10 @@ def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool) -> t
     # A case the schema refused is read defensively (AgentV's loader skips a bad message, say):
     # what the reader then says about the same spot only repeats the schema's problem.
     refused = [(p.file, p.path) for p in schema_problems if p.is_error]
-    return [*schema_problems, *check_guideline_patterns(record),
-            *(p for p in cases.problems if not any(_same_spot(p, place) for place in refused)),
-            *_unplayed_turns(record), *check_eval_file(record, cases=cases)], cases
+    problems = [*schema_problems, *check_guideline_patterns(record),
+                *(p for p in cases.problems if not any(_same_spot(p, place) for place in refused)),
+                *_unplayed_turns(record), *check_eval_file(record, cases=cases, release=release)]
+    return release_problems(record, era, release, problems), cases
 
 
 def _unplayed_turns(record: Record) -> Iterator[Problem]:
@@ -119,7 +125,7 @@ def _same_spot(problem: Problem, place: tuple[str, str]) -> bool:
 
 
 def check_eval_file(record: Record, allow_outside_root: bool = False,
-                    cases: EvalCases | None = None) -> Iterator[Problem]:
+                    cases: EvalCases | None = None, release: Release | None = None) -> Iterator[Problem]:
     """Unique case ids, known evaluator types and usable file references."""
     cases = cases or read_cases(record, file_era(record), allow_outside_root)
     first: dict[str, tuple] = {}
@@ -138,8 +144,9 @@ def check_eval_file(record: Record, allow_outside_root: bool = False,
     if cases.era is evalcases_era:
         yield from _check_evaluators(record)
     if cases.era is tests_era:
-        yield from check_workspace_files(record, allow_outside_root)
-        yield from check_graders(record)
+        yield from check_workspace_files(record, allow_outside_root,
+                                         release is None or not release.before(REPO_SOURCE_REMOVED))
+        yield from check_graders(record, release)
     if cases.era is NEWEST:
         yield from check_current_graders(record)
     yield from _check_file_references(cases)

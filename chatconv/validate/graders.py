@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ..migrate.graders import GRADER_KEYS, SET_LISTS, graders
+from ..eras.releases import GRADER_NAMES_OPTIONAL, OLD_GRADER_NAMES_SKIPPED, Release
 from ..problems import Problem
 from ..sources import Record, problem_at
 from .explain import short_json
@@ -20,6 +21,10 @@ METRIC_THRESHOLDS = ("max_tool_calls", "max_llm_calls", "max_tokens", "max_cost_
                      "target_exploration_ratio")
 TOKEN_LIMITS = ("max_total", "max_input", "max_output")
 FIELD_MATCHES = ("exact", "numeric_tolerance", "date")  # of a field-accuracy grader's fields
+# The graders AgentV v3 skips without a `name` (it names the others after their type and value).
+NAMED_TYPES = ("llm-grader", "llm_grader", "llm-judge", "llm_judge", "code-grader", "code_grader", "code-judge",
+               "code_judge", "composite", "latency", "cost", "token-usage", "tool-trajectory", "field-accuracy",
+               "execution-metrics", "rubric")
 AGGREGATORS = ("weighted_average", "threshold", "code-grader", "llm-grader")  # a composite's
 # The old names AgentV's loader skips after v3.8 ("'llm_judge' is deprecated. Use 'llm-grader'").
 DEPRECATED_TYPES = {"llm_judge": "llm-grader", "llm-judge": "llm-grader", "code_judge": "code-grader",
@@ -34,12 +39,16 @@ def _texts(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(item, str) for item in value)
 
 
-def why_skipped(grader: dict) -> tuple[str, str] | None:
-    """(why AgentV's loader skips this grader, what to write instead), or None if it keeps it."""
+def why_skipped(grader: dict, release: Release | None = None) -> tuple[str, str] | None:
+    """(why AgentV's loader skips this grader, what to write instead), or None if it keeps it;
+    as `release` does (None: the newest of the tests era)."""
     kind = grader.get("type")
-    if kind in DEPRECATED_TYPES:
+    if kind in DEPRECATED_TYPES and not (release and release.before(OLD_GRADER_NAMES_SKIPPED)):
         return (f"{kind!r} is a name AgentV no longer takes", f"write type: {DEPRECATED_TYPES[kind]} "
                 "(`chatconv migrate` renames it)")
+    if release and release.before(GRADER_NAMES_OPTIONAL) and kind in NAMED_TYPES and not grader.get("name"):
+        return f"it has no `name`, which {release.label} needs for this type", "give it `name: <a name>`"
+    kind = DEPRECATED_TYPES.get(kind, kind)  # read as its new name
     if kind in TEXT_VALUE and not (isinstance(grader.get("value"), str) and grader["value"]):
         return "it has no `value` (a non-empty string)", "give the text to look for as `value`"
     if kind in TEXT_LIST_VALUE and not _texts(grader.get("value")):
@@ -91,7 +100,7 @@ def _composite(grader: dict) -> tuple[str, str] | None:
     return None
 
 
-def check_graders(record: Record) -> Iterator[Problem]:
+def check_graders(record: Record, release: Release | None = None) -> Iterator[Problem]:
     """An error for each grader AgentV's loader would skip, nested ones included."""
     data = record.data if isinstance(record.data, dict) else {}
     tests = data.get("tests") if isinstance(data.get("tests"), list) else []
@@ -107,7 +116,7 @@ def check_graders(record: Record) -> Iterator[Problem]:
         if not isinstance(kind, str):
             continue  # the schema's to say
         what = f"grader {name!r}" if isinstance(name, str) else "this grader"
-        reason = why_skipped(grader)
+        reason = why_skipped(grader, release)
         if reason:
             yield problem_at(record, path, f"AgentV skips {what} ({kind}): {reason[0]}", hint=reason[1],
                              code="skipped-grader")

@@ -16,6 +16,7 @@ from typing import Any, Iterator, NamedTuple
 
 import orjson
 
+from ..eras.releases import Release
 from ..kinds import detect_kind, kind_names
 from ..problems import Problem
 from ..schemas import fast_validator
@@ -45,6 +46,7 @@ class LineOptions:
     # (the config's era): it is checked as such, and told what it lacks.
     pattern_era: str | None = None
     rendering: Rendering | None = None  # a worker writes its batch's own problems so (see rendered)
+    release: Release | None = None  # the AgentV release whose verdict is given (--agentv), else the era's newest
 
 
 class LineSpan(NamedTuple):
@@ -126,7 +128,8 @@ def record_entry(record: Record, where: Any, options: LineOptions, first: bool) 
                              hint=f"pass --kind (one of: {', '.join(kind_names())})", code="unknown-kind")
         return Entry(where, _by_place((*record.problems, unknown)))
     step = _StepCollector()
-    problems = _by_place((*record.problems, *check_record(record, kind, step, options.allow_outside_root, era)))
+    problems = _by_place((*record.problems, *check_record(record, kind, step, options.allow_outside_root, era,
+                                                          options.release)))
     if step.facts is None:
         return Entry(where, problems)
     index, parts = step.facts

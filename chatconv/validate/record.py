@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator, Protocol
 
 from ..kinds import checked_kind, detect_kind
+from ..eras.releases import Release
 from ..problems import Problem
 from ..sources import Record, problem_at
 from ..sources.files import eval_pattern_problem
@@ -21,11 +22,14 @@ class ChecksAcrossRecords(Protocol):
 
 
 def check_record(record: Record, kind: str, checks: ChecksAcrossRecords | None = None,
-                 allow_outside_root: bool = False, era: str | None = None) -> Iterator[Problem]:
+                 allow_outside_root: bool = False, era: str | None = None,
+                 release: Release | None = None) -> Iterator[Problem]:
     """Every problem of one record: its schema, then the checks a schema cannot state. `era`
-    (an era's name) is the era an eval file is checked in, else its own."""
+    (an era's name) is the era an eval file is checked in, else its own; `release` the AgentV
+    release whose verdict is given, else the newest of the file's era."""
     if kind in ("eval-file", "config"):
-        yield from check_eval_document(record, kind, allow_outside_root, era if kind == "eval-file" else None)
+        yield from check_eval_document(record, kind, allow_outside_root, era if kind == "eval-file" else None,
+                                       release)
         if kind == "config":
             yield from _eval_pattern_problems(record)
         return

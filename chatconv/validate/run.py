@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..eras import NEWEST
+from ..eras.releases import EVAL_FILES_BY_NAME, Release, release_asked
 from ..kinds import checked_kind, config_era, is_config_file, is_eval_file_name
 from ..pairing import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput, UsageError
@@ -81,6 +82,9 @@ class Validator:
 
     kind: str | None = None
     era: str | None = None  # eval files are checked in this era (an era's name), else their own
+    # The AgentV release whose verdicts are given ("4.42.4": eras/releases.py): its era's files,
+    # as it checks them; None: each file in its own era, as the era's newest release checks it.
+    agentv: str | None = None
     allow_outside_root: bool = False
     max_errors: int | None = None
     skip_unknown: bool = False  # skip named files of unknown kind too, as folders' files are
@@ -97,6 +101,7 @@ class Validator:
     summary: Summary = field(default_factory=Summary)
     _pool: OrderedPool | None = field(default=None, init=False, repr=False)
     _configs: dict = field(default_factory=dict, init=False, repr=False)  # eval_pattern_config's
+    _release: Release | None = field(default=None, init=False, repr=False)  # agentv's
 
     def __post_init__(self) -> None:
         if self.render not in RENDERED_FORMATS:
@@ -104,6 +109,9 @@ class Validator:
         if self.kind is not None:  # a kind's name or alias; an era's schema forces that era
             self.kind, era = checked_kind(self.kind)
             self.era = self.era or era
+        self._release = release_asked(self.agentv, self.era)
+        if self._release is not None:
+            self.era = self._release.era
 
     def run(self, paths: Iterable[str | Path]) -> Iterator[Problem | ProblemBlock]:
         """Every problem of `paths`, file by file in the order found, each file's sorted by
@@ -121,7 +129,7 @@ class Validator:
         kind = self.kind or ("config" if path != "-" and is_config_file(path) else None)
         rendering = Rendering(self.render, self.keep) if self.render and not self.max_errors else None
         options = LineOptions(path, kind, explicit, self.skip_unknown, self.allow_outside_root, self.era,
-                              None if kind else self._pattern_era(path), rendering)
+                              None if kind else self._pattern_era(path), rendering, self._release)
         order = PlaceOrder()
         try:
             yield from self._merge(path, self._batches(options), RecordingChecks(self.conversation_window), order)
@@ -157,7 +165,11 @@ class Validator:
         config = eval_pattern_config(path, self._configs)
         if config is not None:
             return config_era(config).NAME
-        return NEWEST.NAME if is_eval_file_name(path) else None
+        release = self._release
+        if release is not None and release.era == "tests" and release.before(EVAL_FILES_BY_NAME):
+            # AgentV v3 takes every YAML file outside .agentv/ for an eval file
+            return release.era if Path(path).suffix in (".yaml", ".yml") and ".agentv" not in Path(path).parts else None
+        return (self.era or NEWEST.NAME) if is_eval_file_name(path) else None
 
     def _merge(self, path: str, batches: Iterable[tuple[RecordSource, Iterable, tuple | None]],
                checks: RecordingChecks, order: PlaceOrder) -> Iterator[Problem | ProblemBlock]:

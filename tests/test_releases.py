@@ -1,0 +1,174 @@
+"""`--agentv VERSION`: the verdicts of an AgentV release, not only of its era's newest; each
+rule where releases of an era differ, on both sides of its boundary, and, where AgentV's own
+code of both releases is in tests/oracles, as that code decides."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentv import agentv, needs_node
+from conftest import run_chatconv
+from chatconv.eras.releases import CHECKED, NEWEST, newest_release, parse_release, release_asked
+from chatconv.problems import UsageError
+from chatconv.prompt import build_prompts
+from chatconv.validate import validate_path
+
+OBJECT_CONTENT = """\
+tests:
+  - id: a
+    criteria: answers
+    input:
+      - role: user
+        content: {question: hi}
+"""
+REPO_SOURCE = """\
+workspace:
+  repos:
+    - path: a
+      source: {type: git, url: "https://example.com/a.git"}
+tests:
+  - id: a
+    criteria: answers
+    input: hi
+"""
+OLD_NAME = """\
+tests:
+  - id: a
+    criteria: answers
+    input: hi
+    assertions:
+      - {name: judge, type: llm_judge}
+"""
+UNNAMED_GRADER = """\
+tests:
+  - id: a
+    criteria: answers
+    input: hi
+    assertions:
+      - {type: latency, threshold: 100}
+"""
+STRING_IN_TESTS = """\
+tests:
+  - file://cases.yaml
+"""
+NO_SCHEMA = """\
+evalcases:
+  - id: a
+    outcome: answers
+    input_messages: [{role: user, content: hi}]
+"""
+
+
+def _errors(repo, text: str, agentv_version: str | None, name: str = "e.eval.yaml") -> list[str]:
+    path = repo / name
+    path.write_text(text)
+    problems, _ = validate_path(path, agentv=agentv_version)
+    return [p.path for p in problems if p.is_error]
+
+
+@pytest.mark.parametrize("text, before, after, where", [
+    (OBJECT_CONTENT, "3.8.0", "4.0.0", "$.tests[0].input[0].content"),
+    (REPO_SOURCE, "4.37.2", "4.38.0", "$.workspace.repos[0].source"),
+    (STRING_IN_TESTS, "3.8.0", "4.0.0", "$.tests[0]"),
+    (NO_SCHEMA, "0.20.0", "1.0.0", "$"),
+])
+def test_each_rule_holds_from_its_release_on(repo, text, before, after, where):
+    (repo / "cases.yaml").write_text("- {id: b, criteria: c, input: hi}\n")
+    older, newer = _errors(repo, text, before), _errors(repo, text, after)
+    if where == "$.workspace.repos[0].source":  # a key removed: refused from the boundary on
+        older, newer = newer, older
+    assert older == [where] and newer == []
+
+
+@pytest.mark.parametrize("text, before, after", [(OLD_NAME, "3.8.0", "4.0.0"), (UNNAMED_GRADER, "3.8.0", "4.0.0")])
+def test_graders_v3_reads_and_v4_skips_and_the_other_way_round(repo, text, before, after):
+    older, newer = _errors(repo, text, before), _errors(repo, text, after)
+    skipped = ["$.tests[0].assertions[0]"]
+    assert (older, newer) == (([], skipped) if text is OLD_NAME else (skipped, []))
+
+
+def test_without_agentv_the_newest_release_of_the_files_era_decides(repo):
+    assert _errors(repo, OBJECT_CONTENT, None) == _errors(repo, OBJECT_CONTENT, "4.42.4") == []
+    assert _errors(repo, REPO_SOURCE, None) == _errors(repo, REPO_SOURCE, "4.42.4") == ["$.workspace.repos[0].source"]
+    assert newest_release("tests").version == NEWEST["tests"] == (4, 42, 4)
+    assert newest_release("testcases") is None
+
+
+def test_v3_takes_every_yaml_file_of_a_folder_for_an_eval_file(repo):
+    (repo / "evals").mkdir()
+    (repo / "evals" / "workspace.yaml").write_text("repos: [{path: a}]\n")
+    (repo / ".agentv").mkdir()
+    (repo / ".agentv" / "targets.yaml").write_text("targets: [{name: t}]\n")
+    _, v4 = validate_path(repo, agentv="4.42.4")
+    problems, v3 = validate_path(repo, agentv="3.8.0")
+    assert v4.errors == 0 and len(v4.skipped_files) == 2
+    assert {p.path for p in problems if p.is_error} == {"$"}  # "missing required key: one of 'tests', ..."
+    assert [f.rsplit("/", 1)[-1] for f in v3.skipped_files] == ["targets.yaml"]
+
+
+def test_the_cli_takes_agentv_and_refuses_what_it_cannot_mean(repo):
+    path = repo / "e.eval.yaml"
+    path.write_text(OBJECT_CONTENT)
+    assert run_chatconv("validate", "--agentv", "v4.42.4", path).returncode == 0
+    older = run_chatconv("validate", "--agentv", "v3.8.0", path)
+    assert older.returncode == 1
+    assert "AgentV v3.8.0 takes a message's content only as a string or a list" in older.stdout_text
+    for bad, said in [("four", "is not an AgentV version"), ("0.19.0", "from 0.20.0 (2025-12) on")]:
+        result = run_chatconv("validate", "--agentv", bad, path)
+        assert result.returncode == 2 and said in result.stderr_text and "Traceback" not in result.stderr_text
+    clash = run_chatconv("validate", "--agentv", "4.42.4", "--era", "current", path)
+    assert clash.returncode == 2 and "give --agentv or --era, not both" in clash.stderr_text
+    assert "--agentv VERSION" in run_chatconv("validate", "--help").stdout_text
+
+
+def test_prompt_and_migrate_take_agentv(repo):
+    path = repo / "e.eval.yaml"
+    path.write_text(OBJECT_CONTENT)
+    assert [case.id for case in build_prompts(path, agentv="4.42.4").cases] == ["a"]
+    refused = run_chatconv("prompt", "--agentv", "3.8.0", path)
+    assert refused.returncode == 1 and "AgentV v3.8.0 takes a message's content" in refused.stderr_text
+    with pytest.raises(UsageError, match="reads tests-era eval files, not current"):
+        build_prompts(path, era="current", agentv="4.42.4")
+    kept = run_chatconv("migrate", "--agentv", "4.42.4", path)  # to the tests era: already there
+    assert kept.returncode == 0 and kept.stdout_text == OBJECT_CONTENT
+    moved = run_chatconv("migrate", "--agentv", "5.3.1", path)
+    assert moved.returncode == 0 and "prompts:" in moved.stdout_text
+    clash = run_chatconv("migrate", "--agentv", "4.42.4", "--to", "current", path)
+    assert clash.returncode == 2 and "give --agentv or --to, not both" in clash.stderr_text
+
+
+@given(st.tuples(st.integers(0, 99), st.integers(0, 99), st.integers(0, 99)), st.booleans(),
+       st.sampled_from(["", "-next.1", "+build.5"]))
+def test_a_version_is_read_as_written(version, prefixed, suffix):
+    text = ("v" if prefixed else "") + ".".join(map(str, version)) + suffix
+    if version < (0, 20, 0):
+        with pytest.raises(ValueError):
+            parse_release(text)
+        return
+    release = parse_release(text)
+    assert release.version == version and release.label.lstrip("v") == text.lstrip("v")
+    assert release.era == ("evalcases" if version < (3, 0, 0) else "tests" if version < (5, 0, 0) else "current")
+    assert release_asked(text, release.era) == release
+
+
+@needs_node
+@pytest.mark.parametrize("oracle, version", [("26781d3d9", "0.20.0"), ("v2.5.8", "2.5.8")])
+def test_an_evalcases_file_without_schema_gets_that_releases_verdict(repo, oracle, version):
+    """AgentV 0.20.0 refuses an eval file without `$schema`; 2.5.8 takes it: as their own code says."""
+    (repo / ".git").mkdir(exist_ok=True)
+    for name, text in [("plain.yaml", NO_SCHEMA), ("declared.yaml", "$schema: agentv-eval-v2\n" + NO_SCHEMA)]:
+        (repo / name).write_text(text)
+        [theirs] = agentv(oracle, "validate", [name], repo)
+        _, summary = validate_path(repo / name, agentv=version)
+        assert theirs["valid"] == (summary.errors == 0), (oracle, name, theirs)
+
+
+def test_the_checked_releases_are_the_oracles():
+    from agentv import ORACLES
+
+    bundles = {path.name for path in ORACLES.glob("agentv-*.mjs")}
+    assert len(CHECKED) == len(bundles) == 5
+    for version in CHECKED:
+        assert parse_release(".".join(map(str, version))).era in ("evalcases", "tests", "current")
