@@ -135,7 +135,8 @@ class Said(NamedTuple):
 # The eval files of the eras before the current one: AgentV ignores a key it does not know there
 # (its v4 validate warns "Unknown field"), so chatconv warns, with what it may have meant; but a
 # misspelling of a required key that is missing stays an error, the one that says so (AgentV
-# skips such a case).
+# skips such a case). A schema marks the spots of the current era that AgentV leaves open so
+# (`"unknownKeysIgnored": true`).
 IGNORES_UNKNOWN_KEYS = frozenset(era.SCHEMA for era in ERAS if era is not NEWEST)
 
 
@@ -168,7 +169,8 @@ def _unknown_keys(error, record: Record, kind: str, path: tuple) -> Iterator[Sai
         elif kind in RECORDING_KINDS:
             yield Said(path + (key,), f"unknown key {key!r}, kept as it is", "warning", hint,
                        code="unknown-key")
-        elif kind in IGNORES_UNKNOWN_KEYS and close not in error.schema.get("required", ()):
+        elif (kind in IGNORES_UNKNOWN_KEYS or error.schema.get("unknownKeysIgnored")) and (
+                close not in error.schema.get("required", ())):
             yield Said(path + (key,), f"unknown key {key!r}, ignored by AgentV", "warning", hint,
                        code="unknown-key")
         elif _is_config(kind):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..migrate.graders import GRADER_KEYS, SET_LISTS, graders
+from ..migrate.graders import GRADER_KEYS, RENAMED_TYPES, SET_LISTS, graders
 from ..eras.releases import GRADER_NAMES_OPTIONAL, OLD_GRADER_NAMES_SKIPPED, Release
 from ..problems import Problem
 from ..sources import Record, problem_at
@@ -21,6 +21,11 @@ METRIC_THRESHOLDS = ("max_tool_calls", "max_llm_calls", "max_tokens", "max_cost_
                      "target_exploration_ratio")
 TOKEN_LIMITS = ("max_total", "max_input", "max_output")
 FIELD_MATCHES = ("exact", "numeric_tolerance", "date")  # of a field-accuracy grader's fields
+# The types the current era's AgentV (58f316ca2) no longer takes, skipping the whole test, and
+# what it says to write instead: the tests era's names (but code-grader, which it still reads).
+REMOVED_IN_CURRENT = {**{old: f"type: {new}" for old, new in RENAMED_TYPES.items() if old != "code-grader"},
+                      "tool-trajectory": "trajectory:* assertions (trajectory:tool-used for a tool's use and count)",
+                      "skill-trigger": "type: skill-used with value: <skill>"}
 # The graders AgentV v3 skips without a `name` (it names the others after their type and value).
 NAMED_TYPES = ("llm-grader", "llm_grader", "llm-judge", "llm_judge", "code-grader", "code_grader", "code-judge",
                "code_judge", "composite", "latency", "cost", "token-usage", "tool-trajectory", "field-accuracy",
@@ -29,6 +34,10 @@ AGGREGATORS = ("weighted_average", "threshold", "code-grader", "llm-grader")  # 
 # The old names AgentV's loader skips after v3.8 ("'llm_judge' is deprecated. Use 'llm-grader'").
 DEPRECATED_TYPES = {"llm_judge": "llm-grader", "llm-judge": "llm-grader", "code_judge": "code-grader",
                     "code-judge": "code-grader"}
+
+
+def _is_score(key: Any) -> bool:
+    return (isinstance(key, int) and not isinstance(key, bool)) or (isinstance(key, str) and key.isdigit())
 
 
 def _non_negative(value: Any) -> bool:
@@ -49,24 +58,15 @@ def why_skipped(grader: dict, release: Release | None = None) -> tuple[str, str]
     if release and release.before(GRADER_NAMES_OPTIONAL) and kind in NAMED_TYPES and not grader.get("name"):
         return f"it has no `name`, which {release.label} needs for this type", "give it `name: <a name>`"
     kind = DEPRECATED_TYPES.get(kind, kind)  # read as its new name
-    if kind in TEXT_VALUE and not (isinstance(grader.get("value"), str) and grader["value"]):
-        return "it has no `value` (a non-empty string)", "give the text to look for as `value`"
-    if kind in TEXT_LIST_VALUE and not _texts(grader.get("value")):
-        return "its `value` is not a non-empty list of strings", "give `value` as a list of strings"
+    needs = _needs(grader, kind)
+    if needs:
+        return needs
     if kind in ("code-grader", "code_grader") and "command" not in grader and "script" not in grader:
         return "it has no `command`", "give the command that grades, e.g. command: [python, grade.py]"
     if kind == "composite":
         return _composite(grader)
     if kind == "rubrics" and not (isinstance(grader.get("criteria"), list) and grader["criteria"]):
         return "its `criteria` is not a non-empty list", "list the rubric's items under `criteria`"
-    if kind == "field-accuracy" and not (isinstance(grader.get("fields"), list) and grader["fields"]):
-        return "it has no `fields` (a non-empty list)", "list the fields to compare under `fields`"
-    if kind == "latency" and not _non_negative(grader.get("threshold")):
-        return "its `threshold` is not a non-negative number", "give `threshold` in milliseconds"
-    if kind == "cost" and not _non_negative(grader.get("budget")):
-        return "its `budget` is not a non-negative number", "give `budget` in US dollars"
-    if kind == "token-usage" and not any(key in grader for key in TOKEN_LIMITS):
-        return "it sets no limit", f"set one of {', '.join(TOKEN_LIMITS)}"
     if kind == "tool-trajectory" and grader.get("mode") not in TRAJECTORY_MODES:
         return (f"its `mode` {short_json(grader.get('mode'))} is not one AgentV knows",
                 f"mode is one of {', '.join(TRAJECTORY_MODES)}")
@@ -77,10 +77,27 @@ def why_skipped(grader: dict, release: Release | None = None) -> tuple[str, str]
     prompt = grader.get("prompt")
     if isinstance(prompt, dict) and not isinstance(prompt.get("command"), list):
         return "its `prompt` object has no `command` list", "give prompt: {command: [...]}, or the prompt as text"
-    if kind == "execution-metrics" and not any(key in grader for key in METRIC_THRESHOLDS):
-        return "it sets no threshold", f"set one of {', '.join(METRIC_THRESHOLDS)}"
     if kind == "skill-trigger" and "skill" not in grader:
         return "it has no `skill`", "name the skill it checks as `skill`"
+    return None
+
+
+def _needs(grader: dict, kind: str) -> tuple[str, str] | None:
+    """What a grader of the checks both eras share lacks, for which AgentV's loader skips it."""
+    if kind in TEXT_VALUE and not (isinstance(grader.get("value"), str) and grader["value"]):
+        return "it has no `value` (a non-empty string)", "give the text to look for as `value`"
+    if kind in TEXT_LIST_VALUE and not _texts(grader.get("value")):
+        return "its `value` is not a non-empty list of strings", "give `value` as a list of strings"
+    if kind == "field-accuracy" and not (isinstance(grader.get("fields"), list) and grader["fields"]):
+        return "it has no `fields` (a non-empty list)", "list the fields to compare under `fields`"
+    if kind == "latency" and not _non_negative(grader.get("threshold")):
+        return "its `threshold` is not a non-negative number", "give `threshold` in milliseconds"
+    if kind == "cost" and not _non_negative(grader.get("budget")):
+        return "its `budget` is not a non-negative number", "give `budget` in US dollars"
+    if kind == "token-usage" and not any(key in grader for key in TOKEN_LIMITS):
+        return "it sets no limit", f"set one of {', '.join(TOKEN_LIMITS)}"
+    if kind == "execution-metrics" and not any(key in grader for key in METRIC_THRESHOLDS):
+        return "it sets no threshold", f"set one of {', '.join(METRIC_THRESHOLDS)}"
     return None
 
 
@@ -137,6 +154,11 @@ def _skipped_parts(grader: dict) -> Iterator[tuple[tuple, tuple[str, str, str]]]
                     isinstance(item.get("outcome"), str) and item["outcome"]):
                 yield (key, index), ("rubric item", "it has no `outcome` (a non-empty string)",
                                      "say what a good answer does as `outcome`")
+            ranges = item.get("score_ranges") if isinstance(item, dict) else None
+            if isinstance(ranges, dict) and not all(_is_score(score) for score in ranges):
+                yield (key, index, "score_ranges"), ("rubric item's score ranges (and the whole test)",
+                                                     "a shorthand map's keys are scores (whole numbers)",
+                                                     "key each range by its score, e.g. 0: ..., 5: ..., 10: ...")
     if kind == "field-accuracy":
         for index, spec in enumerate(grader["fields"]):
             match = spec.get("match") if isinstance(spec, dict) else None
@@ -160,9 +182,20 @@ def check_current_graders(record: Record) -> Iterator[Problem]:
 
 
 def _why_current_skips(grader: dict) -> tuple[str, str] | None:
+    kind = grader.get("type")
     if "target" in grader:
         return "skips the whole test: an assertion's `target` has been removed", "rename it `provider`"
-    if grader.get("type") != "llm-rubric":
+    if kind in REMOVED_IN_CURRENT:
+        return (f"skips the whole test: it no longer takes the type {kind!r}",
+                f"write {REMOVED_IN_CURRENT[kind]}; `chatconv migrate` rewrites a tests-era file's graders")
+    if kind == "script" and "command" not in grader:
+        return "skips this script: it has no `command`", "give the command that grades, e.g. command: [python, grade.py]"
+    if kind == "assert-set" and not isinstance(grader.get("assert"), list):
+        return "skips this assert-set: it has no `assert` list", "list its assertions under `assert`"
+    needs = _needs(grader, kind) if isinstance(kind, str) else None
+    if needs:
+        return f"skips this {kind}: {needs[0]}", needs[1]
+    if kind != "llm-rubric":
         return None
     prompt = grader.get("prompt")
     if prompt is not None and not (isinstance(prompt, str) and not prompt.startswith("file://")):
