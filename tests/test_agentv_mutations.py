@@ -26,7 +26,7 @@ from chatconv.validate import validate_path
 # v3.8.0 tree, and for the evalcases era this repository's own examples (AgentV's trees of that
 # era are not in tests/data).
 PAIRS = [("tests-v3.8.0", "v4.42.4", None), ("tests-v3.8.0", "v3.8.0", "3.8.0"),
-         ("examples", "v2.5.8", None), ("examples", "26781d3d9", "0.20.0")]
+         ("examples", "v2.5.8", None), ("examples", "26781d3d9", "0.20.0"), ("current-2026-07", "58f316ca2", None)]
 MUTATIONS_PER_EXAMPLE = 12  # files per oracle call: node starts once for all of them
 _names = itertools.count()
 

@@ -183,6 +183,7 @@ def test_a_provider_rule_names_the_case_file_a_case_is_written_in(repo):
 
 
 def test_an_unknown_case_lists_each_id_once(repo):
-    (repo / "e.yaml").write_text("prompts: ['{{ a }}']\ntests: [{id: x, vars: {a: [p, q, r]}}, {id: y, vars: {a: s}}]\n")
+    (repo / "e.yaml").write_text("prompts: ['{{ a }}']\nassert: [{type: contains, value: p}]\n"
+                                 "tests: [{id: x, vars: {a: [p, q, r]}}, {id: y, vars: {a: s}}]\n")
     result = run_chatconv("prompt", "--case", "z", repo / "e.yaml")
     assert result.returncode == 2 and "its cases: x, y" in result.stderr_text

@@ -19,7 +19,7 @@ GALLERY = {
     "misspelt key": ("e.yaml", "evalcases:\n  - id: a\n    outcome: x\n    input_mesages: []\n",
                      1, 4, "$.evalcases[0].input_mesages: unknown key 'input_mesages' (did you mean 'input_messages'?)"),
     # AgentV refuses an unknown key in the current era (before it, it ignores one: a warning)
-    "unknown key": ("e.yaml", "colour: red\nprompts: ['{{ q }}']\ntests: [{id: a, vars: {q: hi}}]\n", 1, 1,
+    "unknown key": ("e.yaml", "colour: red\nprompts: ['{{ q }}']\ntests: [{id: a, vars: {q: hi}, assert: []}]\n", 1, 1,
                     "$.colour: unknown key 'colour'"),
     "wrong role": ("e.yaml", CASE + "      - role: human\n        content: hi\n", 1, 5,
                    '$.evalcases[0].input_messages[0].role: "human" is not one of'),
@@ -196,7 +196,7 @@ def test_an_eras_schema_as_kind_gets_every_check_of_an_eval_file(repo, kind):
 
 def test_an_eras_schema_as_kind_forces_that_era(repo):
     path = repo / "e.yaml"
-    path.write_text("prompts: ['{{ input }}']\ntests:\n  - id: a\n    vars: {input: hi}\n")
+    path.write_text("prompts: ['{{ input }}']\ntests:\n  - id: a\n    vars: {input: hi}\n    criteria: c\n")
     assert run_chatconv("validate", str(path)).returncode == 0
     result = run_chatconv("validate", "--kind", "eval-tests", str(path))
     assert result.returncode == 1 and "$.prompts: unknown key 'prompts'" in result.stdout_text

@@ -700,7 +700,11 @@ def test_migrating_forward_keeps_every_prompt(repo_with_files, era, to, data):
     record = data.draw(FILES_OF_ERA[era])
     before = repo_with_files / "before.json"
     before.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
-    result = migrate_document(before.read_bytes(), str(before), "json", to_era=to)
+    try:
+        result = migrate_document(before.read_bytes(), str(before), "json", to_era=to)
+    except LineRejected as exc:  # text the newer era would render otherwise (a `${{`): refused, with why
+        assert exc.reject.code == "no-newer-home" and "rewrite it by hand" in exc.reject.error
+        return
     after = repo_with_files / "after.json"
     after.write_bytes(result.data)
     assert era_of(json.loads(result.data)).NAME == to

@@ -3,6 +3,8 @@ tests and current eras gives the messages AgentV's loader gives."""
 
 from __future__ import annotations
 
+import re
+
 import shutil
 from pathlib import Path
 
@@ -123,9 +125,20 @@ def cases_of(path: Path, era: str | None = None):
     return read_cases(record, era_named(era) if era else None)
 
 
+# A suite assertion: AgentV (current era) skips a test with nothing to grade it by, so that the
+# texts below, about prompts and vars, are given one (after their last line: places stay).
+SUITE_ASSERT = "assert: [{type: contains, value: x}]\n"
+
+
+def graded(text: str) -> str:
+    """A current-era text with a suite assertion, unless it has one or is of another era."""
+    current = any(mark in text for mark in ("prompts", "vars", "scenarios", "default_test"))
+    return text + SUITE_ASSERT if current and not re.search(r"^assert:", text, re.M) else text
+
+
 def messages(repo: Path, text: str, name: str = "e.yaml", era: str | None = None) -> dict:
     path = repo / name
-    path.write_text(text)
+    path.write_text(graded(text))
     found = cases_of(path, era)
     assert [p for p in found.problems if p.is_error] == []
     return {case.id: case.messages for case in found.cases}
@@ -133,7 +146,7 @@ def messages(repo: Path, text: str, name: str = "e.yaml", era: str | None = None
 
 def problems(repo: Path, text: str, name: str = "e.yaml") -> list[tuple]:
     path = repo / name
-    path.write_text(text)
+    path.write_text(graded(text))
     return [(Path(p.file).name, p.line, p.path, p.code) for p in cases_of(path).problems]
 
 
@@ -305,18 +318,18 @@ tests: [{id: a, vars: {q: x}}]
 def test_current_default_test_file_and_expected_output_is_reference_text(repo):
     (repo / "defaults.yaml").write_text("vars:\n  audience: team\n  expected: {answer: Paris}\n")
     path = repo / "e.yaml"
-    path.write_text("""
+    path.write_text(graded("""
 prompts: ["{{ audience }}: {{ q }}"]
 default_test: file://defaults.yaml
 tests: [{id: a, vars: {q: capital?, expected_output: "{{ vars.expected.answer }}"}}]
-""")
+"""))
     [case] = cases_of(path).cases
     assert case.messages == [user("team: capital?")]
     assert (case.expected, case.criteria) == ([], "Paris")
 
 
 def test_current_raw_external_cases_without_prompts(repo):
-    (repo / "rows.jsonl").write_text('{"id": "a", "input": "plain", "input_files": ["f.md"]}\n')
+    (repo / "rows.jsonl").write_text('{"id": "a", "input": "plain", "input_files": ["f.md"], "criteria": "c"}\n')
     assert messages(repo, "tests: ./rows.jsonl\nproviders: [x]\n", era="current") == {
         "a": [user([{"type": "file", "value": "f.md"}, {"type": "text", "value": "plain"}])]}
     # With prompts, a raw case's input becomes vars.input (and its input_files are dropped).
@@ -325,7 +338,7 @@ def test_current_raw_external_cases_without_prompts(repo):
 
 def test_current_array_vars_expand(repo):
     path = repo / "e.yaml"
-    path.write_text("prompts: ['{{ a }}-{{ b }}']\ntests: [{id: x, vars: {a: [p, q], b: [r, s]}}]\n")
+    path.write_text(graded("prompts: ['{{ a }}-{{ b }}']\ntests: [{id: x, vars: {a: [p, q], b: [r, s]}}]\n"))
     assert [c.messages[0]["content"] for c in cases_of(path).cases] == ["p-r", "p-s", "q-r", "q-s"]
 
 
@@ -362,7 +375,7 @@ def test_eval_ts_is_refused_and_era_can_be_forced(repo):
     assert result.returncode == 1 and "SDK eval authoring" in result.stderr_text
     with pytest.raises(ChatconvError, match="written as code"):  # the suffixes case files refuse too
         build_prompts(repo / "x.eval.py")
-    (repo / "e.yaml").write_text("prompts: ['{{ input }}']\ntests: [{id: a, vars: {input: hi}}]\n")
+    (repo / "e.yaml").write_text("prompts: ['{{ input }}']\ntests: [{id: a, vars: {input: hi}, assert: []}]\n")
     assert run_chatconv("prompt", repo / "e.yaml").stdout_text.startswith('{"id":"a","question":"hi"')
     forced = run_chatconv("prompt", "--era", "tests", repo / "e.yaml")
     # In the tests era the prompts are ignored (AgentV warns), and the test then has no input:
@@ -401,10 +414,10 @@ def test_whole_value_input_gives_the_var_back(value):
 
 
 def test_array_vars_expand_on_the_command_line(repo):
-    (repo / "e.yaml").write_text("prompts: ['{{ a }}!']\ntests: [{id: x, vars: {a: [p, q]}}, {id: x, vars: {a: r}}]\n")
+    (repo / "e.yaml").write_text(graded("prompts: ['{{ a }}!']\ntests: [{id: x, vars: {a: [p, q]}}, {id: x, vars: {a: r}}]\n"))
     result = run_chatconv("prompt", repo / "e.yaml")
     assert result.returncode == 1 and "duplicate case id 'x'" in result.stderr_text  # two written cases
-    (repo / "e.yaml").write_text("prompts: ['{{ a }}!']\ntests: [{id: x, vars: {a: [p, q]}}]\n")
+    (repo / "e.yaml").write_text(graded("prompts: ['{{ a }}!']\ntests: [{id: x, vars: {a: [p, q]}}]\n"))
     result = run_chatconv("prompt", repo / "e.yaml")
     assert [(r["id"], r["question"]) for r in map(orjson.loads, result.stdout.splitlines())] == [("x", "p!"), ("x", "q!")]
 
@@ -419,7 +432,7 @@ def test_case_files_prompt_files_and_default_tests_outside_the_root_need_the_fla
     (repo / "more").mkdir()
     (repo / "more" / "b.yaml").write_text("- {id: b, input: there, criteria: c}\n")
     files = {"tests.yaml": "tests: file://../cases.yaml\n", "glob.yaml": "tests: ['../more/*.yaml']\n",
-             "prompt.yaml": "prompts: [file://../p.md]\ndefault_test: file://../defaults.yaml\ntests: [{id: a}]\n"}
+             "prompt.yaml": "prompts: [file://../p.md]\ndefault_test: file://../defaults.yaml\ntests: [{id: a, criteria: c}]\n"}
     for name, text in files.items():
         (project / name).write_text(text)
         [record] = iter_records(project / name)

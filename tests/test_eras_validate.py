@@ -245,6 +245,7 @@ def test_era_forces_the_schema(repo):
         tests:
           - id: a
             vars: {input: hi}
+            assert: []
     """)
     assert validate_path(path)[0] == []
     problems = validate_path(path, era="tests")[0]
@@ -347,11 +348,11 @@ def test_a_key_of_the_era_is_never_unknown(era, case_path, top_keys, case_keys):
 
 
 @pytest.mark.parametrize("body, path, replacement", [
-    ("prompts: ['{{ input }}']\ninput: hi\ntests: [{id: a, vars: {input: hi}}]\n", "$.input", "`prompts`"),
+    ("prompts: ['{{ input }}']\ninput: hi\ntests: [{id: a, vars: {input: hi}, assert: []}]\n", "$.input", "`prompts`"),
     ("prompts: ['{{ input }}']\ntests:\n  - {id: a, input: hi}\n", "$.tests[0].input", "`vars.input`"),
-    ("prompts: ['{{ input }}']\nevalcases: []\ntests: [{id: a, vars: {input: hi}}]\n", "$.evalcases",
+    ("prompts: ['{{ input }}']\nevalcases: []\ntests: [{id: a, vars: {input: hi}, assert: []}]\n", "$.evalcases",
      "rename it to `tests`"),
-    ("prompts: ['{{ input }}']\nexecution: {target: x}\ntests: [{id: a, vars: {input: hi}}]\n", "$.execution",
+    ("prompts: ['{{ input }}']\nexecution: {target: x}\ntests: [{id: a, vars: {input: hi}, assert: []}]\n", "$.execution",
      "`evaluate_options"),
     ("prompts: ['{{ input }}']\ntests:\n  - {id: a, vars: {input: hi}, expected_output: hi}\n",
      "$.tests[0].expected_output", "`vars.expected_output`"),

@@ -38,13 +38,34 @@ def read(record: Record, lookup: Lookup) -> Iterator[Case | Problem]:
     if "prompts" in data and not prompts:
         return  # every prompt was refused: the problems say why
     defaults = yield from _default_vars(record, lookup)
+    graded_by_suite = _graded_by_suite(data)
     for raw in _all_cases(record, lookup):
         if isinstance(raw, Problem):
             yield raw
+        elif not graded_by_suite and not _graded(raw.data):
+            name = raw.data.get("id") if isinstance(raw.data.get("id"), str) else "?"
+            yield raw.source.problem(raw.path, f"test {name!r} has nothing to grade it by: AgentV skips it",
+                                     "give it `assert`, `criteria` or `expected_output`, or the suite an `assert`",
+                                     "skipped-test")
         elif not prompts:
             yield _raw_case(raw)
         else:
             yield from _matrix(raw, prompts, defaults, _graders(data))
+
+
+def _graded(test: dict) -> bool:
+    """Whether AgentV's loader (58f316ca2) finds something to grade a test by in the test itself
+    (`assert: []` counts; criteria must be text)."""
+    criteria = test.get("criteria")
+    return (isinstance(criteria, str) and bool(criteria)) or test.get("expected_output") is not None \
+        or "assert" in test or "turns" in test
+
+
+def _graded_by_suite(data: dict) -> bool:
+    """Whether the suite's `assert` or `default_test`'s grades every test (a list holding one)."""
+    default_test = data.get("default_test")
+    lists = [data.get("assert"), default_test.get("assert") if isinstance(default_test, dict) else None]
+    return any(isinstance(graders, list) and graders for graders in lists)
 
 
 def _all_cases(record: Record, lookup: Lookup) -> Iterator[RawCase | Problem]:

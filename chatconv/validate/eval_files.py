@@ -104,9 +104,20 @@ def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool,
 
 def _unplayed_turns(record: Record) -> Iterator[Problem]:
     """A test's conversation `turns` (tests and current eras) are AgentV's to play at run time:
-    chatconv builds the prompt of the test's input only, and says so."""
+    chatconv builds the prompt of the test's input only, and says so; a conversation test
+    without any is refused, as AgentV refuses it."""
     tests = record.data.get("tests") if isinstance(record.data, dict) else None
     for index, test in items(tests):
+        turns = test.get("turns")
+        if test.get("mode") == "conversation" and not (isinstance(turns, list) and turns):
+            yield problem_at(record, ("tests", index, "turns" if "turns" in test else "mode"),
+                             "a conversation test (mode: conversation) needs at least one turn: AgentV refuses it",
+                             hint="list the turns under `turns`, each with its `input`", code="missing-key")
+        for key in ("turns", "on_turn_failure"):
+            if key in test and test.get("mode") != "conversation":
+                yield problem_at(record, ("tests", index, key), f"`{key}` is for a conversation test: AgentV "
+                                 "refuses it without `mode: conversation`", hint="add `mode: conversation` to the test",
+                                 code="missing-key")
         if "turns" in test:
             yield problem_at(record, ("tests", index, "turns"),
                              "conversation turns (AgentV's multi-turn conversation evaluation) are not played by "
