@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .eras import ERAS, Era, era_of
+from .eras.releases import EVAL_FILES_BY_NAME, Release
 from .schemas import load_schema, schema_names
 
 RECORDING_KINDS = {"step-record", "conversation", "conversation-step", "model-message"}
@@ -80,10 +81,13 @@ def is_config_file(file: str | Path) -> bool:
     return "/".join(parts[-1:]) in CONFIG_FILE_NAMES or "/".join(parts[-2:]) in CONFIG_FILE_NAMES
 
 
-def is_eval_file_name(file: str | Path) -> bool:
-    """Whether a file's name is one of EVAL_FILE_NAMES (case counts, as for AgentV)."""
-    name = Path(file).name
-    return any(fnmatchcase(name, pattern) for pattern in EVAL_FILE_NAMES)
+def is_eval_file_name(file: str | Path, release: Release | None = None) -> bool:
+    """Whether a file's name is one of EVAL_FILE_NAMES (case counts, as for AgentV); for a
+    `tests`-era release before releases.EVAL_FILES_BY_NAME, any YAML file outside `.agentv/`."""
+    path = Path(file)
+    if release is not None and release.era == "tests" and release.before(EVAL_FILES_BY_NAME):
+        return path.suffix in (".yaml", ".yml") and ".agentv" not in path.parts
+    return any(fnmatchcase(path.name, pattern) for pattern in EVAL_FILE_NAMES)
 
 
 def config_era(data: Any) -> Era:

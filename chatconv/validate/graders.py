@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ..migrate.graders import GRADER_KEYS, RENAMED_TYPES, SET_LISTS, graders
+from ..cases import items
 from ..eras.releases import GRADER_NAMES_OPTIONAL, OLD_GRADER_NAMES_SKIPPED, Release
 from ..problems import Problem
 from ..sources import Record, problem_at
@@ -117,12 +118,17 @@ def _composite(grader: dict) -> tuple[str, str] | None:
     return None
 
 
+def _owners(record: Record, *more: str) -> list[tuple[tuple, dict]]:
+    """(path, object) of what lists graders: the suite, each inline test, and the suite's `more`
+    objects (the current era's `default_test`)."""
+    data = record.data if isinstance(record.data, dict) else {}
+    owners = [((), data)] + [(("tests", index), test) for index, test in items(data.get("tests"))]
+    return owners + [((key,), data[key]) for key in more if isinstance(data.get(key), dict)]
+
+
 def check_graders(record: Record, release: Release | None = None) -> Iterator[Problem]:
     """An error for each grader AgentV's loader would skip, nested ones included."""
-    data = record.data if isinstance(record.data, dict) else {}
-    tests = data.get("tests") if isinstance(data.get("tests"), list) else []
-    owners = [((), data)] + [(("tests", index), test) for index, test in enumerate(tests) if isinstance(test, dict)]
-    for path, grader in graders(owners):
+    for path, grader in graders(_owners(record)):
         name, kind = grader.get("name"), grader.get("type")
         in_set = len(path) >= 4 and path[-2] in SET_LISTS and path[-4] in GRADER_KEYS  # a composite's member
         if in_set and not all(isinstance(value, str) and value for value in (name, kind)):
@@ -170,12 +176,7 @@ def _skipped_parts(grader: dict) -> Iterator[tuple[tuple, tuple[str, str, str]]]
 def check_current_graders(record: Record) -> Iterator[Problem]:
     """An error for each assertion of a current-era file that AgentV's loader skips, or for
     which it skips the whole test, nested ones included."""
-    data = record.data if isinstance(record.data, dict) else {}
-    tests = data.get("tests") if isinstance(data.get("tests"), list) else []
-    owners = [((), data)] + [(("tests", index), test) for index, test in enumerate(tests) if isinstance(test, dict)]
-    if isinstance(data.get("default_test"), dict):
-        owners.append((("default_test",), data["default_test"]))
-    for path, grader in graders(owners):
+    for path, grader in graders(_owners(record, "default_test")):
         reason = _why_current_skips(grader)
         if reason:
             yield problem_at(record, path, f"AgentV {reason[0]}", hint=reason[1], code="skipped-grader")

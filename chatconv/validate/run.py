@@ -6,14 +6,13 @@ the records of the file.
 from __future__ import annotations
 
 import os
-from collections import Counter
 from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..eras import NEWEST
-from ..eras.releases import EVAL_FILES_BY_NAME, Release, release_asked
+from ..eras.releases import Release, release_asked
 from ..kinds import checked_kind, config_era, is_config_file, is_eval_file_name
 from ..pairing import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput, UsageError
@@ -23,6 +22,7 @@ from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compress
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
 from .lines import NOT_A_RECORD, NOT_OURS, LineOptions, StepRun, check_lines, record_entry
 from .order import PlaceOrder
+from .summary import Summary
 from .rendered import RENDERED_FORMATS, ProblemBlock, Rendering
 from .rendered import from_wire as rendered_from_wire
 from .wire import LineBatch, check_file_lines, check_sent_lines, entries_from_wire
@@ -34,40 +34,6 @@ if TYPE_CHECKING:
 
 class _Stopped(Exception):
     """--max-errors was reached: the file's reading ends, the problems found are handed on."""
-
-
-@dataclass
-class Summary:
-    """What a run counted: files and records read, errors and warnings (and per code, in
-    `by_code`), files skipped or unreadable, and whether --max-errors stopped it."""
-
-    files: int = 0
-    records: int = 0
-    errors: int = 0
-    warnings: int = 0
-    skipped_files: list[str] = field(default_factory=list)  # files found in folders that hold no chatconv record
-    unreadable: int = 0
-    stopped: bool = False  # --max-errors was reached
-    ignored: int = 0  # problems the run's `keep` left out (--select / --ignore): neither counted nor yielded
-    by_code: Counter = field(default_factory=Counter)  # (code, severity) -> problems reported
-
-    @property
-    def skipped(self) -> int:
-        return len(self.skipped_files)
-
-    def count(self, problem: Problem) -> None:
-        self._add(problem.code, problem.severity, 1)
-
-    def count_block(self, block: ProblemBlock) -> None:
-        for (code, severity), count in block.severities().items():
-            self._add(code, severity, count)
-
-    def _add(self, code: str | None, severity: str, count: int) -> None:
-        if severity == "error":
-            self.errors += count
-        else:
-            self.warnings += count
-        self.by_code[code, severity] += count
 
 
 @dataclass
@@ -165,11 +131,7 @@ class Validator:
         config = eval_pattern_config(path, self._configs)
         if config is not None:
             return config_era(config).NAME
-        release = self._release
-        if release is not None and release.era == "tests" and release.before(EVAL_FILES_BY_NAME):
-            # AgentV v3 takes every YAML file outside .agentv/ for an eval file
-            return release.era if Path(path).suffix in (".yaml", ".yml") and ".agentv" not in Path(path).parts else None
-        return (self.era or NEWEST.NAME) if is_eval_file_name(path) else None
+        return (self.era or NEWEST.NAME) if is_eval_file_name(path, self._release) else None
 
     def _merge(self, path: str, batches: Iterable[tuple[RecordSource, Iterable, tuple | None]],
                checks: RecordingChecks, order: PlaceOrder) -> Iterator[Problem | ProblemBlock]:
