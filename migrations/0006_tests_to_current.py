@@ -6,7 +6,9 @@ following AgentV's own guide, "Breaking Changes From v4.42.4" (its quick checkli
   to the list itself); a string input with `input_files` becomes one user message whose content
   is the file parts, then the text, as the tests era builds it. `expected_output` ->
   `vars.expected_output`; `assertions` / `evaluators` -> `assert`; `expected_outcome` ->
-  `criteria`; `note` -> `description`; a case's `execution.evaluators` / `execution.assertions`
+  `criteria`, which becomes the last check of the case's own `assert` where it has one (a plain
+  string: an llm-rubric, as AgentV's guide and its own migrated examples write it); `note` ->
+  `description`; a case's `execution.evaluators` / `execution.assertions`
   -> `execution.assert`.
 - A suite-level `input` -> `default_test.vars.suite_input` (one var per message), rendered whole
   by a chat prompt before `{"role": "user", "content": "{{ input }}"}`; suite `input_files`
@@ -19,17 +21,22 @@ following AgentV's own guide, "Breaking Changes From v4.42.4" (its quick checkli
   `budget_usd` / `total_budget_usd` -> `evaluate_options.budget_usd`, `workers` /
   `max_concurrency` -> `evaluate_options.max_concurrency`, `trials` -> `evaluate_options.repeat` (its count),
   its graders -> `assert`; `execution` is then gone. `assertions` -> `assert`; `eval_cases` ->
-  `tests`. Grader types as migrate/graders.py renames them.
+  `tests`. Grader types as migrate/graders.py renames them; a rubric item's `required_min_score`
+  (0 to 10) -> `min_score` (its tenth: 8 -> 0.8, as AgentV's own migrated example has it).
 
-Refused, with the key and AgentV's advice, never dropped: `execution.fail_on_error`,
-`execution.cache`, a trials policy beyond its count, `workspace` (AgentV rejects it now), target selection in a case,
-`tool-trajectory` graders, `${{ NAME }}` env interpolation, a key current AgentV has no place
+Refused, with the key and AgentV's advice, never dropped: a suite `name` AgentV's loader
+refuses, `execution.fail_on_error`, `execution.cache`, a trials policy beyond its count,
+`workspace` (AgentV rejects it now), target selection in a case, `tool-trajectory` graders,
+`${{ NAME }}` env interpolation, a key current AgentV has no place
 for, and inputs the new prompts cannot carry exactly.
 """
 
-from chatconv.migrate import (cases_in, declare_era, in_era, insert_after, insert_before, move_comment, new_like,
-                              new_list_like, quoted_like, refusal, rename_key)
-from chatconv.migrate.graders import current_type, graders, rename_grader, renamed_fields, type_after
+import re
+
+from chatconv.migrate import (append_moving_comment, cases_in, declare_era, in_era, insert_after, insert_before,
+                              move_comment, new_like, new_list_like, quoted_like, refusal, rename_key)
+from chatconv.migrate.graders import (current_type, graders, item_min_score, rename_grader, renamed_fields,
+                                     rubric_items, type_after)
 from chatconv.migrate.literal import TEMPLATE_SYNTAX, escaped_texts, strings
 
 KINDS = ("eval-file",)
@@ -74,6 +81,7 @@ _WORKSPACE = ("current AgentV rejects workspace in eval YAML: move testbed setup
 _ENV = ("tests-era env interpolation `${{ NAME }}` is written `{{ env.NAME }}` in the current era (AgentV's guide); "
         "chatconv renders no env, so the prompt would change: rewrite it by hand, then migrate")
 _CASE_GRADERS = ("assertions", "evaluators")
+_NAME = re.compile(r"[a-z0-9-]{1,64}")
 
 
 def detect(record):
@@ -151,6 +159,10 @@ def _refuse_homeless(record):
             other = next(k for k in execution[key] if k != "count")
             raise refusal(("execution", key, other), "current AgentV takes evaluate_options.repeat as a count "
                           "only (\"the repeat object shape has been removed\"): remove it, then migrate")
+    name = record.get("name")
+    if isinstance(name, str) and not _NAME.fullmatch(name):
+        raise refusal(("name",), "AgentV's loader refuses a suite name that is not at most 64 lowercase letters, "
+                      "digits and hyphens (v4.42.4 too): rename it, then migrate")
     for key in record:
         if key not in _CURRENT_KEYS and key not in _MOVED_KEYS:
             raise refusal((key,), _WORKSPACE if key == "workspace" else "has no current eval-YAML home that "
@@ -170,6 +182,15 @@ def _refuse_homeless(record):
             raise refusal(path, "an llm grader with no prompt judged each test's criteria; current AgentV skips an "
                           "llm-rubric with no value (\"expected value or prompt\"): give it a value or remove it "
                           "(each test's criteria becomes a check of its own), then migrate")
+        for index, item in enumerate(rubric_items(grader)):
+            named = f"rubric item {item.get('id', index)!r}"
+            if "required_min_score" in item and "min_score" in item:
+                raise refusal(path + ("required_min_score",), f"{named} has min_score too, which current AgentV "
+                              "takes in place of required_min_score: keep one, then migrate")
+            if "required_min_score" in item and item_min_score(item) is None:
+                raise refusal(path + ("required_min_score",), f"{named}: current AgentV takes min_score (0 to 1) in "
+                              "its place, and an integer from 1 to 10 becomes its tenth; this is none (0 requires "
+                              "nothing: remove it), then migrate")
         if grader.get("type") == "skill-trigger" and "value" in grader:
             raise refusal(path + ("value",), "a skill-trigger with a value: write it as skill-used by hand")
     _refuse_inputs(record)
@@ -368,6 +389,10 @@ def _upgrade_case(case, files, chat):
     for old in _CASE_GRADERS:
         if old in case:
             rename_key(case, old, "assert")
+    if "criteria" in case and isinstance(case.get("assert"), list):
+        # Current AgentV refuses a test's criteria beside its own assert; its guide and its own
+        # migrated examples make the criteria the last check, a plain string (an llm-rubric).
+        append_moving_comment(case, "criteria", case["assert"])
     execution = case.get("execution")
     if isinstance(execution, dict):
         for old in ("assertions", "evaluators"):

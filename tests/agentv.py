@@ -55,3 +55,15 @@ def copy_tree(name: str, into: Path) -> Path:
 def yaml_files(root: Path) -> list[str]:
     return sorted(path.relative_to(root).as_posix() for path in root.rglob("*")
                   if path.suffix in (".yaml", ".yml") and ".git" not in path.parts)
+
+
+def refused_by_agentv(version: str, paths: list[str], root: Path) -> dict[str, str]:
+    """The eval files of `paths` AgentV `version` would not run whole, each with why: its
+    `validate` refuses the file, or its loader throws or skips a test or a grader."""
+    refused = {line["file"]: "; ".join(e["message"] for e in line["errors"]) or "invalid"
+               for line in agentv(version, "validate", paths, root) if not line["valid"]}
+    for line in agentv(version, "load", paths, root):
+        skipped = [m["text"] for m in line["messages"] if "Skipping" in m["text"]]
+        if not line["ok"] or skipped:
+            refused.setdefault(line["file"], line["error"] or "; ".join(skipped))
+    return refused

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from agentv import agentv, copy_tree, needs_node
+from agentv import agentv, copy_tree, needs_node, refused_by_agentv
 from chatconv.migrate import migrate_document, migrate_paths
 
 # An AgentV v2 file with every grader name v2 files were written with, a composite among them.
@@ -79,31 +79,27 @@ def test_a_tests_era_file_migrated_to_current_loads_in_agentv_head_with_every_gr
     assert [g["name"] for g in graders[3]["assertions"]] == ["inner"]
 
 
-# Files of AgentV's v3.8.0 tree that chatconv writes in the current era but AgentV HEAD's validate
-# still refuses (issue 28): a test's criteria beside its own assert, which HEAD refuses ("Do not
-# combine test-level 'criteria' with 'assert'"), and one grader type HEAD does not run yet. The
-# test fails when this list is wrong either way.
-_CRITERIA = "criteria beside assert"
+# Files of AgentV's v3.8.0 tree that chatconv writes in the current era but AgentV HEAD would not
+# run whole (issue 28). The test fails when this list is wrong either way.
 MIGRATED_NOT_YET = {
-    **{f"examples/features/{name}": _CRITERIA for name in (
-        "agent-skills-evals/csv-analyzer.EVAL.yaml", "assert-extended/evals/dataset.eval.yaml",
-        "assert/evals/dataset.eval.yaml", "code-grader-sdk/evals/dataset.eval.yaml",
-        "deterministic-evaluators/evals/dataset.eval.yaml", "document-extraction/evals/field-accuracy.eval.yaml",
-        "eval-assert-demo/evals/dataset.eval.yaml", "file-changes/evals/dataset.eval.yaml",
-        "functional-grading/evals/dataset.eval.yaml", "nlp-metrics/evals/dataset.eval.yaml",
-        "rubric/evals/dataset.eval.yaml", "sdk-config-file/evals/dataset.eval.yaml",
-        "threshold-evaluator/evals/dataset.eval.yaml", "trace-evaluation/evals/dataset.eval.yaml",
-        "trial-output-consistency/evals/dataset.eval.yaml")},
-    "examples/features/sdk-custom-assertion/evals/dataset.eval.yaml": _CRITERIA + "; word-count is not run yet",
+    "examples/features/sdk-custom-assertion/evals/dataset.eval.yaml": "word-count is not a grader AgentV HEAD runs",
 }
 
 
 @needs_node
-def test_every_file_of_agentvs_tree_migrated_to_current_is_valid_to_agentv_head(tmp_path):
+def test_every_file_of_agentvs_tree_migrated_to_current_is_run_whole_by_agentv_head(tmp_path):
     root = copy_tree("tests-v3.8.0", tmp_path)
-    outcomes = migrate_paths([str(root / "examples")], in_place=True)
+    config = root / "examples/features/.agentv/config.yaml"
+    [refused] = migrate_paths([str(config)], in_place=True)
+    assert refused.stopped and "$.execution.trace_file" in str(refused.error), refused
+    assert "execution.otel_file" in str(refused.error)
+    # As the refusal says (current AgentV's loader refuses every eval file under otel_file):
+    config.write_text("".join(line for line in config.read_text().splitlines(keepends=True)
+                              if not line.lstrip().startswith(("trace_file:", "otel_file:"))))
+    outcomes = list(migrate_paths([str(root / "examples")], in_place=True))
+    assert not any(o.stopped for o in outcomes if o.file == str(config))
     written = sorted(os.path.relpath(o.file, root) for o in outcomes if o.tally and o.tally.migrated)
     assert len(written) > 20
-    refused = {line["file"] for line in agentv("58f316ca2", "validate", written, root) if not line["valid"]}
-    assert sorted(refused - set(MIGRATED_NOT_YET)) == [], "newly refused by AgentV HEAD"
-    assert sorted(set(MIGRATED_NOT_YET) - refused) == [], "now valid to AgentV HEAD: take them out of MIGRATED_NOT_YET"
+    refused = refused_by_agentv("58f316ca2", written, root)
+    assert sorted(set(refused) - set(MIGRATED_NOT_YET)) == [], f"newly refused by AgentV HEAD: {refused}"
+    assert sorted(set(MIGRATED_NOT_YET) - set(refused)) == [], "now run whole by AgentV HEAD: take them out"

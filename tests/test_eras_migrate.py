@@ -149,13 +149,13 @@ prompts:
   - "{{ input }}"
 tests:
   - id: add
-    criteria: Adds   # grading text
     vars:
       input: "What is 15 + 27?" # a string input
       expected_output: "42"
     assert:
       - type: contains
         value: "42"
+      - Adds         # grading text
   - id: chat
     criteria: Chats
     vars:
@@ -278,11 +278,12 @@ def test_suite_execution_and_graders_move_as_agentv_guide_says():
         "providers": ["base", {"id": "skills", "provider": "codex"}], "threshold": 0.8,
         "evaluate_options": {"budget_usd": 2.0, "repeat": 3},
         "prompts": ["{{ input }}"],
-        "tests": [{"id": "a", "criteria": "c", "description": "why", "vars": {"input": "x"}, "assert": [
+        "tests": [{"id": "a", "description": "why", "vars": {"input": "x"}, "assert": [
             {"type": "llm-rubric", "value": [{"id": "r", "outcome": "o"}]}, {"type": "is-json"},
             {"type": "not-skill-used", "value": "csv"},
             {"metric": "judge", "type": "llm-rubric", "prompt": "p.md", "provider": "grader", "min_score": 0.5},
-            {"metric": "set", "type": "assert-set", "assert": [{"metric": "c", "type": "script", "command": ["x"]}]}],
+            {"metric": "set", "type": "assert-set", "assert": [{"metric": "c", "type": "script", "command": ["x"]}]},
+            "c"],  # the criteria, the case's last check (current AgentV refuses it beside assert)
             "execution": {"assert": [{"type": "script", "command": "x"}], "skip_defaults": True}}]}
 
 
@@ -326,10 +327,49 @@ def test_suite_execution_and_graders_move_as_agentv_guide_says():
      r"\$\.evalcases\[0\]\.execution\.evaluators\[0\]: an evaluator is an object with a type, not a list"),
     ({"evalcases": [{"id": "a", "outcome": "o", "input_messages": [], "execution": {"evaluators": [{"name": "x"}]}}]},
      r"\$\.evalcases\[0\]\.execution\.evaluators\[0\]: an evaluator with no type"),
+    ({"name": "Multi-Model Benchmark", "tests": [{"id": "a", "input": "x"}]},
+     r"\$\.name: AgentV's loader refuses a suite name that is not at most 64 lowercase letters"),
+    ({"name": "a" * 65, "tests": [{"id": "a", "input": "x"}]}, r"\$\.name: AgentV's loader refuses"),
+    ({"tests": [{"id": "a", "input": "x", "assertions": [{"type": "rubrics", "criteria": [
+        {"id": "r", "outcome": "o", "required_min_score": 0}]}]}]},
+     r"\$\.tests\[0\]\.assertions\[0\]\.required_min_score: rubric item 'r': current AgentV takes min_score"),
+    ({"tests": [{"id": "a", "input": "x", "assertions": [{"type": "rubrics", "criteria": [
+        {"id": "r", "outcome": "o", "required_min_score": 8, "min_score": 0.5}]}]}]},
+     r"rubric item 'r' has min_score too, which current AgentV takes in place of required_min_score: keep one"),
 ])
 def test_what_has_no_home_in_the_next_era_is_refused_never_dropped(record, message):
     with pytest.raises(Refused, match=message):
         migrate_record(record)
+
+
+def test_a_rubric_items_required_min_score_is_its_tenth_as_min_score_where_it_stood():
+    record = {"tests": [{"id": "a", "input": "x", "assertions": [{"type": "rubrics", "criteria": [
+        {"id": "r", "weight": 2.0, "required_min_score": 8, "score_ranges": {0: "bad", 10: "good"}},
+        {"id": "s", "outcome": "o", "required_min_score": 10}]}]}]}
+    migrated, _ = migrate_record(record)
+    [grader] = migrated["tests"][0]["assert"]
+    assert grader["value"] == [{"id": "r", "weight": 2.0, "min_score": 0.8, "score_ranges": {0: "bad", 10: "good"}},
+                               {"id": "s", "outcome": "o", "min_score": 1.0}]
+
+
+@pytest.mark.parametrize("execution, named", [
+    ({"verbose": True, "trace_file": "t.jsonl"}, ["trace_file"]),
+    ({"otel_file": "o.json", "keep_workspaces": False}, ["otel_file"]),
+    ({"trace_file": "t.jsonl", "otel_file": "o.json"}, ["trace_file", "otel_file"]),
+])
+def test_a_tests_era_configs_keys_current_agentv_refuses_are_refused_each_named(execution, named):
+    config = {"$schema": "agentv-config-v2", "guideline_patterns": ["*.md"], "execution": execution}
+    with pytest.raises(Refused) as refused:
+        migrate_record(config, "config")
+    assert str(refused.value).startswith(f"$.execution.{named[0]}: ")
+    assert all(f"execution.{key}" in str(refused.value) for key in named)
+    assert migrate_record(config, "config", "tests") == (config, [])  # the tests era keeps them
+
+
+def test_a_tests_era_config_without_them_is_a_current_one_as_it_is():
+    config = {"$schema": "agentv-config-v2", "guideline_patterns": ["*.md"], "eval_patterns": ["**/*.eval.yaml"],
+              "execution": {"verbose": False, "keep_workspaces": False}}
+    assert migrate_record(dict(config), "config") == (config, [])
 
 
 def test_a_refused_file_is_left_as_it_is_with_the_reason(tmp_path):
@@ -486,6 +526,8 @@ EXPECTED_REFUSALS = {
         "$.tests[0].criteria: tests-era env interpolation `${{ NAME }}` is written `{{ env.NAME }}`",
     "examples/features/prompt-template-sdk/evals/dataset.eval.yaml":
         "$.tests[0].reference_answer: has no current home in a test case",
+    "examples/features/benchmark-tooling/evals/benchmark.eval.yaml":
+        "$.name: AgentV's loader refuses a suite name that is not at most 64 lowercase letters",
     "examples/features/basic-jsonl/evals/dataset.eval.yaml": _DATASET,
     "examples/features/composite/evals/dataset.eval.yaml": _DATASET,
     "examples/features/weighted-evaluators/evals/dataset.eval.yaml": _DATASET,
@@ -538,11 +580,6 @@ def _eval_files(root: Path) -> list[Path]:
     return sorted(found)
 
 
-# Examples that AgentV v4.42.4's loader refuses whole, so chatconv builds no prompt from them:
-# file -> the place of the fault. Migrated, they build (the current era has no such rule).
-UNBUILT_BEFORE = {"examples/features/benchmark-tooling/evals/benchmark.eval.yaml": "$.name"}
-
-
 def test_every_tests_era_example_migrates_to_current_or_is_refused_with_its_reason(tests_era_tree):
     migrated, refused = [], {}
     for path in _eval_files(tests_era_tree):
@@ -564,18 +601,12 @@ def test_every_tests_era_example_migrates_to_current_or_is_refused_with_its_reas
         migrated.append(name)
     assert {name: error[:len(EXPECTED_REFUSALS.get(name, ""))] for name, error in refused.items()} == (
         EXPECTED_REFUSALS)
-    assert len(migrated) == 27
+    assert len(migrated) == 26
     for name in migrated:  # each migrated case's prompt is the one it had
         path = tests_era_tree / name
         after = path.with_name(f"migrated-{path.name}")  # beside it: its file references resolve alike
         after.write_bytes(migrate_document(path.read_bytes(), str(path), "yaml").data)
         try:
-            if name in UNBUILT_BEFORE:  # AgentV's tests-era loader refuses the file: no prompt to compare
-                with pytest.raises(ChatconvError) as refused:
-                    _prompts(path)
-                assert [p.path for p in refused.value.problems] == [UNBUILT_BEFORE[name]]
-                assert _prompts(after), name
-                continue
             assert _prompts(after) == _prompts(path), name
         finally:
             after.unlink()
@@ -587,7 +618,7 @@ def test_the_cli_migrates_the_example_tree_and_names_each_refusal(tests_era_tree
     assert result.returncode == 0, result.stderr_text
     rejected = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert sorted(Path(r["file"]).relative_to(tests_era_tree).as_posix() for r in rejected) == sorted(
-        EXPECTED_REFUSALS)
+        [*EXPECTED_REFUSALS, "examples/features/.agentv/config.yaml"])  # its execution.trace_file, otel_file
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,11 +23,13 @@ from conftest import legacy_bytes, recorded_files, to_legacy
 def test_the_migrations_are_found_in_order():
     assert [m.name for m in migrations()] == [
         "0001_step_output_array", "0002_ai_sdk5_parts", "0003_eval_file_spellings", "0004_testcases_to_evalcases",
-        "0005_evalcases_to_tests", "0006_tests_to_current"]
+        "0005_evalcases_to_tests", "0006_tests_to_current", "0007_config_tests_to_current"]
     assert all(m.summary and m.kinds for m in migrations())
     # Eval files move one era at a time, an era's own spellings fixed before the move out of it.
     assert [m.name for m in migrations_for("eval-file", "current")] == [
         "0004_testcases_to_evalcases", "0003_eval_file_spellings", "0005_evalcases_to_tests", "0006_tests_to_current"]
+    assert [m.name for m in migrations_for("config")] == ["0007_config_tests_to_current"]
+    assert migrations_for("config", "tests") == ()  # a config moves with its files' era, never past --to
     assert [m.name for m in migrations_for("eval-file", "evalcases")] == [
         "0004_testcases_to_evalcases", "0003_eval_file_spellings"]
     # A kind that is an era's schema reads eval files up to that era (eval-file: the evalcases era's).

@@ -178,3 +178,26 @@ def test_the_checked_releases_are_the_oracles_releases():
         out = subprocess.run([NODE, str(bundle), "version"], capture_output=True, text=True, check=True).stdout
         said.add(parse_release(json.loads(out)["agentv"]).version)
     assert said == set(CHECKED) and len(said) == 5
+
+
+TESTS_ERA_CONFIG = """\
+$schema: agentv-config-v2
+guideline_patterns: ["**/*.md"]
+execution:
+  verbose: false
+  trace_file: .agentv/results/trace.jsonl
+"""
+
+
+@needs_node
+@pytest.mark.parametrize("oracle, version", [("v4.42.4", "4.42.4"), ("58f316ca2", "5.3.1")])
+def test_a_config_is_checked_in_the_era_of_the_release_asked(repo, oracle, version):
+    """A tests-era config is valid to AgentV 4.42.4 and refused by HEAD (`trace_file`): chatconv
+    asked for either release says as that release does, whatever era the config's keys tell."""
+    (repo / ".git").mkdir(exist_ok=True)
+    (repo / ".agentv").mkdir()
+    (repo / ".agentv" / "config.yaml").write_text(TESTS_ERA_CONFIG)
+    [theirs] = agentv(oracle, "validate", [".agentv/config.yaml"], repo)
+    problems, summary = validate_path(repo / ".agentv" / "config.yaml", agentv=version)
+    assert theirs["valid"] == (summary.errors == 0), (oracle, theirs, problems)
+    assert [p.path for p in problems if p.is_error] == ([] if theirs["valid"] else ["$.execution.trace_file"])

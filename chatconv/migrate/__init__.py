@@ -15,8 +15,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from ..sources import BATCH_BYTES
-from .edits import (cases_in, declare_era, in_era, insert_after, insert_before, move_comment, new_like, new_list_like,
-                    quoted_like, refusal, rename_key)
+from .edits import (append_moving_comment, cases_in, declare_era, in_era, insert_after, insert_before, move_comment,
+                    new_like, new_list_like, quoted_like, refusal, rename_key)
 from .registry import Migration, Refused, is_legacy, migrate_record, migrations, migrations_for, upgrade_record
 
 # The rest is imported when first asked for: validate reads legacy records with the registry
@@ -47,7 +47,7 @@ def __getattr__(name: str):
     return value
 
 __all__ = [
-    "BATCH_BYTES", "EXAMPLES_KEPT", "AtomicFile", "LineRejected", "MigratedFile", "MigratedLines", "Migration",
+    "BATCH_BYTES", "EXAMPLES_KEPT", "AtomicFile", "append_moving_comment", "LineRejected", "MigratedFile", "MigratedLines", "Migration",
     "Refused", "Reject", "Tally", "Workers", "cases_in", "declare_era", "in_era", "insert_after", "insert_before", "is_legacy",
     "migrate_document", "migrate_file", "migrate_lines", "migrate_paths", "migrate_record", "migrations",
     "migrations_for", "move_comment", "new_like", "new_list_like", "plan_targets", "quoted_like", "refusal", "refuse_rejects_among",

@@ -60,6 +60,16 @@ def move_comment(source: dict, source_key: str, target: dict, target_key: str) -
             target.ca.items[target_key] = comment
 
 
+def append_moving_comment(source: dict, key: str, target: list) -> None:
+    """Append `source[key]`'s value to `target` and take the key out; the comment after the
+    value follows it to its place as the list's last item. Comments are ruamel.yaml's (on plain
+    dicts the value just moves)."""
+    comment = source.ca.items.pop(key, None) if _is_commented(source) else None
+    target.append(source.pop(key))
+    if comment is not None and comment[2] is not None and _is_commented(target):
+        target.ca.items[len(target) - 1] = [comment[2], None, None, None]  # a sequence item's is its first
+
+
 def new_like(container: Any, items: Iterable = ()) -> Any:
     """A new list or mapping of the same type as `container` (a ruamel.yaml one for YAML)."""
     made = type(container)()

@@ -83,8 +83,29 @@ def renamed_fields(grader: dict) -> Iterator[tuple[str, str]]:
         yield from ((key, "value") for key in RUBRIC_LISTS if isinstance(grader.get(key), (list, str)))
 
 
+def rubric_items(grader: dict) -> Iterator[dict]:
+    """The rubric items of an llm-rubric (as migrated or not): its list's objects."""
+    if type_after(grader) != "llm-rubric":
+        return
+    for key in ("value", *RUBRIC_LISTS):
+        if isinstance(grader.get(key), list):
+            yield from (item for item in grader[key] if isinstance(item, dict))
+            return
+
+
+def item_min_score(item: dict) -> float | None:
+    """A rubric item's `required_min_score` (an integer 0 to 10 in the tests era) as current
+    AgentV's `min_score` (0 to 1: AgentV's own migration writes 8 as 0.8); None when it is no
+    integer from 1 to 10 (0 requires nothing, and current AgentV refuses a min_score of 0)."""
+    score = item.get("required_min_score")
+    if isinstance(score, bool) or not isinstance(score, int) or not 1 <= score <= 10:
+        return None
+    return score / 10
+
+
 def rename_grader(grader: dict) -> None:
-    """A grader with its current type, its keys renamed where they stand."""
+    """A grader with its current type, its keys renamed where they stand (a rubric item's
+    required_min_score too, on the current scale)."""
     renames = list(renamed_fields(grader))
     new = current_type(grader)
     if new is not None:
@@ -95,3 +116,6 @@ def rename_grader(grader: dict) -> None:
         grader["type"] = new
     for old, key in renames:
         rename_key(grader, old, key)
+    for item in rubric_items(grader):
+        if "required_min_score" in item:
+            rename_key(item, "required_min_score", "min_score", item_min_score(item))

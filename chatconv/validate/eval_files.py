@@ -11,7 +11,7 @@ from typing import Iterator
 
 from ..cases import EvalCases, items, read_cases
 from ..cases.environment import with_environment
-from ..eras import NEWEST, Era, era_of
+from ..eras import NEWEST, Era, era_named, era_of
 from ..eras import evalcases as evalcases_era
 from ..eras import tests as tests_era
 from ..eras.releases import REPO_SOURCE_REMOVED, Release
@@ -76,7 +76,9 @@ def check_eval_document(record: Record, kind: str, allow_outside_root: bool = Fa
     then the checks a schema cannot state. They read defensively, so they run whatever the
     schema found: every problem at once."""
     if kind == "config":
-        era = config_era(record.data)
+        # A release asked for reads its own era's config: a tests-era key current AgentV
+        # refuses (`execution.otel_file`) is an error to it, whatever era the keys tell.
+        era = era_named(release.era) if release is not None else config_era(record.data)
         yield from check_schema(record, era.CONFIG_SCHEMA)
         yield from check_guideline_patterns(record)
         if era is NEWEST:
