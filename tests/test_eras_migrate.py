@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import re
 import shutil
 from pathlib import Path
 
@@ -617,8 +619,33 @@ def test_the_cli_migrates_the_example_tree_and_names_each_refusal(tests_era_tree
     result = run_chatconv("migrate", tests_era_tree / "examples", "-o", f"{out}/", "--rejects", tmp_path / "r.jsonl")
     assert result.returncode == 0, result.stderr_text
     rejected = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
-    assert sorted(Path(r["file"]).relative_to(tests_era_tree).as_posix() for r in rejected) == sorted(
-        [*EXPECTED_REFUSALS, "examples/features/.agentv/config.yaml"])  # its execution.trace_file, otel_file
+    refused = sorted([*EXPECTED_REFUSALS, "examples/features/.agentv/config.yaml"])  # its trace_file, otel_file
+    assert sorted(Path(r["file"]).relative_to(tests_era_tree).as_posix() for r in rejected) == refused
+    # The -o folder holds the whole tree: the refused files and those no migration reads, as they were.
+    source = tests_era_tree / "examples"
+    files = sorted(p.relative_to(source).as_posix() for p in source.rglob("*") if p.is_file())
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == files
+    migrated = {name for name in files if (out / name).read_bytes() != (source / name).read_bytes()}
+    assert len(migrated) == 26 and not migrated & {name.removeprefix("examples/") for name in refused}
+    assert all(os.stat(out / n).st_mode == os.stat(source / n).st_mode for n in files if n not in migrated)
+    read = int(re.match(r"(\d+) files, ", result.stderr_text.splitlines()[-3]).group(1))  # those migrate reads
+    assert (f"copied unchanged into {out}/: {len(refused)} files not migrated (named above) and "
+            f"{len(files) - read} other files") in result.stderr_text
+
+
+def test_a_folder_migrated_into_a_folder_validates_where_it_migrated(tests_era_tree, tmp_path):
+    """Every migrated file of the new tree is valid where it stands: the files it refers to
+    (prompt files, fixtures) came with it."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    result = run_chatconv("migrate", tests_era_tree / "examples", "-o", repo / "examples")
+    assert result.returncode == 1  # some files refused, each named
+    written = [line.split(":")[0] for line in result.stderr_text.splitlines() if ": error: " in line]
+    assert len(written) == len(EXPECTED_REFUSALS) + 1
+    check = run_chatconv("validate", repo / "examples", "--format", "json")
+    faults = {p["file"] for p in json.loads(check.stdout)["problems"] if p["severity"] == "error"}
+    refused = {str(repo / name) for name in EXPECTED_REFUSALS}
+    assert faults and faults <= refused, faults - refused  # errors only where the old files had them
 
 
 # ---------------------------------------------------------------------------------------------
@@ -748,7 +775,11 @@ def test_migrating_forward_keeps_every_prompt(repo_with_files, era, to, data):
 def test_migrating_twice_changes_nothing(era, data):
     record = data.draw(FILES_OF_ERA[era])
     text = json.dumps(record, ensure_ascii=False).encode()
-    first = migrate_document(text, "e.json", "json")
+    try:
+        first = migrate_document(text, "e.json", "json")
+    except LineRejected as exc:  # text a newer era would render otherwise (a `${{`): refused, with why
+        assert exc.reject.code == "no-newer-home" and "then migrate" in exc.reject.error
+        return
     assert era_of(json.loads(first.data)).NAME == "current"
     second = migrate_document(first.data, "e.json", "json")
     assert second.data == first.data and second.tally.unchanged == 1

@@ -193,3 +193,57 @@ def test_a_folder_migration_goes_on_past_a_refused_file_and_names_each(tmp_path)
         in result.stderr_text
     assert (tmp_path / "b.yaml").read_text() == refused and (tmp_path / "c.yaml").read_text() == refused
     assert (tmp_path / "d.yaml").read_text().startswith("tests:")  # past the refused files, migrated
+
+
+def _tree(root):
+    """A small eval tree: a file that migrates, one refused, a prompt file, a script, a hidden
+    folder's file, a link out of the tree, and what git keeps (.git) and ignores."""
+    ok = "evalcases:\n  - id: a\n    outcome: o\n    input_messages: [{role: user, content: hi}]\n"
+    files = {"evals/a.yaml": ok, "evals/b.yaml": "metadata: {owner: me}\n" + ok, "evals/prompt.md": "Be terse.\n",
+             "graders/check.sh": "#!/bin/sh\nexit 0\n", ".github/prompts/p.prompt.md": "Hi\n",
+             ".gitignore": "results/\n", "results/run.txt": "old run\n", ".git/config": "[core]\n"}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    (root / "graders/check.sh").chmod(0o755)
+    (root / "evals/outside.md").symlink_to("/etc/hostname")
+    return files
+
+
+def test_a_folder_into_a_folder_comes_out_whole(tmp_path):
+    source, out = tmp_path / "src", tmp_path / "out"
+    files = _tree(source)
+    result = run_chatconv("migrate", source, "--to", "tests", "-o", out)
+    assert result.returncode == 1  # b.yaml refused, and named
+    assert f"{source / 'evals/b.yaml'}:1: error: $.metadata" in result.stderr_text
+    got = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() or p.is_symlink())
+    assert got == [".github/prompts/p.prompt.md", ".gitignore", "evals/a.yaml", "evals/b.yaml", "evals/prompt.md",
+                   "graders/check.sh"]  # not .git, not what .gitignore ignores, not the link out of the tree
+    assert (out / "evals/a.yaml").read_text().startswith("tests:")
+    for name in got[1:]:
+        if name != "evals/a.yaml":
+            assert (out / name).read_text() == files[name], name
+    assert (out / "graders/check.sh").stat().st_mode & 0o777 == 0o755
+    assert "outside.md: warning: skipped: a symlink to a file outside" in result.stderr_text
+    assert (f"copied unchanged into {out}: 1 file not migrated (named above) and 4 other files"
+            in result.stderr_text)
+
+
+@pytest.mark.parametrize("mode", [["--in-place"], ["--dry-run"], ["--check"]])
+def test_only_a_folder_written_into_a_folder_gets_copies(tmp_path, mode):
+    files = _tree(tmp_path)
+    before = sorted(p for p in tmp_path.rglob("*"))
+    result = run_chatconv("migrate", tmp_path, "--to", "tests", *mode)
+    assert "copied unchanged" not in result.stderr_text
+    assert sorted(p for p in tmp_path.rglob("*")) == before
+    assert (tmp_path / "evals/prompt.md").read_text() == files["evals/prompt.md"]
+
+
+def test_an_output_folder_inside_the_input_folder_is_not_copied_into_itself(tmp_path):
+    _tree(tmp_path)
+    result = run_chatconv("migrate", tmp_path, "--to", "tests", "-o", tmp_path / "migrated")
+    assert result.returncode == 1
+    assert not (tmp_path / "migrated/migrated").exists()
+    assert (tmp_path / "migrated/evals/prompt.md").read_text() == "Be terse.\n"
+    run_chatconv("migrate", tmp_path / "evals", "--to", "tests", "-o", tmp_path / "evals/out")
+    assert not (tmp_path / "evals/out/out").exists() and (tmp_path / "evals/out/prompt.md").exists()

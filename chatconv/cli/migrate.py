@@ -66,10 +66,15 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
 
     \b
     \b
+    A folder migrated into -o FOLDER comes out whole: the files no migration reads (prompt
+    files, fixtures, scripts) and the files refused are copied there unchanged, so that the
+    new tree validates and runs as the old one did.
+
+    \b
     Standard error: FILE:LINE: error: message for each file a record stopped (the file is left
     as it was, the run goes on with the next; --rejects sets such records aside instead), then
       N files, N records read: N migrated, N unchanged, N rejected[; N files left as they were (refused)]
-    and one line per migration applied.
+    one line per migration applied, and what was copied unchanged into the -o folder.
     Exit status: 0 done, 1 a record stopped a file (or --check found changes),
     2 unreadable input or usage error.
     """
@@ -80,6 +85,7 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
     to_era = release.era if release else to_era
 
     total, done, status, refused = Tally(), [], EXIT_OK, 0
+    copied = {"refused": 0, "other": 0}  # files copied unchanged into the -o folder
     reporter = ShortReporter()
     # The bar (on a terminal, after a while) follows the bytes migrate_paths says it has read.
     data_on_stdout = not (in_place or dry_run or check) and output in (None, "-")
@@ -94,6 +100,9 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
                     reject = outcome.error.reject
                     click.echo(short_line(reject.file, reject.error, reject.line), err=True)
                     status, refused = EXIT_INVALID, refused + 1
+                    copied["refused"] += outcome.copied
+                elif outcome.copied and outcome.tally is None:  # a file no migration reads
+                    copied["other"] += 1
                 elif outcome.skipped is not None:  # a symlink in a folder, not followed: a warning
                     reporter.problem(outcome.skipped)
                 elif outcome.error is not None:
@@ -103,6 +112,7 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
                 else:
                     total.add(outcome.tally)
                     done.append((outcome.file, outcome.tally))
+                    copied["refused"] += outcome.copied  # its one document set aside (--rejects)
     except UsageError as exc:
         raise click.UsageError(exc.message) from None
     except UnreadableInput as exc:  # a rejects file refused before anything was migrated: said as the others are
@@ -118,6 +128,8 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
             click.echo(f"would migrate {file} ({tally.migrated + tally.rejected} of {tally.read} records)", err=True)
     if done or refused:
         _print_migration_summary(total, len(done), writes, to_era, refused)
+    if any(copied.values()):
+        _print_copies(copied, output)
     if status == EXIT_OK and check and changed:
         status = EXIT_INVALID
     sys.exit(status)
@@ -139,6 +151,17 @@ def _print_dry_run(changed, total) -> None:
         click.echo(f"rejected: {plural(total.rejected, 'record')}")
         for file, line, error in total.rejected_examples:
             click.echo(f"  {file}:{line}: {error}")
+
+
+def _print_copies(copied: dict, output: str) -> None:
+    """What else went into the -o folder, so that it holds the whole tree."""
+    parts = []
+    if copied["refused"]:
+        parts.append(f"{plural(copied['refused'], 'file')} not migrated (named above)")
+    if copied["other"]:
+        parts.append(f"{plural(copied['other'], 'other file')} (prompt files, fixtures, scripts: no migration reads "
+                     f"{'it' if copied['other'] == 1 else 'them'})")
+    click.echo(f"  copied unchanged into {output}: {' and '.join(parts)}", err=True)
 
 
 def _print_migration_summary(total, files: int, writes: bool, to_era: str | None, refused: int = 0) -> None:

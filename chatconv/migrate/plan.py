@@ -53,8 +53,7 @@ def plan_targets(paths: Iterable[str], output: str | None = None, in_place: bool
         if not one_file:
             raise UsageError("several input files: pass -o FOLDER or --in-place (or --dry-run, --check)")
         return [(files[0][0], sys.stdout.buffer)]
-    folder = output.endswith(("/", os.sep)) or os.path.isdir(output)
-    if one_file and not folder:
+    if one_file and output_folder(paths, output, len(files)) is None:
         return [(files[0][0], _output_file(output))]
     names = [name for _, name in files]
     if "-" in names or len(set(names)) < len(names):
@@ -73,6 +72,16 @@ def plan_targets(paths: Iterable[str], output: str | None = None, in_place: bool
     except OSError as exc:
         raise UsageError(f"-o {output}: cannot make the folder for the migrated files: {exc.strerror}") from None
     return [(file, Path(output) / name) for file, name in files]
+
+
+def output_folder(paths: list[str], output: str | None, files: int) -> Path | None:
+    """The -o folder a run that writes `files` files from `paths` (not in place) writes them
+    into (see plan_targets), or None when it writes one file or a stream."""
+    if not output or output == "-":
+        return None
+    one_file = files == 1 and not os.path.isdir(paths[0])
+    folder = output.endswith(("/", os.sep)) or os.path.isdir(output)
+    return Path(output) if folder or not one_file else None
 
 
 def _searched_files(folder: str, in_place: bool, skipped: list[Problem]) -> list[tuple[str, str]]:

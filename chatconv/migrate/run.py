@@ -9,15 +9,18 @@ import os
 import stat
 import sys
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
 from ..eras import era_names
 from ..problems import Problem, UnreadableInput, UsageError
+from ..sources import file_format
 from .batches import Workers
 from .files import migrate_file
 from .lines import LineRejected, Tally
-from .plan import Target, plan_targets, refuse_rejects_among
+from .plan import Target, output_folder, plan_targets, refuse_rejects_among
+from .tree import companions, copy_unchanged
 
 # Called with each file, gives what to call with the input bytes read so far (or None).
 ProgressFor = Callable[[str], AbstractContextManager[Callable[[int], None] | None]]
@@ -32,6 +35,7 @@ class MigratedFile:
     error: LineRejected | UnreadableInput | None = None
     stopped: bool = False  # the file stopped at a rejected record (no rejects file): left as it was
     skipped: Problem | None = None  # a warning: a symlink found in a folder, not followed (see links.py)
+    copied: bool = False  # copied unchanged into the -o folder: a refused file, or one no migration reads
 
 
 def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: bool = False,
@@ -52,7 +56,10 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
     forward to that era (one of eras.era_names()) instead of the newest; none is moved back.
     field_map: fields read from other keys (sources.parse_field_map), migrated under their own
     keys in JSON and JSONL files. First come the symlinks found in folders and not followed
-    (see links.py): a MigratedFile each, with only `skipped` set (a warning).
+    (see links.py): a MigratedFile each, with only `skipped` set (a warning). Into an output
+    folder, a file not migrated (refused, or its document set aside) is copied as it was, and
+    then every other file of the folders searched (see tree.py): each such file's MigratedFile
+    says `copied` (or its `error`).
 
     Raises UsageError, before anything is written, for a call that cannot be carried out.
     """
@@ -64,7 +71,11 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
         raise UsageError(f"no era {to_era!r}; known: {', '.join(era_names())}")
     writes = not (dry_run or check)
     skipped: list[Problem] = []
+    paths = list(paths)
     targets = plan_targets(paths, output, in_place, writes, skipped)
+    tree = output_folder(paths, output, len(targets)) if writes and not in_place else None
+    folders = [path for path in paths if path != "-" and os.path.isdir(path)]
+    others = companions(folders, [file for file, _ in targets], tree, skipped) if tree is not None else []
     try:
         if rejects and writes:
             refuse_rejects_among(rejects, targets)
@@ -78,7 +89,16 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
             for file, target in targets:
                 outcome = _migrate_one(file, target if writes else None, backup, rejects_stream, workers, progress,
                                        to_era, field_map)
+                failed = None
+                if tree is not None and _left_out(outcome):
+                    failed = _copy(file, target)
+                    outcome = replace(outcome, copied=failed is None)
                 yield outcome
+                if failed is not None:
+                    yield MigratedFile(file, error=failed)
+            for file, target in others:
+                failed = _copy(file, target)
+                yield MigratedFile(file, error=failed, copied=failed is None)
     finally:
         unclosed = _close_streams(targets, rejects_stream, rejects)
     yield from unclosed
@@ -95,6 +115,24 @@ def _migrate_one(file: str, target: Target, backup: bool, rejects: BinaryIO | No
     except UnreadableInput as exc:
         return MigratedFile(file, error=exc)
     return MigratedFile(file, tally)
+
+
+def _left_out(outcome: MigratedFile) -> bool:
+    """Whether a file's migrated bytes were not written: a record stopped it, or (with
+    --rejects) its one document was set aside. In a -o folder it is then copied as it is."""
+    if outcome.stopped:
+        return True
+    tally = outcome.tally
+    return tally is not None and bool(tally.rejected) and file_format(outcome.file) != "jsonl"
+
+
+def _copy(file: str, target: Path) -> UnreadableInput | None:
+    """Copy a file unchanged into the -o folder; why it could not be, else None."""
+    try:
+        copy_unchanged(file, target)
+    except UnreadableInput as exc:
+        return exc
+    return None
 
 
 def _open_rejects(file: str) -> BinaryIO:

@@ -32,26 +32,28 @@ DATA_SUFFIXES = JSONL_SUFFIXES | JSON_SUFFIXES | YAML_SUFFIXES | COMPRESSED_JSON
 _SKIPPED_FOLDERS = {"node_modules", "__pycache__", "venv"}
 
 
-def discover(paths: Iterable[str | Path], suffixes: Iterable[str] = DATA_SUFFIXES,
-             linked_folders: list[str] | None = None) -> Iterator[tuple[str, bool]]:
+def discover(paths: Iterable[str | Path], suffixes: Iterable[str] | None = DATA_SUFFIXES,
+             linked_folders: list[str] | None = None, hidden: bool = False) -> Iterator[tuple[str, bool]]:
     """(file, named explicitly) for each path; folders are searched for files whose names end in
-    one of `suffixes` (the data files), in order, skipping hidden folders, some tools' folders
-    and what `.gitignore` files ignore (see ignore.py; a file named is always read). A folder
-    reached through a symlink is not searched: `linked_folders`, when given, gets those found."""
-    suffixes = frozenset(suffixes)
+    one of `suffixes` (the data files; None: every file), in order, skipping hidden folders (but
+    with `hidden`, which skips only .git), some tools' folders and what `.gitignore` files ignore
+    (see ignore.py; a file named is always read). A folder reached through a symlink is not
+    searched: `linked_folders`, when given, gets those found."""
+    suffixes = None if suffixes is None else frozenset(suffixes)
     for path in paths:
         path = str(path)
         if path != "-" and os.path.isdir(path):
             ignored = Ignored(path)
             for folder, subfolders, files in os.walk(path):
-                subfolders[:] = sorted(d for d in subfolders
-                                       if _searched(d) and not ignored.ignores(folder, d, is_folder=True))
+                subfolders[:] = sorted(d for d in subfolders if (_searched(d) or hidden and d != ".git"
+                                                                  and d not in _SKIPPED_FOLDERS)
+                                       and not ignored.ignores(folder, d, is_folder=True))
                 if linked_folders is not None:  # os.walk lists them, and does not go into them
                     linked_folders += _linked(folder, subfolders)
                 for name in sorted(files):
                     file = os.path.join(folder, name)
                     # Only regular files: reading a named pipe or a device found there could block.
-                    if (data_suffix(name) in suffixes and os.path.isfile(file)
+                    if ((suffixes is None or data_suffix(name) in suffixes) and os.path.isfile(file)
                             and not ignored.ignores(folder, name, is_folder=False)):
                         told_file(file)
                         yield file, False

@@ -1,0 +1,74 @@
+"""A folder migrated into a -o folder comes out whole: besides the files migrated there, the
+files a migration does not read (prompt files, fixtures, graders' scripts: what the eval files
+refer to) and the files it refused (each named with its reason) are copied as they are, so that
+the new tree validates and runs as the old one did. Copies are atomic, and keep the mode bits
+(a grader's script stays executable).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Iterable
+
+from ..problems import Problem, UnreadableInput, UsageError
+from ..sources import discover
+from .atomic import AtomicFile
+from .links import skipped_link
+
+_CHUNK = 1 << 20
+
+
+def companions(folders: Iterable[str], planned: Iterable[str], output: Path,
+               skipped: list[Problem]) -> list[tuple[str, Path]]:
+    """(file, where its copy goes) for each file a search of `folders` finds (every name, in
+    hidden folders too but .git, the search's other rules kept) that the run does not migrate (`planned`), nor writes: a file
+    under `output` (a -o folder inside an input folder) is the run's own. Told before anything
+    is written. Links the run must not follow are left out, each with a warning in `skipped`."""
+    taken = {os.path.realpath(file) for file in planned}
+    out = os.path.realpath(output)
+    found = []
+    for folder in folders:
+        for file, _ in discover([folder], suffixes=None, hidden=True):  # .github/prompts/, say
+            real = os.path.realpath(file)
+            if real in taken or os.path.commonpath([real, out]) == out:
+                continue
+            warning = skipped_link(file, folder, in_place=False)
+            if warning is not None:
+                skipped.append(warning)
+                continue
+            found.append((file, output / os.path.relpath(file, folder)))
+    sources = taken | {os.path.realpath(file) for file, _ in found}
+    for file, target in found:
+        if os.path.realpath(target) in sources and os.path.realpath(target) != os.path.realpath(file):
+            raise UsageError(f"-o {output} would write over the input {os.path.realpath(target)} before it is "
+                             "copied; write to a folder outside the inputs")
+    return found
+
+
+def copy_unchanged(file: str, target: Path) -> None:
+    """`file`'s bytes to `target`, replaced whole (AtomicFile), with `file`'s mode bits.
+    UnreadableInput names the file when it cannot be read, the target when it cannot be written."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UnreadableInput(_problem(str(target), f"cannot make its folder: {exc.strerror}")) from None
+    try:
+        source = open(file, "rb")
+    except OSError as exc:
+        raise UnreadableInput(_problem(file, f"cannot be read to copy it: {exc.strerror}")) from None
+    with source, AtomicFile(target) as sink:
+        try:
+            while chunk := source.read(_CHUNK):
+                sink.write(chunk)
+            mode = stat.S_IMODE(os.fstat(source.fileno()).st_mode)
+        except OSError as exc:
+            raise UnreadableInput(_problem(file, f"cannot be read to copy it: {exc.strerror}")) from None
+        sink.commit()
+    os.chmod(target, mode)
+
+
+def _problem(file: str, message: str) -> Problem:
+    return Problem(file, None, None, "$", message, "error", "the -o folder lacks this file; fix the cause and run "
+                   "again", code="unreadable-file")
