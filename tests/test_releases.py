@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from agentv import agentv, needs_node
 from conftest import run_chatconv
-from chatconv.eras.releases import CHECKED, NEWEST, newest_release, parse_release, release_asked
-from chatconv.problems import UsageError
+from chatconv.eras.releases import (CHECKED, NEWEST, newest_release, parse_range, parse_release, release_asked,
+                                    required_release, satisfies)
+from chatconv.problems import ChatconvError, UsageError
 from chatconv.prompt import build_prompts
 from chatconv.validate import validate_path
 
@@ -201,3 +202,87 @@ def test_a_config_is_checked_in_the_era_of_the_release_asked(repo, oracle, versi
     problems, summary = validate_path(repo / ".agentv" / "config.yaml", agentv=version)
     assert theirs["valid"] == (summary.errors == 0), (oracle, theirs, problems)
     assert [p.path for p in problems if p.is_error] == ([] if theirs["valid"] else ["$.execution.trace_file"])
+
+
+@pytest.mark.parametrize("required, release", [
+    ("^4.42.0", "v4.42.4"), ("~4.42", "v4.42.4"), ("4.x", "v4.42.4"), (">=4.0.0 <5.0.0", "v4.42.4"),
+    ("3.8.0", "v3.8.0"), ("=3.8.0", "v3.8.0"), (">=3 <4.13", "v4.0.0"), ("^2.12.0", "v2.12.0"),
+    (">=2.11.0 <3.0.0", "v2.11.0"), ("^0.20.0", "v0.20.0"), (">=5", "v5.3.1"), ("^5.3.1", "v5.3.1"),
+    (">4.42.4 <5", "v4.42.5"), ("1.2.3 - 2.3.4", "v2.3.4"),
+    (">=2.11.0", None), ("*", None), (">=4.0.0 <5.0.0 || ^5.3", None),  # releases of several eras
+])
+def test_a_required_version_puts_the_newest_release_it_allows_in_force(required, release):
+    found = required_release(required)
+    assert (found.label if found else None) == release
+    if found is not None:
+        assert satisfies(found.version, parse_range(required))
+
+
+@pytest.mark.parametrize("required", ["banana", "<0.10", ">=9 <8"])
+def test_a_required_version_that_names_no_release_is_said(required):
+    with pytest.raises(ValueError):
+        required_release(required)
+
+
+versions = st.tuples(st.integers(0, 6), st.integers(0, 50), st.integers(0, 12))
+
+
+@given(version=versions, op=st.sampled_from(["", "=", ">=", ">", "<", "<=", "^", "~"]),
+       parts=st.integers(1, 3), other=versions)
+def test_a_range_holds_as_npm_semver_reads_it(version, op, parts, other):
+    """Each operator, on a full or partial version, against any other version."""
+    written = ".".join(map(str, version[:parts]))
+    holds = satisfies(other, parse_range(op + written))
+    low = version[:parts] + (0,) * (3 - parts)
+    nxt = lambda level: low[:level] + (low[level] + 1,) + (0,) * (2 - level)  # noqa: E731
+    if op == "^":
+        level = next((i for i, n in enumerate(low[:parts]) if n != 0), parts - 1)
+        expected = low <= other < nxt(level)
+    elif op == "~":
+        expected = low <= other < nxt(1 if parts > 1 else 0)
+    elif op in ("", "="):
+        expected = low <= other < nxt(parts - 1)
+    elif op == ">=":
+        expected = other >= low
+    elif op == "<":
+        expected = other < low
+    elif op == ">":
+        expected = other >= nxt(parts - 1) if parts < 3 else other > low
+    else:
+        expected = other < nxt(parts - 1)
+    assert holds == expected, (op + written, other)
+
+
+def test_a_configs_required_version_decides_the_release_of_validate_prompt_and_migrate(repo):
+    (repo / ".agentv").mkdir()
+    config = repo / ".agentv" / "config.yaml"
+    (repo / "s.eval.yaml").write_text(OBJECT_CONTENT)
+    (repo / "v2.yaml").write_text(NO_SCHEMA)
+    for required, errors in [("^3.8.0", 1), (">=4.0.0 <5", 0), (">=2.11.0", 0)]:
+        config.write_text(f"required_version: {required!r}\n")
+        problems, summary = validate_path(repo / "s.eval.yaml")
+        assert summary.errors == errors, (required, problems)
+        if errors:
+            assert "AgentV v3.8.0 takes a message's content only as a string or a list" in problems[0].message
+    config.write_text("required_version: '^5.0.0'\n")  # AgentV 5 reads no tests-era file
+    [problem], summary = validate_path(repo / "s.eval.yaml")
+    assert problem.is_error and problem.message.startswith("AgentV v5.3.1 reads current-era eval files, and "
+                                                           "this is a tests-era one")
+    assert "--agentv v4.42.4" in problem.hint and "chatconv migrate" in problem.hint
+    config.write_text("required_version: '^3.8.0'\n")
+    with pytest.raises(ChatconvError):
+        list(build_prompts(repo / "s.eval.yaml").cases)
+    config.write_text("required_version: '4.x'\n")
+    result = run_chatconv("migrate", repo / "v2.yaml", "--dry-run")
+    assert "0005_evalcases_to_tests: 1 record" in result.stdout_text and "0006" not in result.stdout_text
+    config.write_text("required_version: 'banana'\n")
+    [warning], summary = validate_path(config)
+    assert warning.severity == "warning" and warning.path == "$.required_version" and summary.errors == 0
+
+
+@needs_node
+def test_a_file_of_an_older_era_gets_the_verdict_of_the_release_asked(repo):
+    (repo / "s.eval.yaml").write_text(OBJECT_CONTENT)
+    [theirs] = agentv("58f316ca2", "validate", ["s.eval.yaml"], repo)
+    problems, summary = validate_path(repo / "s.eval.yaml", agentv="5.3.1")
+    assert not theirs["valid"] and summary.errors == 1 and problems[0].path == "$.tests[0]"

@@ -67,7 +67,7 @@ def test_prompt_reads_the_file_it_checked_not_a_link_swapped_after_the_check(tre
     assert "secret.md" in swapped, "the hook must run between the check and the read"
     assert "SECRET" not in result.output + str(result.exception)
     assert result.exit_code == 0, result.exception
-    assert json.loads(result.output.splitlines()[0])["question"] == "=== link.md ===\ninside the repository"
+    assert json.loads(result.output.splitlines()[0])["question"] == '<file path="link.md">\ninside the repository\n</file>'
 
 
 def test_open_reference_reads_from_the_file_it_checked(tree, monkeypatch):

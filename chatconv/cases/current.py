@@ -18,7 +18,7 @@ from ..sources import Record, problem_at
 from . import Case, Lookup, Source, items
 from .external import RawCase, case_file_records, raw_cases, referenced_files
 from .prompts import Prompt, read_prompts, safe_id
-from .shorthand import as_json_text, content_and_place, expand_input
+from .shorthand import as_json_text, content_and_place, expand_input, json_messages
 from .templates import TemplateProblem, render, render_string, whole_value_name
 from .tests import Suite, tests_case
 
@@ -222,6 +222,8 @@ def _rendered_case(raw: RawCase, case_id: str, prompt: Prompt, variables: dict, 
     if isinstance(prompt.template, str):
         name = whole_value_name(prompt.template)
         base = (name and _var_place(raw, name, own)) or base
+    if isinstance(rendered, str):  # a prompt that renders to JSON text of messages sends those messages
+        rendered = json_messages(rendered) or rendered
     messages = expand_input(rendered, base)
     try:
         messages = [_second_pass(message, place, variables) for message, place in messages]

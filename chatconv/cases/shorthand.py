@@ -67,6 +67,21 @@ def expand_input(value: Any, where: tuple) -> list[tuple[dict, tuple | list]]:
     return []
 
 
+def json_messages(text: str) -> list | None:
+    """A rendered input that is a JSON list of messages as current AgentV reads it: the
+    messages (every item one, and at least one), else None (the text is the user's)."""
+    stripped = text.strip()
+    if not stripped.startswith("["):
+        return None
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return None
+    if isinstance(value, list) and value and all(is_message(item) for item in value):
+        return value
+    return None
+
+
 def with_input_files(text: str, text_where: tuple, files: list, files_where: tuple) -> tuple[dict, list]:
     """A string `input` with `input_files`: one user message, the files first, then the text."""
     content, places = [], []

@@ -51,7 +51,8 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
     """Rewrite recordings (JSONL) and eval files (YAML, JSON) in the current shape.
 
     Eval files move forward one AgentV era at a time, to the newest era (or --to ERA, or the
-    era of the release --agentv names); a file is never rewritten into an older era.
+    era of the release --agentv names, or else of the release their .agentv/config.yaml's
+    required_version names); a file is never rewritten into an older era.
 
     PATHS are files, folders (searched as `validate` searches them) or - for standard input.
     Each record goes through the numbered migrations that apply to it; a record that none
@@ -173,7 +174,8 @@ def _print_migration_summary(total, files: int, writes: bool, to_era: str | None
         line += f"; {plural(refused, 'file')} left as {'it was' if refused == 1 else 'they were'} (refused)"
     click.echo(line + ("" if writes else " (nothing written)"), err=True)
     if total.at_era:
-        click.echo(f"  {plural(total.at_era, 'eval file')} already at or past era {to_era}: left as "
+        era = f"era {to_era}" if to_era else "the era of the AgentV release their config requires (required_version)"
+        click.echo(f"  {plural(total.at_era, 'eval file')} already at or past {era}: left as "
                    f"{'it is' if total.at_era == 1 else 'they are'} (never moved back)", err=True)
     for migration in migrations():
         count = total.by_migration.get(migration.name)

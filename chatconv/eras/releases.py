@@ -56,6 +56,19 @@ EVAL_FILES_BY_NAME: Version = (4, 13, 0)
 #   (2026-06-15; AgentV was at 4.38.0 the next day: taken as 4.38.0).
 REPO_SOURCE_REMOVED: Version = (4, 38, 0)
 
+# Where the prompts differ (prompt/agentv.py):
+# - evalcases: 0.20.0's loader drops a message whose content is neither text nor a list and its
+#   prompt builder repeats a one-message prompt's code blocks at its end; 2.5.8 writes such
+#   content as JSON text and repeats nothing (between them; taken as 1.0.0, with SCHEMA_OPTIONAL).
+SNIPPETS_REPEATED_BEFORE: Version = (1, 0, 0)
+# - tests: v3.8.0 reads guideline files (the config's `guideline_patterns`) into a block of their
+#   own; v4.42.4 has no guidelines, writes a `systemMessage`, and names files by their absolute
+#   path for agent providers (between them; taken as 4.0.0).
+GUIDELINES_REMOVED: Version = (4, 0, 0)
+
+_BOUNDARIES = (SCHEMA_OPTIONAL, OBJECT_CONTENT, OLD_GRADER_NAMES_SKIPPED, GRADER_NAMES_OPTIONAL, EVAL_FILES_BY_NAME,
+               REPO_SOURCE_REMOVED, SNIPPETS_REPEATED_BEFORE, GUIDELINES_REMOVED)
+
 _VERSION = re.compile(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+][0-9A-Za-z.-]+)?")
 
 
@@ -92,6 +105,88 @@ def release_asked(agentv: str | None, era: str | None = None, era_option: str = 
     return release
 
 
+# --- a config's `required_version` (a semver range, as npm writes them) ---------------------
+
+_COMPARATOR = re.compile(r"(>=|<=|>|<|=|\^|~>?)?\s*v?(\*|[xX]|\d+)(?:\.(\*|[xX]|\d+))?(?:\.(\*|[xX]|\d+))?"
+                         r"(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
+_NEVER: Version = (10**9, 0, 0)  # above any release: a range it satisfies sets no upper bound
+
+
+def parse_range(text: str) -> list[list[tuple[str, Version]]]:
+    """A semver range (`>=4.0.0 <5`, `^4.42.0`, `~4.42`, `4.x`, `1.2.3 - 2.3.4`, `a || b`) as
+    alternatives, each a list of (operator, version) that must all hold; ValueError for text
+    that is no range. Pre-release tags are not compared (AgentV's own releases have none)."""
+    alternatives = []
+    for part in text.split("||"):
+        part = re.sub(r"(>=|<=|>|<|=|\^|~>?)\s+", r"\1", part.strip())
+        hyphen = re.fullmatch(r"(\S+)\s+-\s+(\S+)", part)
+        tokens = [">=" + hyphen.group(1), "<=" + hyphen.group(2)] if hyphen else part.split()
+        checks = []
+        for token in tokens or ["*"]:
+            match = _COMPARATOR.fullmatch(token)
+            if not match:
+                raise ValueError(f"{text!r} is not a semver range ({token!r})")
+            checks += _comparisons(match.group(1) or "", match.groups()[1:])
+        alternatives.append(checks)
+    return alternatives
+
+
+def _comparisons(op: str, parts: tuple) -> list[tuple[str, Version]]:
+    given = [int(p) for p in parts if p is not None and p not in "*xX"]
+    given = given[:next((i for i, p in enumerate(parts) if p is None or p in "*xX"), 3)]  # up to a wildcard
+    low = tuple(given + [0] * (3 - len(given)))
+    if not given:
+        return [] if op in ("", "=", ">=", "<=", "^", "~", "~>") else [("<", (0, 0, 0))]
+    # The first version past what a partial version (4, 4.42) or a caret or tilde allows.
+    if op == "^":
+        level = next((i for i, n in enumerate(low) if n != 0), len(given) - 1)
+        level = min(level, len(given) - 1)
+    elif op in ("~", "~>"):
+        level = min(1, len(given) - 1) if len(given) > 1 else 0
+    else:
+        level = len(given) - 1
+    high = tuple(low[:level]) + (low[level] + 1,) + (0,) * (2 - level)
+    partial = len(given) < 3
+    if op in ("^", "~", "~>") or (op in ("", "=") and partial):
+        return [(">=", low), ("<", high)]
+    if op in ("", "="):
+        return [("=", low)]
+    if op == ">":
+        return [(">=", high)] if partial else [(">", low)]
+    if op == "<=":
+        return [("<", high)] if partial else [("<=", low)]
+    return [(op, low)]  # >= and < of a partial version mean its first release
+
+
+def satisfies(version: Version, alternatives: list[list[tuple[str, Version]]]) -> bool:
+    tests = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<": lambda a, b: a < b,
+             "<=": lambda a, b: a <= b, "=": lambda a, b: a == b}
+    return any(all(tests[op](version, bound) for op, bound in checks) for checks in alternatives)
+
+
+def required_release(required: str) -> Release | None:
+    """The release a config's `required_version` puts in force: the newest release chatconv
+    knows (each era's newest, the checked ones, the boundaries above, the range's own bounds)
+    that the range allows,
+    when all it allows lie in one era; None when it allows releases of several eras (`>=2.11.0`:
+    each file is then read as its own era's newest release reads it). ValueError for text
+    that is no range, or a range no release chatconv knows satisfies."""
+    alternatives = parse_range(required)
+    # A range's own bounds count too: `^2.12.0` names releases chatconv has not met, which read
+    # as the era's newest it knows (2.12.0 is an evalcases-era release past every boundary there).
+    bounds = {bound if op != ">" else bound[:2] + (bound[2] + 1,)
+              for checks in alternatives for op, bound in checks if op in (">=", ">", "=", "<=")}
+    known = sorted({*CHECKED, *NEWEST.values(), *_BOUNDARIES, *(start for start, _ in ERA_STARTS), *bounds})
+    allowed = [version for version in known + [_NEVER] if satisfies(version, alternatives)]
+    if not allowed or allowed == [_NEVER]:
+        raise ValueError(f"required_version {required!r} allows no AgentV release chatconv knows "
+                         f"({releases_help()}; newest {'.'.join(map(str, NEWEST['current']))})")
+    releases = [parse_release(".".join(map(str, version))) for version in allowed if version != _NEVER]
+    if _NEVER in allowed and releases[-1].era != "current" or len({r.era for r in releases}) > 1:
+        return None
+    return releases[-1]
+
+
 def newest_release(era: str) -> Release | None:
     """The release whose verdicts chatconv gives on a file of `era` by default (None: the
     testcases era, older than any release chatconv knows)."""
@@ -104,6 +199,6 @@ def releases_help() -> str:
     return "; ".join(f"{name} from {'.'.join(map(str, start))}" for start, name in ERA_STARTS)
 
 
-__all__ = ["CHECKED", "ERA_STARTS", "EVAL_FILES_BY_NAME", "GRADER_NAMES_OPTIONAL", "NEWEST", "OBJECT_CONTENT", "OLD_GRADER_NAMES_SKIPPED",
-           "REPO_SOURCE_REMOVED", "Release", "SCHEMA_OPTIONAL", "newest_release", "parse_release", "release_asked",
-           "releases_help"]
+__all__ = ["CHECKED", "ERA_STARTS", "EVAL_FILES_BY_NAME", "GRADER_NAMES_OPTIONAL", "GUIDELINES_REMOVED", "NEWEST", "OBJECT_CONTENT", "OLD_GRADER_NAMES_SKIPPED",
+           "REPO_SOURCE_REMOVED", "Release", "SCHEMA_OPTIONAL", "SNIPPETS_REPEATED_BEFORE", "newest_release", "parse_range", "parse_release",
+           "release_asked", "releases_help", "required_release", "satisfies"]

@@ -15,7 +15,7 @@ from typing import BinaryIO, Callable, Iterable, Iterator
 
 from ..eras import era_names
 from ..problems import Problem, UnreadableInput, UsageError
-from ..sources import file_format
+from ..sources import configured_release, file_format
 from .batches import Workers
 from .files import migrate_file
 from .lines import LineRejected, Tally
@@ -53,7 +53,8 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
     target, so that no other file's output misses anything. A file that cannot be read or
     written is reported and the run goes on. Last come the output and
     rejects files whose last bytes could not be written when closed. to_era: eval files move
-    forward to that era (one of eras.era_names()) instead of the newest; none is moved back.
+    forward to that era (one of eras.era_names()) instead of the newest (or, without it, the
+    era of the release their config's `required_version` names); none is moved back.
     field_map: fields read from other keys (sources.parse_field_map), migrated under their own
     keys in JSON and JSONL files. First come the symlinks found in folders and not followed
     (see links.py): a MigratedFile each, with only `skipped` set (a warning). Into an output
@@ -86,9 +87,11 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
     try:
         yield from (MigratedFile(warning.file, skipped=warning) for warning in skipped)
         with Workers(jobs) as workers:
+            configs: dict = {}
             for file, target in targets:
+                era = to_era or _required_era(file, configs)
                 outcome = _migrate_one(file, target if writes else None, backup, rejects_stream, workers, progress,
-                                       to_era, field_map)
+                                       era, field_map)
                 failed = None
                 if tree is not None and _left_out(outcome):
                     failed = _copy(file, target)
@@ -115,6 +118,13 @@ def _migrate_one(file: str, target: Target, backup: bool, rejects: BinaryIO | No
     except UnreadableInput as exc:
         return MigratedFile(file, error=exc)
     return MigratedFile(file, tally)
+
+
+def _required_era(file: str, configs: dict) -> str | None:
+    """The era of the release its config's `required_version` puts in force (see
+    sources.configured_release): a project that runs AgentV 4 is not moved past it."""
+    release = configured_release(file, configs)
+    return release.era if release is not None else None
 
 
 def _left_out(outcome: MigratedFile) -> bool:

@@ -8,11 +8,18 @@ from typing import Iterator
 
 from ..cases import Case, Source
 from ..cases.external import CODE_SUFFIXES
-from ..eras.releases import release_asked
-from ..problems import ChatconvError, Problem
+from ..eras.releases import GUIDELINES_REMOVED, SNIPPETS_REPEATED_BEFORE, Release, newest_release, release_asked
+from ..problems import ChatconvError, Problem, UsageError
+from ..sources import configured_release, nearest_config
 from ..validate import read_eval_file
+from .agentv import AgentVInputs, agentv_prompt_inputs
 from .context import EvalFileContext
 from .convert import PromptInputs, PromptOptions, build_prompt_inputs
+
+FORMS = ("agentv", "seed")
+# The testcases era (2025-11) is older than any AgentV release chatconv knows: its files' prompts
+# are built as the oldest one builds those of the evalcases era they migrate to.
+OLDEST = Release((0, 20, 0), "evalcases", "v0.20.0")
 
 
 @dataclass
@@ -21,7 +28,7 @@ class CasePrompt:
 
     id: str
     path: tuple  # the case's JSON path in `source`, for problems
-    inputs: PromptInputs
+    inputs: PromptInputs | AgentVInputs  # chatconv's seed form, or AgentV's
     system_prompt: str | None  # the case's (or file's) metadata prompt, else the one given
     source: Source | None = None  # the file the case is written in (the eval file or a case file)
 
@@ -37,19 +44,28 @@ class EvalFilePrompts:
     context: EvalFileContext
     warnings: list[Problem]
     cases: Iterator[CasePrompt]
+    release: Release  # the AgentV release whose prompts these are (the agentv form)
 
 
 def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
                   case_ids: list[str] | tuple[str, ...] = (), era: str | None = None,
-                  agentv: str | None = None) -> EvalFilePrompts:
+                  agentv: str | None = None, form: str = "agentv", agent: bool = False) -> EvalFilePrompts:
     """The prompts of an eval file's cases (only `case_ids` when given), in file order, whatever
     its era (`era` forces one; `agentv`, a release such as "4.42.4", forces its era and checks
-    the file as it does). The file is read and validated first: ChatconvError lists its errors,
-    UnknownCase names a case id the file does not hold; UsageError a release or era not known,
-    or both given and at odds."""
+    the file as it does; without either, the release its config's `required_version` names).
+
+    form: "agentv", each case's prompt as that release of AgentV builds it (AgentVInputs; for
+    an agent provider with `agent`), by default its era's newest; "seed", chatconv's own form
+    (PromptInputs, shaped by `options`). The file is read and validated first: ChatconvError
+    lists its errors, UnknownCase names a case id the file does not hold; UsageError a release
+    or era not known, or both given and at odds, or a form not known."""
+    if form not in FORMS:
+        raise UsageError(f"form must be one of {', '.join(FORMS)}, not {form!r}")
     options = options or PromptOptions()
     refuse_code_eval_file(eval_file)
     release = release_asked(agentv, era)
+    if release is None and era is None:  # the release its config's required_version puts in force
+        release = configured_release(str(eval_file))
     record, warnings, found = read_eval_file(eval_file, options.allow_outside_root,
                                              release.era if release else era, release)
     cases: list[Case] = found.cases
@@ -62,14 +78,35 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
     if unknown:
         raise UnknownCase(unknown[0], str(eval_file), known, warnings)
 
+    in_force = release or newest_release(found.era.NAME) or OLDEST
+    patterns = (options.guideline_patterns if options.guideline_patterns is not None
+                else _agentv_patterns(Path(eval_file), in_force))
+
+    def inputs(case: Case) -> PromptInputs | AgentVInputs:
+        if form == "seed":
+            return build_prompt_inputs(case, context, options)
+        return agentv_prompt_inputs(case, context, in_force, patterns, agent, options.allow_outside_root)
+
     def prompts() -> Iterator[CasePrompt]:
         for case in cases:
             if case_ids and case.id not in case_ids:
                 continue
-            yield CasePrompt(case.id, case.path, build_prompt_inputs(case, context, options),
-                             context.case_system_prompt(case, options), case.source)
+            yield CasePrompt(case.id, case.path, inputs(case), context.case_system_prompt(case, options), case.source)
 
-    return EvalFilePrompts(context, warnings, prompts())
+    return EvalFilePrompts(context, warnings, prompts(), in_force)
+
+
+def _agentv_patterns(eval_file: Path, release: Release) -> list[str]:
+    """The guideline patterns AgentV `release` reads for an eval file: its `.agentv/config.yaml`'s,
+    up to v3.8.0 (0.20.0 reads a config only when it declares `$schema: agentv-config-v2`)."""
+    if not release.before(GUIDELINES_REMOVED):
+        return []
+    config = nearest_config(eval_file)
+    if not isinstance(config, dict) or (release.before(SNIPPETS_REPEATED_BEFORE)
+                                        and config.get("$schema") != "agentv-config-v2"):
+        return []
+    patterns = config.get("guideline_patterns")
+    return [p for p in patterns if isinstance(p, str)] if isinstance(patterns, list) else []
 
 
 def refuse_code_eval_file(eval_file: str | Path) -> None:

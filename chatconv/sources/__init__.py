@@ -11,8 +11,8 @@ from .fields import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, 
                      restore, split_key)
 from .compressed import COMPRESSIONS, compression_of, without_compression
 from .files import (COMPRESSED_JSONL_SUFFIXES, DATA_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, data_suffix,
-                    discover, eval_pattern_config, file_format, iter_jsonl_file, iter_jsonl_stream, iter_records,
-                    load_document, read_document)
+                    configured_release, discover, eval_pattern_config, file_format, iter_jsonl_file,
+                    iter_jsonl_stream, iter_records, load_document, nearest_config, read_document)
 from .ignore import walking_everything
 from .json import NotWritten, duplicate_keys, exact_json, integers_beyond_64_bits, iter_jsonl, load_json
 from .record import Position, Record, problem_at
@@ -29,7 +29,7 @@ __all__ = [
     "BATCH_BYTES", "PARALLEL_MIN_BYTES", "COMPRESSED_JSONL_SUFFIXES", "COMPRESSIONS", "CompressedWriter", "DATA_SUFFIXES", "JSONL_SUFFIXES",
     "JSON_SUFFIXES", "MAX_ALIAS_COPIES", "MAX_YAML_DEPTH", "UTF8_BOM", "YAML_SUFFIXES", "Batch",
     "NotWritten", "Position", "Record", "StdinInput", "batch_workers", "compression_of", "data_suffix", "decode_utf8", "file_too_large",
-    "detect_kind", "eval_pattern_config",
+    "configured_release", "detect_kind", "eval_pattern_config", "nearest_config",
     "discover", "duplicate_keys", "element_records", "holds_records", "empty_file_problem", "exact_json", "file_format",
     "holds_no_record", "integers_beyond_64_bits", "read_as_records", "is_blank_line", "iter_jsonl", "iter_jsonl_file",
     "iter_jsonl_stream", "iter_line_batches", "iter_records", "load_document", "load_json", "load_yaml", "open_binary",

@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
+from ..eras.releases import Release, required_release
 from ..kinds import CONFIG_FILE_NAMES
 from ..limits import LIMITS
 from ..problems import ChatconvError, Problem
@@ -97,6 +98,29 @@ def eval_pattern_config(file: str | Path, seen: dict | None = None) -> dict | No
     relative = path.relative_to(project).as_posix()
     matchers = [matcher for matcher in map(_eval_pattern_matcher, patterns) if not isinstance(matcher, str)]
     return data if any(matcher.match(relative) for matcher in matchers) else None
+
+
+def nearest_config(file: str | Path, seen: dict | None = None) -> dict | None:
+    """The data of the `.agentv/config.*` nearest `file` (walking up its folders to the
+    repository root), or None; `seen` as for eval_pattern_config."""
+    found = _nearest_agentv_config(Path(file).resolve().parent, {} if seen is None else seen)
+    return None if found is None else found[1]
+
+
+def configured_release(file: str, seen: dict | None = None) -> Release | None:
+    """The release the `required_version` of `file`'s config puts in force (see
+    eras.releases.required_release); None without one, or with one that says no single era
+    (the config's own check says what is wrong with one that is no range)."""
+    if file == "-":
+        return None
+    config = nearest_config(file, seen)
+    required = config.get("required_version") if isinstance(config, dict) else None
+    if not isinstance(required, str):
+        return None
+    try:
+        return required_release(required)
+    except ValueError:
+        return None
 
 
 def eval_pattern_problem(pattern: str) -> str | None:

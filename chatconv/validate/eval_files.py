@@ -14,7 +14,7 @@ from ..cases.environment import with_environment
 from ..eras import NEWEST, Era, era_named, era_of
 from ..eras import evalcases as evalcases_era
 from ..eras import tests as tests_era
-from ..eras.releases import REPO_SOURCE_REMOVED, Release
+from ..eras.releases import REPO_SOURCE_REMOVED, Release, required_release
 from ..kinds import config_era
 from ..problems import ChatconvError, Problem
 from ..reference_files import FileReferenceError, segment_text
@@ -81,10 +81,26 @@ def check_eval_document(record: Record, kind: str, allow_outside_root: bool = Fa
         era = era_named(release.era) if release is not None else config_era(record.data)
         yield from check_schema(record, era.CONFIG_SCHEMA)
         yield from check_guideline_patterns(record)
+        yield from _required_version_problems(record)
         if era is NEWEST:
             yield from check_config_providers(record, allow_outside_root)
         return
     yield from _eval_file_problems(record, file_era(record, era), allow_outside_root, release)[0]
+
+
+def _required_version_problems(record: Record) -> Iterator[Problem]:
+    """A `required_version` chatconv cannot read as a release is a warning: AgentV only warns
+    when the running version is outside it, and chatconv then gives each file its era's newest
+    release's verdict."""
+    required = record.data.get("required_version") if isinstance(record.data, dict) else None
+    if not isinstance(required, str):
+        return
+    try:
+        required_release(required)
+    except ValueError as exc:
+        yield problem_at(record, ("required_version",), str(exc), "warning",
+                         hint="write a semver range such as '>=4.0.0 <5.0.0' or '^4.42.0'; each eval file is "
+                              "meanwhile checked as its era's newest release checks it", code="bad-value")
 
 
 def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool,

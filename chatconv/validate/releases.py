@@ -1,15 +1,17 @@
 """Where a release decides otherwise than its era's newest (eras/releases.py): the problems of an
-eval file checked for an older release of its era (`--agentv VERSION`)."""
+eval file checked for an older release of its era (`--agentv VERSION`, or its config's
+`required_version`: sources.configured_release), or of an older era."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Iterator
 
 from ..cases import items
 from ..eras import evalcases as evalcases_era
 from ..eras import tests as tests_era
-from ..eras.releases import OBJECT_CONTENT, REPO_SOURCE_REMOVED, SCHEMA_OPTIONAL, Release
+from ..eras.releases import OBJECT_CONTENT, REPO_SOURCE_REMOVED, SCHEMA_OPTIONAL, Release, newest_release
 from ..problems import Problem
 from ..sources import Record, problem_at
 
@@ -21,6 +23,7 @@ def release_problems(record: Record, era, release: Release | None, problems: lis
     """`problems`, the verdict of the era's newest release on the file, as `release` gives it."""
     if release is None:
         return problems
+    problems = [_older_era_refused(p, release) for p in problems]
     if era is tests_era:
         if release.before(REPO_SOURCE_REMOVED):
             problems = [p for p in problems if not (p.code == "removed-key" and _REPO_KEY.search(p.path))]
@@ -34,6 +37,26 @@ def release_problems(record: Record, era, release: Release | None, problems: lis
                                               "`$schema: agentv-eval-v2`", hint="add `$schema: agentv-eval-v2`",
                                               code="missing-key")]
     return problems
+
+
+def _older_era_refused(problem: Problem, release: Release) -> Problem:
+    """A file of an older era, which chatconv reads as upgraded (a warning), is refused by the
+    release asked for: it reads its own era's files only."""
+    if problem.code != "legacy-shape" or problem.is_error:
+        return problem
+    from ..migrate import migrations  # here: as check_schema, which met the legacy shape, loads them
+
+    migration = next((m for m in migrations() if m.eras and m.eras[0] != m.eras[1]
+                      and f"migration {m.name})" in (problem.hint or "")), None)
+    if migration is None:  # a spelling within the era, which its releases read
+        return problem
+    older = migration.eras[0]
+    newest = newest_release(older)
+    told = f"; or check it as {older}-era AgentV reads it: --agentv {newest.label}" if newest else ""
+    return replace(problem, severity="error",
+                   message=f"AgentV {release.label} reads {release.era}-era eval files, and this is a {older}-era "
+                           f"one: {migration.summary}",
+                   hint=f"`chatconv migrate` moves it forward (migration {migration.name}){told}")
 
 
 def _v3_refusals(record: Record, release: Release) -> Iterator[Problem]:

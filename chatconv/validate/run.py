@@ -16,7 +16,7 @@ from ..eras.releases import Release, release_asked
 from ..kinds import checked_kind, config_era, is_config_file, is_eval_file_name
 from ..pairing import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput, UsageError
-from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compression_of, discover,
+from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compression_of, configured_release, discover,
                        empty_file_problem, eval_pattern_config, file_format, holds_no_record, iter_line_batches,
                        iter_records, open_binary, read_as_records)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
@@ -94,8 +94,12 @@ class Validator:
         # A config is told by its file's name, once: each record is then checked as one.
         kind = self.kind or ("config" if path != "-" and is_config_file(path) else None)
         rendering = Rendering(self.render, self.keep) if self.render and not self.max_errors else None
-        options = LineOptions(path, kind, explicit, self.skip_unknown, self.allow_outside_root, self.era,
-                              None if kind else self._pattern_era(path), rendering, self._release)
+        release, era = self._release, self.era
+        if release is None and era is None and kind is None:  # the release its config requires, if one
+            release = configured_release(path, self._configs)
+            era = release.era if release is not None else None
+        options = LineOptions(path, kind, explicit, self.skip_unknown, self.allow_outside_root, era,
+                              None if kind else self._pattern_era(path, release), rendering, release)
         order = PlaceOrder()
         try:
             yield from self._merge(path, self._batches(options), RecordingChecks(self.conversation_window), order)
@@ -122,7 +126,7 @@ class Validator:
                 summary.stopped = True
                 raise _Stopped
 
-    def _pattern_era(self, path: str) -> str | None:
+    def _pattern_era(self, path: str, release: Release | None) -> str | None:
         """The era to check this YAML or JSON file in when its keys tell no kind: its config's,
         when the config's `eval_patterns` name it an eval file; the newest, when its name does
         (kinds.EVAL_FILE_NAMES); else None (it is no eval file)."""
@@ -131,7 +135,8 @@ class Validator:
         config = eval_pattern_config(path, self._configs)
         if config is not None:
             return config_era(config).NAME
-        return (self.era or NEWEST.NAME) if is_eval_file_name(path, self._release) else None
+        era = release.era if release is not None else self.era
+        return (era or NEWEST.NAME) if is_eval_file_name(path, release) else None
 
     def _merge(self, path: str, batches: Iterable[tuple[RecordSource, Iterable, tuple | None]],
                checks: RecordingChecks, order: PlaceOrder) -> Iterator[Problem | ProblemBlock]:
