@@ -94,3 +94,22 @@ def test_the_seed_form_is_there_by_name_and_its_options_ask_for_it(tmp_path):
     assert seed["question"] == "[User]: u1\n[System]: late\n[User]: u2" and seed["chat_prompt"][1]["role"] == "system"
     refused = run_chatconv("prompt", path, "--system-policy", "keep")
     assert refused.returncode == 2 and "--system-policy shapes the seed form only; add --form seed" in refused.stderr_text
+
+
+@needs_node
+@pytest.mark.parametrize("system", [None, "Be kind."])
+def test_env_values_are_put_in_as_agentv_puts_them(tmp_path, monkeypatch, system):
+    """`{{ env.X }}` (current era): set, unset, with a default, a whole value, beside `${{`."""
+    root = tmp_path / "repo"
+    shutil.copytree(PROMPTS, root)
+    (root / ".git").mkdir()
+    monkeypatch.setenv("CHATCONV_TEST_NUMBER", "42")
+    monkeypatch.delenv("CHATCONV_TEST_UNSET", raising=False)
+    if system is None:
+        monkeypatch.delenv("CHATCONV_TEST_SYSTEM", raising=False)
+    else:
+        monkeypatch.setenv("CHATCONV_TEST_SYSTEM", system)
+    [line] = _oracle_prompts("58f316ca2", ["current/env.eval.yaml"], root, "lm")
+    ours = [{"id": case.id, **case.inputs.as_json()} for case in build_prompts(root / "current/env.eval.yaml").cases]
+    assert ours == line["cases"]
+    assert ours[0]["question"].endswith("Hi from nobody at 42")

@@ -1,7 +1,13 @@
-"""AgentV's `${{ NAME }}` in eval files of the `tests` era (v3 to v4.42): before AgentV reads
-such a file, every string in it has each `${{ NAME }}` replaced by the environment variable
-NAME, or by nothing where NAME is unset (so `criteria: "${{ UNSET }}"` is an empty criteria,
-which AgentV refuses). chatconv checks, and builds the prompts of, what AgentV then reads.
+"""The environment in eval files, as AgentV puts it in before it reads one; chatconv checks, and
+builds the prompts of, what AgentV then reads.
+
+- `tests` era (v3 to v4.42): every string has each `${{ NAME }}` replaced by the environment
+  variable NAME, or by nothing where NAME is unset (so `criteria: "${{ UNSET }}"` is an empty
+  criteria, which AgentV refuses).
+- current era: every string has each `{{ env.… }}` rendered as a template with `env` (the
+  environment, and AGENTV_REPO_ROOT the repository root unless set), `default(...)` and all; a
+  string that is one such expression and nothing else becomes a boolean or a number when its
+  value reads as one; a string holding `${{` is left as it is (AgentV's validate says why).
 """
 
 from __future__ import annotations
@@ -12,26 +18,56 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..sources import Record
+from .templates import TemplateProblem, render_string
 
 _REFERENCE = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_ENV_EXPRESSION = re.compile(r"\{\{\s*env\.[\s\S]*?\}\}")
+_WHOLE_ENV_EXPRESSION = re.compile(r"^\s*\{\{\s*env\.[\s\S]*?\}\}\s*$")
+_NUMBER = re.compile(r"^-?(?:0|[1-9]\d*)(?:\.\d+)?$")
 
 
 def with_environment(record: Record, environ: Mapping[str, str] | None = None) -> Record:
     """The record as AgentV reads it once the environment is put in; the record itself when it
     names no variable (its positions hold either way: no key or list changes)."""
     environ = os.environ if environ is None else environ
-    data = _put_in(record.data, environ)
+    data = _walk(record.data, lambda text: _REFERENCE.sub(lambda match: environ.get(match.group(1), ""), text)
+                 if "${{" in text else text)
     return record if data is record.data else replace(record, data=data)
 
 
-def _put_in(value: Any, environ: Mapping[str, str]) -> Any:
-    """`value` with each string's references replaced; the same object where nothing changed."""
+def with_env_templates(record: Record, root: str, environ: Mapping[str, str] | None = None) -> Record:
+    """A current-era record as AgentV reads it once `{{ env.… }}` is rendered (see above; `root`
+    is the repository root); the record itself when it holds none."""
+    env = dict(os.environ if environ is None else environ)
+    env.setdefault("AGENTV_REPO_ROOT", root)
+    data = _walk(record.data, lambda text: _env_rendered(text, env))
+    return record if data is record.data else replace(record, data=data)
+
+
+def _env_rendered(text: str, env: dict) -> Any:
+    if "env." not in text or "${{" in text:
+        return text
+    try:
+        rendered = _ENV_EXPRESSION.sub(lambda match: str(render_string(match.group(), {"env": env})), text)
+    except TemplateProblem:
+        return text  # a broken expression: left for the template's own check to report
+    if rendered == text or not _WHOLE_ENV_EXPRESSION.match(text):
+        return rendered
+    if rendered in ("true", "false"):
+        return rendered == "true"
+    if _NUMBER.match(rendered):
+        return float(rendered) if "." in rendered else int(rendered)
+    return rendered
+
+
+def _walk(value: Any, change) -> Any:
+    """`value` with `change` applied to each string; the same object where nothing changed."""
     if isinstance(value, str):
-        return _REFERENCE.sub(lambda match: environ.get(match.group(1), ""), value) if "${{" in value else value
+        return change(value)
     if isinstance(value, dict):
-        changed = {key: _put_in(item, environ) for key, item in value.items()}
+        changed = {key: _walk(item, change) for key, item in value.items()}
         return value if all(changed[key] is item for key, item in value.items()) else changed
     if isinstance(value, list):
-        changed_list = [_put_in(item, environ) for item in value]
+        changed_list = [_walk(item, change) for item in value]
         return value if all(new is old for new, old in zip(changed_list, value)) else changed_list
     return value

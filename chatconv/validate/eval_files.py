@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..cases import EvalCases, items, read_cases
-from ..cases.environment import with_environment
+from ..cases.environment import with_env_templates, with_environment
 from ..eras import NEWEST, Era, era_named, era_of
 from ..eras import evalcases as evalcases_era
 from ..eras import tests as tests_era
@@ -18,7 +18,7 @@ from ..eras.releases import REPO_SOURCE_REMOVED, Release, required_release
 from ..kinds import config_era
 from ..problems import ChatconvError, Problem
 from ..reference_files import FileReferenceError, segment_text
-from ..references import pattern_problem
+from ..references import find_repo_root, pattern_problem
 from ..sources import Record, iter_records, problem_at
 from .configs import check_config_providers
 from .explain import short_json
@@ -109,6 +109,8 @@ def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool,
     `release` gives them (None: the era's newest), and its cases."""
     if era is tests_era:
         record = with_environment(record)  # ${{ NAME }} as AgentV puts it in before reading
+    elif era is NEWEST and record.file != "-":
+        record = with_env_templates(record, str(find_repo_root(Path(record.file).parent)))  # {{ env.NAME }}
     schema_problems = check_schema(record, era.SCHEMA)  # first: it upgrades older spellings in memory
     cases = read_cases(record, era, allow_outside_root)
     # A case the schema refused is read defensively (AgentV's loader skips a bad message, say):
