@@ -60,6 +60,8 @@ CODES = {
     "no-input": "an eval case that has no input messages to build a prompt from",
     "skipped-test": "a test AgentV's loader skips (no input of its own, nothing to grade it by): the run goes on without it",
     "skipped-grader": "a grader (or a rubric item or field of one) that AgentV's loader skips: the test runs without it",
+    "dropped-by-agentv": "a conversation setting or a turn's grader AgentV's validate passes and its loader drops (or checks only when the turn is played): the test runs otherwise than written",
+    "needs-reply": "a conversation turn whose prompt holds an earlier turn's reply, which no recording gave (--replies): its prompt is not built",
     "tool-result-orphan": "a tool-result that answers no earlier tool-call of its conversation",
     "tool-call-unanswered": "a tool-call that no later tool-result of its conversation answers",
     "duplicate-tool-call-id": "a toolCallId used by two tool calls of one conversation",

@@ -7,6 +7,8 @@ passes some of those; chatconv follows the loader, see README "AgentV's own verd
 
 from __future__ import annotations
 
+import os
+
 import itertools
 import re
 import shutil
@@ -105,9 +107,14 @@ def mutate(data, draw):
     return f"took {key!r} from {path}"
 
 
+# The suite tries the same few changes each run (CI stays red or green for what it changed);
+# CHATCONV_MUTATIONS=N tries N new ones, to look for disagreements (README: Development).
+_EXPLORE = int(os.environ.get("CHATCONV_MUTATIONS") or 0)
+
+
 @needs_node
 # No shrinking: each try runs node twice, and the message names every file that differs.
-@settings(max_examples=4, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+@settings(max_examples=_EXPLORE or 4, derandomize=not _EXPLORE, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_changed_example_gets_agentvs_verdict(clean_examples, data):

@@ -62,6 +62,10 @@ def test_each_case_is_the_prompt_agentv_builds(tmp_path, tree, folder, version, 
             unbuilt.append(line["file"])
             continue
         for case in line["cases"]:
+            if f"{case['id']}/turn-1" in ours:
+                # A conversation test: AgentV's builder gives its input alone, which its runner
+                # never sends; chatconv gives each turn's prompt (test_conversation_turns.py).
+                continue
             theirs = {key: value for key, value in case.items() if key != "id"}
             assert ours.get(case["id"]) == theirs, (line["file"], case["id"])
             same += 1

@@ -91,7 +91,7 @@ def test_json_format_is_one_object_with_every_problem(repo):
     [problem] = report["problems"]
     assert problem == {"file": str(path), "line": 5, "column": 9, "severity": "error",
                        "path": "$.evalcases[0].input_messages[0].role",
-                       "message": '"human" is not one of: system, user, assistant, tool', "hint": 'use "user"',
+                       "message": '"human" is not one of: system, user, assistant', "hint": 'use "user"',
                        "code": "bad-value"}
 
 

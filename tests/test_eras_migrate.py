@@ -737,7 +737,9 @@ STEPS = [("testcases", "evalcases"), ("testcases", "current"), ("evalcases", "ev
 def _prompts(path: Path) -> list[tuple]:
     from chatconv.prompt import build_prompts
 
-    built = build_prompts(path)
+    # The seed form: what a case holds, whatever release reads it (AgentV's own builder changed
+    # between releases: guidelines went, a leading `/` file came back; tests/test_agentv_prompts.py).
+    built = build_prompts(path, form="seed")
     return [(c.id, c.inputs.question, c.inputs.guidelines, c.inputs.chat_prompt) for c in built.cases]
 
 

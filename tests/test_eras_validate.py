@@ -4,6 +4,8 @@ files and their eval_patterns, and problems in line order."""
 
 from __future__ import annotations
 
+import json
+
 import shutil
 import textwrap
 from pathlib import Path
@@ -16,6 +18,7 @@ from chatconv.kinds import config_era, detect_kind
 from chatconv.schemas import load_schema
 from chatconv.sources import Record
 from chatconv.validate import explain, validate_path
+from agentv import agentv, needs_node
 from conftest import DATA, run_chatconv
 
 TREES = ("tests-v3.8.0", "current-2026-07")
@@ -556,7 +559,7 @@ def test_every_property_of_an_era_schema_says_what_it_is(name):
     assert undescribed == []
 
 
-def test_conversation_turns_are_kept_and_said_to_be_unplayed(repo):
+def test_a_tests_era_conversation_is_valid_and_played_turn_by_turn(repo):
     path = _write(repo, """\
         tests:
           - id: a
@@ -566,9 +569,39 @@ def test_conversation_turns_are_kept_and_said_to_be_unplayed(repo):
             turns:
               - input: next
     """)
-    [problem] = validate_path(path)[0]
-    assert (problem.line, problem.path, problem.severity, problem.code) == (6, "$.tests[0].turns", "warning",
-                                                                            "unsupported")
-    assert "not played" in problem.message
+    assert validate_path(path)[0] == []
     result = run_chatconv("prompt", path)
-    assert result.returncode == 0 and '"question":"hi"' in result.stdout_text and "not played" in result.stderr_text
+    assert result.returncode == 0 and result.stderr_text == ""
+    assert json.loads(result.stdout_text) == {"id": "a/turn-1", "question": "next", "chatPrompt": [
+        {"role": "user", "content": "hi"}, {"role": "user", "content": "next"}]}
+
+
+SCORE_RANGES = """\
+prompts: ["{{ input }}"]
+tests:
+  - id: a
+    vars: {input: hi}
+    assert:
+      - type: llm-rubric
+        value: [{id: r, outcome: o, score_ranges: {0: bad, 10: good, zz_note: [y]}}]
+  - id: b
+    vars: {input: hi}
+    assert:
+      - type: llm-rubric
+        value: [{id: r, outcome: o, score_ranges: {3: bad, 10: good}}]
+  - id: c
+    vars: {input: hi}
+    assert:
+      - type: llm-rubric
+        value: [{id: r, outcome: o, score_ranges: {0: bad, "10": good}}]
+"""
+
+
+@needs_node
+def test_a_score_ranges_map_agentv_cannot_read_skips_the_test_as_its_loader_does(repo):
+    path = repo / "suite.yaml"
+    path.write_text(SCORE_RANGES)
+    [loaded] = agentv("58f316ca2", "load", ["suite.yaml"], repo)
+    problems, _ = validate_path(path)
+    assert loaded["ids"] == ["c"] and len(loaded["messages"]) == 2
+    assert [p.path for p in problems if p.is_error] == ["$.tests[0].assert[0]", "$.tests[1].assert[0]"]

@@ -83,6 +83,11 @@ class Case:
     criteria: str | None = None  # what a good answer achieves, in words
     graders: list = field(default_factory=list)  # the era's graders (evaluators, assertions, assert), as written
     metadata: dict = field(default_factory=dict)  # `systemPrompt` shapes the prompt
+    # A conversation test's turns (`mode: conversation`), as AgentV plays them after `messages`:
+    # each {"input", "expected_output"?, "assert"?}, rendered with the test's vars; None for a
+    # test of one prompt. window_size: how many earlier exchanges each turn sees (None: all).
+    turns: list[dict] | None = None
+    window_size: float | None = None
 
     def file_segments(self):
         """(JSON path in `source`, value) of each file segment of the input and expected messages

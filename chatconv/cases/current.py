@@ -21,6 +21,7 @@ from .prompts import Prompt, read_prompts, safe_id
 from .shorthand import as_json_text, content_and_place, expand_input, json_messages
 from .templates import TemplateProblem, render, render_string, whole_value_name
 from .tests import Suite, tests_case
+from .turns import conversation_turns, window_size
 
 
 def read(record: Record, lookup: Lookup) -> Iterator[Case | Problem]:
@@ -233,9 +234,14 @@ def _rendered_case(raw: RawCase, case_id: str, prompt: Prompt, variables: dict, 
     if not messages:
         return raw.source.problem(raw.path, f"test {raw.data['id']!r}: the prompt {prompt.id!r} renders to no "
                                   "message", "give the vars the prompt uses (e.g. vars.input)", "no-input")
+    try:
+        turns = conversation_turns(raw.data, variables)
+    except TemplateProblem as exc:
+        return raw.source.problem(raw.path + ("turns",), f"test {raw.data['id']!r}: {exc.message}", exc.hint, exc.code)
     return Case(str(case_id), raw.path, raw.source, [m for m, _ in messages], [p for _, p in messages],
                 criteria=_criteria(raw.data, variables), graders=_graders(raw.data),
-                metadata=raw.data.get("metadata") if isinstance(raw.data.get("metadata"), dict) else {})
+                metadata=raw.data.get("metadata") if isinstance(raw.data.get("metadata"), dict) else {},
+                turns=turns, window_size=window_size(raw.data))
 
 
 def _second_pass(message: dict, place: tuple | list, variables: dict) -> tuple[dict, tuple | list]:

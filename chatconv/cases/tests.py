@@ -14,6 +14,7 @@ from ..sources import Record
 from . import Case, Lookup
 from .external import RawCase, raw_cases
 from .shorthand import expand_input, expected_messages, with_input_files
+from .turns import conversation_turns, window_size
 
 GRADER_KEYS = ("assertions", "assert", "evaluators")
 
@@ -117,7 +118,8 @@ def tests_case(raw: RawCase, suite: Suite) -> Case | Problem:
                 expected=[m for m, _ in expected], expected_paths=[place for _, place in expected],
                 criteria=criteria if isinstance(criteria, str) else None,
                 graders=graders_of(case) + suite.graders,
-                metadata=case.get("metadata") if isinstance(case.get("metadata"), dict) else {})
+                metadata=case.get("metadata") if isinstance(case.get("metadata"), dict) else {},
+                turns=conversation_turns(case), window_size=window_size(case))
 
 
 def _no_input(raw: RawCase) -> Problem:

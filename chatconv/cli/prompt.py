@@ -6,7 +6,7 @@ import click
 
 from ..eras import era_names
 from .releases import agentv_option
-from ..problems import UnreadableInput
+from ..problems import ChatconvError, UnreadableInput
 from ..prompt import DEFAULT_SYSTEM_PROMPT, FORMS, SYSTEM_POLICIES, PromptOptions, UnknownCase, build_prompts
 from ..providers import RENDERERS, TARGETS, ProviderRuleError, render_request
 from ..references import pattern_problem
@@ -43,6 +43,11 @@ def _sound_globs(ctx, param, patterns):
 @click.option("--guideline-pattern", "guideline_patterns", multiple=True, metavar="GLOB", callback=_sound_globs,
               help="Files matching this glob are guidelines (repeatable); replaces the eval file's "
                    "and the config's patterns.")
+@click.option("--replies", "replies_file", metavar="RECORDING", type=click.Path(dir_okay=False),
+              help="The replies to a conversation test's turns (mode: conversation), so that each turn's prompt "
+                   "is built as AgentV sends it: a recording in chatconv's shape (one reply a step) or any format "
+                   "`chatconv import` reads (one reply an assistant answer), its conversation id the test's. "
+                   "Without it the turns stop at the first that needs a reply, with a warning.")
 @click.option("--allow-outside-root", is_flag=True,
               help="Accept file references that resolve outside the repository root.")
 @click.option("--era", type=click.Choice(era_names()), default=None,
@@ -54,7 +59,7 @@ def _sound_globs(ctx, param, patterns):
                    "call never answered: dropped, with a turn it leaves empty) instead of failing; every "
                    "repair is reported on stderr.")
 def prompt(eval_file, case_ids, target, form, system_policy, default_system_prompt, system_prompt,
-           guideline_patterns, allow_outside_root, era, agentv, repair):
+           guideline_patterns, replies_file, allow_outside_root, era, agentv, repair):
     """Build the prompt of each case of EVAL_FILE: one JSON object per line, in file order, as
     AgentV builds it (the release in force: --agentv, else the required_version of the file's
     .agentv/config.yaml, else the newest release of the file's era).
@@ -68,6 +73,9 @@ def prompt(eval_file, case_ids, target, form, system_policy, default_system_prom
             send, with its default system prompt where a prompt has none), without model and
             sampling settings
 
+    A conversation test (mode: conversation) gives one line per turn, "<id>/turn-<n>", each
+    prompt holding the replies to the turns before it (--replies).
+
     --form seed gives chatconv's own form instead: {"id", "question", "guidelines", "chat_prompt"},
     shaped by --system-policy, --default-system-prompt and --system-prompt.
     """
@@ -80,8 +88,17 @@ def prompt(eval_file, case_ids, target, form, system_policy, default_system_prom
     options = PromptOptions(list(guideline_patterns) or None, system_prompt, None, system_policy or "merge",
                             default_system_prompt or DEFAULT_SYSTEM_PROMPT, allow_outside_root)
     reporter = TextReporter(err=True)
+    replies = None
+    if replies_file is not None:
+        from ..formats.replies import read_replies  # here: the formats load only when a recording is given
+
+        try:
+            replies = read_replies(replies_file)
+        except ChatconvError as exc:
+            fail(exc.problems, EXIT_UNREADABLE)
     try:
-        prompts = build_prompts(eval_file, options, case_ids, era, agentv, form, agent=target == "agent")
+        prompts = build_prompts(eval_file, options, case_ids, era, agentv, form, agent=target == "agent",
+                                replies=replies)
     except UnreadableInput as exc:
         fail(exc.problems, EXIT_UNREADABLE)
     except UnknownCase as exc:

@@ -25,7 +25,7 @@ from ..problems import ChatconvError, Problem
 from ..schemas import fast_validator
 from ..sources import Record, iter_records, problem_at
 from ..validate import check_schema
-from .base import EvalRecord, NonEmptyStr, Omittable, ProviderOptions, RecordedRecord, Role, SchemaInt
+from .base import EvalRecord, EvalRole, NonEmptyStr, Omittable, ProviderOptions, RecordedRecord, Role, SchemaInt
 from .eval import (AnyEvaluator, CaseMetadata, ChatMessage, ChatPrompt, CodeEvaluator, Config, EvalCase, EvalFile,
                    Evaluator, Execution, FileSegment, InputMessage, LlmJudgeEvaluator, OtherEvaluator,
                    ProviderRequest, Segment, TextSegment)
@@ -119,7 +119,7 @@ __all__ = [
     "CaseMetadata", "ChatMessage", "ChatPrompt", "CodeEvaluator", "Config", "ContentOutput", "Conversation",
     "ConversationStep", "EvalCase", "EvalFile", "EvalRecord", "Evaluator", "Execution", "FilePart", "FileSegment",
     "ImagePart", "InputMessage", "JsonOutput", "LlmJudgeEvaluator", "MediaItem", "ModelMessage", "NonEmptyStr",
-    "Omittable", "OtherEvaluator", "ProviderOptions", "ProviderRequest", "ReasoningPart", "RecordedRecord", "Role",
+    "Omittable", "OtherEvaluator", "ProviderOptions", "ProviderRequest", "ReasoningPart", "RecordedRecord", "Role", "EvalRole",
     "SchemaInt", "Segment", "StepRecord", "SystemMessage", "TextItem", "TextOutput", "TextPart", "TextSegment",
     "ToolCallPart", "ToolMessage", "ToolResultOutput", "ToolResultPart", "UserMessage", "UserPart", "parse_record",
     "read_records",

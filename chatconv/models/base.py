@@ -30,6 +30,8 @@ Omittable = Annotated[T | None, BeforeValidator(_not_null)]
 SchemaInt = Annotated[StrictInt, BeforeValidator(_integral_float_as_int)]
 NonEmptyStr = Annotated[StrictStr, StringConstraints(min_length=1)]
 Role = Literal["system", "user", "assistant", "tool"]
+# The roles of an eval file's messages: AgentV's validate refuses any other, `tool` too.
+EvalRole = Literal["system", "user", "assistant"]
 ProviderOptions = dict[str, dict[str, Any]]
 
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Discriminator, Field, RootModel, StrictStr, Tag
 
-from .base import EvalRecord, NonEmptyStr, Omittable, Role
+from .base import EvalRecord, EvalRole, NonEmptyStr, Omittable, Role
 
 class TextSegment(EvalRecord):
     """Inline text of an input message."""
@@ -30,7 +30,7 @@ Segment = Annotated[TextSegment | FileSegment, Field(discriminator="type")]
 class InputMessage(EvalRecord):
     """One message of an eval case's input_messages or expected_messages."""
 
-    role: Role
+    role: EvalRole
     content: StrictStr | list[Segment]
 
 
@@ -38,7 +38,7 @@ class ExpectedMessage(EvalRecord):
     """One message of an eval case's expected_messages: its content may also be an object (the
     structured answer an agent is expected to return)."""
 
-    role: Role
+    role: EvalRole
     content: StrictStr | list[Segment] | dict[str, Any]
 
 

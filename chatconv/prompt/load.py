@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Mapping
 
 from ..cases import Case, Source
 from ..cases.external import CODE_SUFFIXES
-from ..eras.releases import GUIDELINES_REMOVED, SNIPPETS_REPEATED_BEFORE, Release, newest_release, release_asked
+from ..eras.releases import (CONVERSATIONS_PLAYED, GUIDELINES_REMOVED, SNIPPETS_REPEATED_BEFORE, Release,
+                             newest_release, release_asked)
 from ..problems import ChatconvError, Problem, UsageError
 from ..sources import configured_release, nearest_config
 from ..validate import read_eval_file
 from .agentv import AgentVInputs, agentv_prompt_inputs
 from .context import EvalFileContext
+from .turns import play_turns
 from .convert import PromptInputs, PromptOptions, build_prompt_inputs
 
 FORMS = ("agentv", "seed")
@@ -49,14 +51,19 @@ class EvalFilePrompts:
 
 def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
                   case_ids: list[str] | tuple[str, ...] = (), era: str | None = None,
-                  agentv: str | None = None, form: str = "agentv", agent: bool = False) -> EvalFilePrompts:
+                  agentv: str | None = None, form: str = "agentv", agent: bool = False,
+                  replies: Mapping[str, list[str]] | None = None) -> EvalFilePrompts:
     """The prompts of an eval file's cases (only `case_ids` when given), in file order, whatever
     its era (`era` forces one; `agentv`, a release such as "4.42.4", forces its era and checks
     the file as it does; without either, the release its config's `required_version` names).
 
     form: "agentv", each case's prompt as that release of AgentV builds it (AgentVInputs; for
     an agent provider with `agent`), by default its era's newest; "seed", chatconv's own form
-    (PromptInputs, shaped by `options`). The file is read and validated first: ChatconvError
+    (PromptInputs, shaped by `options`). A conversation test (`mode: conversation`, from v4)
+    gives the prompt of each turn, `<id>/turn-<n>`, as AgentV plays it, with the replies to
+    earlier turns that `replies` holds under the test's id (the assistant's text, in order);
+    where one is missing, the turns stop before the turn that needs it, with a `needs-reply`
+    warning. The file is read and validated first: ChatconvError
     lists its errors, UnknownCase names a case id the file does not hold; UsageError a release
     or era not known, or both given and at odds, or a form not known."""
     if form not in FORMS:
@@ -87,13 +94,49 @@ def build_prompts(eval_file: str | Path, options: PromptOptions | None = None,
             return build_prompt_inputs(case, context, options)
         return agentv_prompt_inputs(case, context, in_force, patterns, agent, options.allow_outside_root)
 
+    played = form == "agentv" and not in_force.before(CONVERSATIONS_PLAYED)
+    chosen = [case for case in cases if not case_ids or case.id in case_ids]
+    replies = _by_test(replies, [case for case in chosen if case.turns])
+    warnings += [_needs_reply(case, number, replies) for case, number in _left_out_turns(chosen, replies) if played]
+
     def prompts() -> Iterator[CasePrompt]:
-        for case in cases:
-            if case_ids and case.id not in case_ids:
+        for case in chosen:
+            system_prompt = context.case_system_prompt(case, options)
+            if played and case.turns:
+                turns, _ = play_turns(case, context, in_force, (replies or {}).get(case.id), options.allow_outside_root)
+                for turn in turns:
+                    yield CasePrompt(turn.id, case.path, turn.inputs, system_prompt, case.source)
                 continue
-            yield CasePrompt(case.id, case.path, inputs(case), context.case_system_prompt(case, options), case.source)
+            yield CasePrompt(case.id, case.path, inputs(case), system_prompt, case.source)
 
     return EvalFilePrompts(context, warnings, prompts(), in_force)
+
+
+def _by_test(replies: Mapping[str, list[str]] | None, conversations: list[Case]) -> Mapping[str, list[str]] | None:
+    """The replies filed by test id: a recording of one conversation that names no test asked
+    (another tool's log, named after its file) answers the one conversation test asked."""
+    if replies and len(replies) == 1 and len(conversations) == 1 and conversations[0].id not in replies:
+        return {conversations[0].id: next(iter(replies.values()))}
+    return replies
+
+
+def _left_out_turns(cases: list[Case], replies: Mapping[str, list[str]] | None) -> Iterator[tuple[Case, int]]:
+    """(case, the number of its first turn whose prompt needs a reply not given)."""
+    for case in cases:
+        if case.turns:
+            given = len((replies or {}).get(case.id) or ())
+            if given < len(case.turns) - 1:
+                yield case, given + 2
+
+
+def _needs_reply(case: Case, number: int, replies: Mapping[str, list[str]] | None) -> Problem:
+    turns = len(case.turns or ())
+    later = f"turn {number}" if number == turns else f"turns {number} to {turns}"
+    given = "no reply was given" if not (replies or {}).get(case.id) else f"the replies given stop at turn {number - 2}"
+    return case.source.problem(case.path + ("turns", number - 1), f"test {case.id!r}: the prompt of {later} holds the "
+                               f"reply to turn {number - 1}, and {given}: built up to turn {number - 1}",
+                               "give --replies RECORDING: a recording of the conversation (its id the test's), in "
+                               "chatconv's shape or any format `chatconv import` reads", "needs-reply", "warning")
 
 
 def _agentv_patterns(eval_file: Path, release: Release) -> list[str]:

@@ -5,6 +5,7 @@ is checked against its own era's schema (eras/), and its cases are read as cases
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
@@ -119,13 +120,35 @@ def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool,
     problems = [*schema_problems, *check_guideline_patterns(record),
                 *(p for p in cases.problems if not any(_same_spot(p, place) for place in refused)),
                 *_unplayed_turns(record), *check_eval_file(record, cases=cases, release=release)]
-    return release_problems(record, era, release, problems), cases
+    return release_problems(record, era, release, [_as_agentv_runs(p) for p in problems]), cases
+
+
+# What AgentV's validate passes and its loader drops without a word (a conversation's settings,
+# with the default it then runs with), or checks only when it plays the turn (a turn's graders):
+# the file runs, but not as written.
+_DROPPED_SETTING = re.compile(r"^\$\.tests\[\d+\]\.(aggregation|on_turn_failure|window_size)$")
+_RUNS_WITH = {"aggregation": "mean", "on_turn_failure": "continue", "window_size": "every earlier turn in view"}
+_TURN_GRADER = re.compile(r"^\$\.tests\[\d+\]\.turns\[\d+\]\.(assert|assertions)(\[|\.|$)")
+
+
+def _as_agentv_runs(problem: Problem) -> Problem:
+    if not problem.is_error:
+        return problem
+    setting = _DROPPED_SETTING.match(problem.path)
+    if setting:
+        return replace(problem, severity="warning", code="dropped-by-agentv",
+                       message=f"{problem.message}: AgentV's loader drops it without a word, and runs the test with "
+                               f"{_RUNS_WITH[setting.group(1)]}")
+    if _TURN_GRADER.match(problem.path):
+        return replace(problem, severity="warning", code="dropped-by-agentv",
+                       message=f"{problem.message}: AgentV's validate does not check a turn's graders, and its run "
+                               "meets this when it plays the turn")
+    return problem
 
 
 def _unplayed_turns(record: Record) -> Iterator[Problem]:
-    """A test's conversation `turns` (tests and current eras) are AgentV's to play at run time:
-    chatconv builds the prompt of the test's input only, and says so; a conversation test
-    without any is refused, as AgentV refuses it."""
+    """A conversation test (tests and current eras) needs a turn, and turns need a conversation
+    test, as AgentV's validate says."""
     tests = record.data.get("tests") if isinstance(record.data, dict) else None
     for index, test in items(tests):
         turns = test.get("turns")
@@ -138,11 +161,6 @@ def _unplayed_turns(record: Record) -> Iterator[Problem]:
                 yield problem_at(record, ("tests", index, key), f"`{key}` is for a conversation test: AgentV "
                                  "refuses it without `mode: conversation`", hint="add `mode: conversation` to the test",
                                  code="missing-key")
-        if "turns" in test:
-            yield problem_at(record, ("tests", index, "turns"),
-                             "conversation turns (AgentV's multi-turn conversation evaluation) are not played by "
-                             "chatconv: the prompt is built from the test's input only", "warning",
-                             "the turns are kept and checked against the schema; AgentV plays them", code="unsupported")
 
 
 def _same_spot(problem: Problem, place: tuple[str, str]) -> bool:

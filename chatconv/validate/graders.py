@@ -126,6 +126,13 @@ def _owners(record: Record, *more: str) -> list[tuple[tuple, dict]]:
     return owners + [((key,), data[key]) for key in more if isinstance(data.get(key), dict)]
 
 
+def _turns(record: Record) -> list[tuple[tuple, dict]]:
+    """(path, turn) of each turn of the inline tests: a turn lists graders of its own."""
+    data = record.data if isinstance(record.data, dict) else {}
+    return [(("tests", index, "turns", number), turn) for index, test in items(data.get("tests"))
+            for number, turn in items(test.get("turns"))]
+
+
 def check_graders(record: Record, release: Release | None = None) -> Iterator[Problem]:
     """An error for each grader AgentV's loader would skip, nested ones included."""
     for path, grader in graders(_owners(record)):
@@ -165,21 +172,35 @@ def _skipped_parts(grader: dict) -> Iterator[tuple[tuple, tuple[str, str, str]]]
                 yield (key, index, "score_ranges"), ("rubric item's score ranges (and the whole test)",
                                                      "a shorthand map's keys are scores (whole numbers)",
                                                      "key each range by its score, e.g. 0: ..., 5: ..., 10: ...")
-    if kind == "field-accuracy":
-        for index, spec in enumerate(grader["fields"]):
-            match = spec.get("match") if isinstance(spec, dict) else None
-            if match not in FIELD_MATCHES:
-                yield ("fields", index), ("field", f"its `match` {short_json(match)} is not one it knows",
-                                          f"match is one of {', '.join(FIELD_MATCHES)}")
+    yield from _field_skips(grader)
+
+
+def _field_skips(grader: dict) -> Iterator[tuple[tuple, tuple[str, str, str]]]:
+    """The fields of a field-accuracy grader AgentV's loader skips: no `path`, or a `match` it
+    does not know (both eras)."""
+    fields = grader.get("fields") if grader.get("type") == "field-accuracy" else None
+    for index, spec in enumerate(fields if isinstance(fields, list) else ()):
+        path = spec.get("path") if isinstance(spec, dict) else None
+        match = spec.get("match") if isinstance(spec, dict) else None
+        if not (isinstance(path, str) and path.strip()):
+            yield ("fields", index), ("field", "it has no `path` (a non-empty string)",
+                                      "name the field to compare as `path`, e.g. path: invoice.total")
+        elif match not in FIELD_MATCHES:
+            yield ("fields", index), ("field", f"its `match` {short_json(match)} is not one it knows",
+                                      f"match is one of {', '.join(FIELD_MATCHES)}")
 
 
 def check_current_graders(record: Record) -> Iterator[Problem]:
     """An error for each assertion of a current-era file that AgentV's loader skips, or for
     which it skips the whole test, nested ones included."""
-    for path, grader in graders(_owners(record, "default_test")):
+    for path, grader in graders(_owners(record, "default_test") + _turns(record)):
         reason = _why_current_skips(grader)
         if reason:
             yield problem_at(record, path, f"AgentV {reason[0]}", hint=reason[1], code="skipped-grader")
+            continue
+        for place, part in _field_skips(grader):
+            yield problem_at(record, path + place, f"AgentV skips this {part[0]} of the grader: {part[1]}",
+                             hint=part[2], code="skipped-grader")
 
 
 def _why_current_skips(grader: dict) -> tuple[str, str] | None:
@@ -206,4 +227,36 @@ def _why_current_skips(grader: dict) -> tuple[str, str] | None:
                 "it skips the grader, or the whole test", "write the prompt as text, or the rubric as `value`")
     if grader.get("value") in (None, "") and prompt in (None, ""):
         return "skips this llm-rubric: it has neither `value` nor `prompt`", "write the rubric as `value`"
+    for index, item in enumerate(grader.get("value") if isinstance(grader.get("value"), list) else ()):
+        fault = score_ranges_fault(item.get("score_ranges")) if isinstance(item, dict) else None
+        if fault:
+            return (f"skips the whole test: rubric item {item.get('id', index)!r} has score_ranges that {fault}",
+                    "key each range by its score from 0 to 10, starting at 0, each with its text (0: ..., 5: ...)")
     return None
+
+
+def score_ranges_fault(ranges: Any) -> str | None:
+    """Why AgentV's loader refuses a rubric item's score_ranges written as a map (it reads a map
+    whose keys are whole scores from 0 to 10, each with a text, from 0 up, as ranges); None
+    when it takes them, or they are a list (the schema's to check)."""
+    if ranges is None or isinstance(ranges, list):
+        return None
+    if not isinstance(ranges, dict) or not ranges:
+        return "are neither a list nor a map of scores"
+    scores = []
+    for key, text in ranges.items():
+        score = _number(key)
+        if score is None or score != int(score) or not 0 <= score <= 10 or not (isinstance(text, str) and text):
+            return f"are a map with the key {key!r}: its keys are whole scores from 0 to 10, each with a text"
+        scores.append(int(score))
+    return None if min(scores) == 0 else f"start at {min(scores)}: a map of scores starts at 0"
+
+
+def _number(key: Any) -> float | None:
+    """A map key as JavaScript's Number() reads it (YAML's 5 and "5" alike), or None."""
+    if isinstance(key, bool):
+        return None
+    try:
+        return float(str(key).strip() or "0")
+    except ValueError:
+        return None
