@@ -61,6 +61,7 @@ CODES = {
     "skipped-test": "a test AgentV's loader skips (no input of its own, nothing to grade it by): the run goes on without it",
     "skipped-grader": "a grader (or a rubric item or field of one) that AgentV's loader skips: the test runs without it",
     "dropped-by-agentv": "a conversation setting or a turn's grader AgentV's validate passes and its loader drops (or checks only when the turn is played): the test runs otherwise than written",
+    "no-repository": "an eval file that no git repository holds: AgentV's validate refuses it (its file references start at the repository root)",
     "needs-reply": "a conversation turn whose prompt holds an earlier turn's reply, which no recording gave (--replies): its prompt is not built",
     "tool-result-orphan": "a tool-result that answers no earlier tool-call of its conversation",
     "tool-call-unanswered": "a tool-call that no later tool-result of its conversation answers",

@@ -17,17 +17,23 @@ from .reference_files import (FileReferenceError, open_within, read_regular, rea
 
 # The reading names are reference_files'; they stay importable from here, where they were first.
 __all__ = ["FileReferenceError", "check_patterns", "find_config", "find_repo_root", "is_guideline", "open_reference",
-           "open_within", "pattern_problem", "read_reference", "read_segment_text", "refuse_outside",
+           "open_within", "pattern_problem", "read_reference", "read_segment_text", "refuse_outside", "repository_root",
            "resolve_reference", "search_folders", "segment_text"]
 
 
 def find_repo_root(start: Path) -> Path:
     """The nearest folder at or above `start` that holds `.git`, else `start` itself."""
+    return repository_root(start) or start.resolve()
+
+
+def repository_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` that holds `.git`; None outside a repository
+    (AgentV's validate then refuses every eval file: "git repository root not found")."""
     start = start.resolve()
     for folder in (start, *start.parents):
         if (folder / ".git").exists():
             return folder
-    return start
+    return None
 
 
 def search_folders(eval_dir: Path, root: Path) -> list[Path]:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 
 import pytest
+import yaml
 
 from agentv import ORACLES, agentv, copy_tree, needs_node, yaml_files
 from chatconv.validate import validate_path
@@ -66,6 +68,48 @@ def test_chatconv_gives_agentvs_verdict_on_every_example_file(verdicts):
     known = NOT_YET[pair]
     assert sorted(set(differ) - set(known)) == [], f"new disagreements with AgentV {pair[1]}: {differ}"
     assert sorted(set(known) - set(differ)) == [], "these now agree with AgentV: take them out of NOT_YET"
+
+
+@needs_node
+@pytest.mark.parametrize("pair", PAIRS, ids=["-".join(pair) for pair in PAIRS])
+def test_each_place_agentvs_validate_names_is_where_chatconv_says_what_is_wrong(tmp_path, pair):
+    """Where AgentV's validate refuses a file and names a place (`tests[0].input`, or a repo by its
+    path, `workspace.repos[path=./repo]`), chatconv has an error there, or at the key holding it
+    or a key inside it."""
+    tree, version = pair
+    root = copy_tree(tree, tmp_path)
+    refused = [line for line in agentv(version, "validate", yaml_files(root), root)
+               if line["fileType"] in KINDS and not line["valid"]]
+    named = 0
+    for line in refused:
+        problems, _ = validate_path(root / line["file"], agentv=ASKED.get(version))
+        ours = [p.path for p in problems if p.is_error]
+        data = yaml.safe_load((root / line["file"]).read_text())
+        for error in line["errors"]:
+            if not error.get("location"):
+                continue
+            named += 1
+            place = _indexed("$." + error["location"], data)
+            assert any(_within(place, path) or _within(path, place) for path in ours), (line["file"], place, ours)
+    assert named >= (1 if tree.startswith("current") else 10)
+
+
+def _indexed(place: str, data) -> str:
+    """AgentV's `repos[path=./repo]` as the JSON path of that entry, `repos[0]`."""
+    match = re.search(r"\.workspace\.repos\[path=([^\]]+)\]", place)
+    workspace = data.get("workspace") if isinstance(data, dict) else None
+    repos = workspace.get("repos") if isinstance(workspace, dict) else None
+    if match and isinstance(repos, list):
+        index = next((i for i, repo in enumerate(repos) if isinstance(repo, dict) and repo.get("path") == match[1]), None)
+        if index is not None:
+            return place.replace(match[0], f".workspace.repos[{index}]")
+    if match:  # the workspace comes from a file: chatconv names the key that refers to it
+        return place[:match.start()] + ".workspace"
+    return place
+
+
+def _within(inner: str, outer: str) -> bool:
+    return inner == outer or inner.startswith((outer + ".", outer + "["))
 
 
 def test_the_oracles_are_the_bundles_as_published():

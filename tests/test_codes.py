@@ -149,8 +149,8 @@ def test_stdin_problems_have_codes_too(monkeypatch):
     assert [p.code for p in problems] == ["tool-call-unanswered", "step-order", "invalid-json"]  # by line
 
 
-def test_the_json_output_carries_the_code(tmp_path):
-    path = tmp_path / "e.yaml"
+def test_the_json_output_carries_the_code(repo):
+    path = repo / "e.yaml"
     path.write_text(textwrap.dedent("""\
         evalcases:
           - {id: a, outcom: x, input_messages: [{role: user, content: hi}]}

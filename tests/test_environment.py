@@ -50,8 +50,8 @@ def test_putting_in_keeps_every_key_and_the_order_and_leaves_no_name(data, envir
     assert shape(put) == shape(data)
 
 
-def test_a_criteria_left_empty_by_an_unset_variable_is_refused_as_agentv_refuses_it(tmp_path, monkeypatch):
-    path = tmp_path / "e.eval.yaml"
+def test_a_criteria_left_empty_by_an_unset_variable_is_refused_as_agentv_refuses_it(repo, monkeypatch):
+    path = repo / "e.eval.yaml"
     path.write_text('tests:\n  - id: a\n    criteria: "${{ CHATCONV_TEST_CRITERIA }}"\n    input: hi\n')
     monkeypatch.delenv("CHATCONV_TEST_CRITERIA", raising=False)
     [problem] = validate_path(path)[0]

@@ -605,3 +605,16 @@ def test_a_score_ranges_map_agentv_cannot_read_skips_the_test_as_its_loader_does
     problems, _ = validate_path(path)
     assert loaded["ids"] == ["c"] and len(loaded["messages"]) == 2
     assert [p.path for p in problems if p.is_error] == ["$.tests[0].assert[0]", "$.tests[1].assert[0]"]
+
+
+@needs_node
+def test_a_rubric_item_agentv_cannot_read_is_skipped_as_its_loader_skips_it(repo):
+    path = repo / "suite.yaml"
+    path.write_text('prompts: ["{{ input }}"]\ntests:\n  - id: a\n    vars: {input: hi}\n    assert:\n'
+                    "      - type: llm-rubric\n        value: [{id: r1, outcome: o}, {id: r2}, {id: r3, criteria: c}, "
+                    "text, 5]\n")
+    [loaded] = agentv("58f316ca2", "load", ["suite.yaml"], repo)
+    skipped = [m["text"] for m in loaded["messages"] if "Skipping" in m["text"]]
+    problems, _ = validate_path(path)
+    assert len(skipped) == 2 and "'r2'" in skipped[0] and "index 4" in skipped[1]
+    assert [p.path for p in problems if p.is_error] == ["$.tests[0].assert[0].value[1]", "$.tests[0].assert[0].value[4]"]

@@ -370,8 +370,8 @@ evalcases:
 """
 
 
-def test_yaml_header_comments_end_marker_and_dates_survive(tmp_path):
-    path = tmp_path / "eval.yaml"
+def test_yaml_header_comments_end_marker_and_dates_survive(repo):
+    path = repo / "eval.yaml"
     path.write_text(YAML_WITH_HEADER)
     result = run_chatconv("migrate", path, "--in-place", "--to", "evalcases")
     assert result.returncode == 0, result.stderr_text

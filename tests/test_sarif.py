@@ -38,6 +38,7 @@ def broken_repo(tmp_path_factory) -> Path:
         '{"conversationId": "c", "stepIndex": 0, "input": {"role": "user", "content": "hi"},'
         ' "output": {"role": "assistant", "content": "yo"}}\n')
     (root / "empty.jsonl").write_text("")  # an empty-file problem: no line, no column
+    (root / ".git").mkdir()  # the repository it is
     return root
 
 

@@ -25,6 +25,7 @@ STEPS = ('{"conversationId": "c", "stepIndex": 1, "input": {"role": "user", "con
 
 @pytest.fixture
 def folder(tmp_path) -> Path:
+    (tmp_path / ".git").mkdir()  # an eval file outside a repository is an error to AgentV (no-repository)
     (tmp_path / "e.yaml").write_text(EVAL)
     (tmp_path / "r.jsonl").write_text(STEPS)
     return tmp_path

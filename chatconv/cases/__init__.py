@@ -17,7 +17,7 @@ from typing import Any, BinaryIO, Callable
 from ..eras import Era, era_of
 from ..problems import Problem, json_path
 from ..reference_files import open_within, refuse_outside
-from ..references import find_repo_root, open_reference, resolve_reference
+from ..references import open_reference, repository_root, resolve_reference
 from ..sources import Position, Record
 
 
@@ -46,7 +46,10 @@ class Lookup:
     @classmethod
     def of(cls, record: Record, allow_outside_root: bool = False) -> Lookup:
         folder = Path(record.file).parent if record.file != "-" else Path.cwd()
-        return cls(folder, find_repo_root(folder), allow_outside_root)
+        root = repository_root(folder)
+        # Outside a repository no root bounds the look-up, as for AgentV's loader there (its
+        # validate refuses the file whole: validate/eval_files.py says so, once).
+        return cls(folder, root or folder.resolve(), allow_outside_root or root is None)
 
     def resolve(self, written: str) -> Path:
         """The file `written` names; FileReferenceError when there is none, or it is outside."""

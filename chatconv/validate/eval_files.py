@@ -19,7 +19,7 @@ from ..eras.releases import REPO_SOURCE_REMOVED, Release, required_release
 from ..kinds import config_era
 from ..problems import ChatconvError, Problem
 from ..reference_files import FileReferenceError, segment_text
-from ..references import find_repo_root, pattern_problem
+from ..references import find_repo_root, pattern_problem, repository_root
 from ..sources import Record, iter_records, problem_at
 from .configs import check_config_providers
 from .explain import short_json
@@ -55,9 +55,10 @@ def read_eval_file(path: str | Path, allow_outside_root: bool = False, era: str 
     if record.error:
         raise ChatconvError(record.error)
     found, cases = _eval_file_problems(record, file_era(record, era), allow_outside_root, release)
-    # AgentV builds the prompts of a file's other tests, and of a test whose grader it skips:
-    # what its loader skips is a warning here.
-    found = [replace(p, severity="warning") if p.code in SKIPPED_BY_AGENTV else p for p in found]
+    # AgentV builds the prompts of a file's other tests, and of a test whose grader it skips,
+    # and of a file outside a repository: what its loader reads so is a warning here.
+    found = [replace(p, severity="warning") if p.code in (*SKIPPED_BY_AGENTV, "no-repository") else p
+             for p in [*_outside_repository(record), *found]]
     problems = sorted([*record.problems, *found], key=Problem.place.fget)
     errors = [p for p in problems if p.is_error]
     if errors:
@@ -86,7 +87,20 @@ def check_eval_document(record: Record, kind: str, allow_outside_root: bool = Fa
         if era is NEWEST:
             yield from check_config_providers(record, allow_outside_root)
         return
+    yield from _outside_repository(record)
     yield from _eval_file_problems(record, file_era(record, era), allow_outside_root, release)[0]
+
+
+def _outside_repository(record: Record) -> Iterator[Problem]:
+    """AgentV's validate refuses an eval file that no git repository holds (every release
+    checked: "Cannot validate file references: git repository root not found"): a file
+    reference starting with `/` starts at the repository root. Its loader reads the file all the
+    same; so does chatconv, with no root to bound the files it reads."""
+    if record.file != "-" and repository_root(Path(record.file).parent) is None:
+        yield problem_at(record, (), "AgentV refuses an eval file outside a git repository (\"Cannot validate file "
+                         "references: git repository root not found\"): no folder above it holds .git",
+                         hint="validate it inside its repository (or make one there: git init)",
+                         code="no-repository")
 
 
 def _required_version_problems(record: Record) -> Iterator[Problem]:

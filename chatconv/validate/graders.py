@@ -175,6 +175,22 @@ def _skipped_parts(grader: dict) -> Iterator[tuple[tuple, tuple[str, str, str]]]
     yield from _field_skips(grader)
 
 
+def _rubric_item_skips(grader: dict) -> Iterator[tuple[tuple, tuple[str, str, str]]]:
+    """The items of an llm-rubric's list that current AgentV's loader skips: one that is no
+    text and no object, or an object with neither an outcome (or criteria) nor score ranges."""
+    items_ = grader.get("value") if grader.get("type") == "llm-rubric" else None
+    for index, item in enumerate(items_ if isinstance(items_, list) else ()):
+        if isinstance(item, str):
+            continue
+        if not isinstance(item, dict):
+            yield ("value", index), ("rubric item", "it is neither text nor an object",
+                                     "write it as text, or as {id, outcome}")
+        elif "score_ranges" not in item and not any(
+                isinstance(item.get(key), str) and item[key] for key in ("outcome", "criteria")):
+            yield ("value", index), ("rubric item", "it has no `outcome` (a non-empty string) and no score ranges",
+                                     "say what a good answer does as `outcome`")
+
+
 def _field_skips(grader: dict) -> Iterator[tuple[tuple, tuple[str, str, str]]]:
     """The fields of a field-accuracy grader AgentV's loader skips: no `path`, or a `match` it
     does not know (both eras)."""
@@ -198,7 +214,7 @@ def check_current_graders(record: Record) -> Iterator[Problem]:
         if reason:
             yield problem_at(record, path, f"AgentV {reason[0]}", hint=reason[1], code="skipped-grader")
             continue
-        for place, part in _field_skips(grader):
+        for place, part in [*_field_skips(grader), *_rubric_item_skips(grader)]:
             yield problem_at(record, path + place, f"AgentV skips this {part[0]} of the grader: {part[1]}",
                              hint=part[2], code="skipped-grader")
 
