@@ -31,6 +31,7 @@ refuses, `execution.fail_on_error`, `execution.cache`, a trials policy beyond it
 for, and inputs the new prompts cannot carry exactly.
 """
 
+import json
 import re
 
 from chatconv.migrate import (append_moving_comment, cases_in, declare_era, in_era, insert_after, insert_before,
@@ -82,6 +83,7 @@ _ENV = ("tests-era env interpolation `${{ NAME }}` is written `{{ env.NAME }}` i
         "chatconv renders no env, so the prompt would change: rewrite it by hand, then migrate")
 _CASE_GRADERS = ("assertions", "evaluators")
 _NAME = re.compile(r"[a-z0-9-]{1,64}")
+_READS_CRITERIA = re.compile(r"\{\{-?\s*criteria\s*-?\}\}")
 
 
 def detect(record):
@@ -264,6 +266,8 @@ def _refuse_inputs(record):
                           "input, then migrate")
         if "assertions" in case and "evaluators" in case:
             raise refusal(path + ("evaluators",), "the case has assertions too: put them in one list, then migrate")
+        if "criteria" in case and any(key in case for key in _CASE_GRADERS):
+            _refuse_unmovable_criteria(record, case, path)
         execution = case.get("execution")
         for where in ("target", "targets"):
             if isinstance(execution, dict) and where in execution:
@@ -276,6 +280,20 @@ def _refuse_inputs(record):
                               "run.repeat or the suite's evaluate_options): move it, then migrate")
         if isinstance(execution, dict) and sum(k in execution for k in ("assertions", "evaluators", "assert")) > 1:
             raise refusal(path + ("execution",), "graders in more than one list: put them in one, then migrate")
+
+
+def _refuse_unmovable_criteria(record, case, path):
+    """A case's criteria beside its own graders becomes their last check (current AgentV refuses
+    the two together): not when it is no text, nor when a grader reads it as `{{ criteria }}`
+    (AgentV's guide keeps criteria that graders share; it would then render empty)."""
+    if not (isinstance(case["criteria"], str) and case["criteria"].strip()):
+        raise refusal(path + ("criteria",), "criteria beside the case's graders becomes one of them, and this is "
+                      "not text: write it as text or remove it, then migrate")
+    graders = [case.get(key) for key in _CASE_GRADERS] + [record.get("assertions"), record.get("execution")]
+    if _READS_CRITERIA.search(json.dumps(graders, default=str)):
+        raise refusal(path + ("criteria",), "a grader reads the criteria ({{ criteria }}), which current AgentV "
+                      "refuses beside the case's own graders: write the text into that grader (or give the case "
+                      "no grader of its own), then migrate")
 
 
 def _applies_suite(case):

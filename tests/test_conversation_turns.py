@@ -172,3 +172,19 @@ def test_a_turns_graders_are_checked_and_said_as_agentv_meets_them(repo):
     assert result.returncode == 0
     assert ("$.tests[0].turns[0].assert[0]: AgentV skips this contains: it has no `value`" in result.stdout_text
             and "does not check a turn's graders" in result.stdout_text)
+
+
+def test_a_logs_answers_to_the_tests_own_input_are_not_taken_for_turn_replies(repo, tmp_path):
+    path = repo / "suite.yaml"
+    path.write_text("prompts: ['{{ input }}']\ntests:\n  - id: t\n    mode: conversation\n    turns:\n"
+                    "      - input: one\n      - input: two\n    vars:\n      input:\n"
+                    "        - {role: user, content: hi}\n        - {role: assistant, content: hello}\n")
+    log = tmp_path / "log.json"  # the whole conversation, the test's input first
+    log.write_text(json.dumps({"model": "m", "messages": [
+        {"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"},
+        {"role": "user", "content": "one"}, {"role": "assistant", "content": "A1"},
+        {"role": "user", "content": "two"}, {"role": "assistant", "content": "A2"}]}))
+    result = run_chatconv("prompt", path, "--replies", log)
+    *_, second = [json.loads(line) for line in result.stdout_text.splitlines()]
+    assert second["id"] == "t/turn-2" and second["chatPrompt"][-2:] == [
+        {"role": "assistant", "content": "A1"}, {"role": "user", "content": "two"}]

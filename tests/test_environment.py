@@ -58,3 +58,15 @@ def test_a_criteria_left_empty_by_an_unset_variable_is_refused_as_agentv_refuses
     assert (problem.line, problem.path, problem.message) == (3, "$.tests[0].criteria", "must not be empty")
     monkeypatch.setenv("CHATCONV_TEST_CRITERIA", "says hello")
     assert validate_path(path)[0] == []
+
+
+def test_only_one_env_expression_alone_is_a_whole_value(repo, monkeypatch):
+    from chatconv.cases.environment import with_env_templates
+    from chatconv.sources import Record
+
+    monkeypatch.setenv("CHATCONV_MAJOR", "1")
+    monkeypatch.setenv("CHATCONV_MINOR", "5")
+    record = Record("e.yaml", 1, data={"a": "{{ env.CHATCONV_MAJOR }}.{{ env.CHATCONV_MINOR }}",
+                                       "b": " {{ env.CHATCONV_MINOR }} ", "d": "{{ env.CHATCONV_MINOR }}", "c": "${{ X }} {{ env.CHATCONV_MAJOR }}"})
+    # AgentV coerces the text rendered, spaces and all: " 5 " is no number (its regex has no spaces)
+    assert with_env_templates(record, str(repo)).data == {"a": "1.5", "b": " 5 ", "d": 5, "c": "${{ X }} {{ env.CHATCONV_MAJOR }}"}

@@ -864,3 +864,14 @@ def test_0005_renames_graders_inside_a_composite_and_adds_no_type():
             b"        - {name: s, type: composite, evaluators: [{name: i}, {name: j, type: llm_judge}]}\n")
     written = migrate_document(text, "e.yaml", "yaml", to_era="tests").data.decode()
     assert "evaluators: [{name: i}, {name: j, type: llm-grader}]" in written
+
+
+@pytest.mark.parametrize("criteria, grader, message", [
+    (None, {"type": "contains", "value": "x"}, r"\$\.tests\[0\]\.criteria: criteria beside the case's graders"),
+    (5, {"type": "contains", "value": "x"}, r"\$\.tests\[0\]\.criteria: criteria beside the case's graders"),
+    ("Names the bug", {"type": "llm-grader", "prompt": "Does it meet {{ criteria }}?"},
+     r"\$\.tests\[0\]\.criteria: a grader reads the criteria"),
+])
+def test_criteria_that_cannot_become_the_last_check_is_refused(criteria, grader, message):
+    with pytest.raises(Refused, match=message):
+        migrate_record({"tests": [{"id": "a", "input": "x", "criteria": criteria, "assertions": [grader]}]})

@@ -618,3 +618,12 @@ def test_a_rubric_item_agentv_cannot_read_is_skipped_as_its_loader_skips_it(repo
     problems, _ = validate_path(path)
     assert len(skipped) == 2 and "'r2'" in skipped[0] and "index 4" in skipped[1]
     assert [p.path for p in problems if p.is_error] == ["$.tests[0].assert[0].value[1]", "$.tests[0].assert[0].value[4]"]
+
+
+@pytest.mark.parametrize("key", ["nan", "inf", "1_0", "-1"])
+def test_a_score_key_javascript_does_not_read_as_a_score_is_said_not_a_traceback(repo, key):
+    path = repo / "suite.yaml"
+    path.write_text('prompts: ["{{ input }}"]\ntests:\n  - id: a\n    vars: {input: hi}\n    assert:\n'
+                    f"      - type: llm-rubric\n        value: [{{id: r, outcome: o, score_ranges: {{0: bad, {key}: good}}}}]\n")
+    problems, summary = validate_path(path)
+    assert summary.errors == 1 and problems[0].path == "$.tests[0].assert[0]" and key in problems[0].message

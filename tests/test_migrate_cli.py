@@ -247,3 +247,39 @@ def test_an_output_folder_inside_the_input_folder_is_not_copied_into_itself(tmp_
     assert (tmp_path / "migrated/evals/prompt.md").read_text() == "Be terse.\n"
     run_chatconv("migrate", tmp_path / "evals", "--to", "tests", "-o", tmp_path / "evals/out")
     assert not (tmp_path / "evals/out/out").exists() and (tmp_path / "evals/out/prompt.md").exists()
+
+
+def test_two_files_that_would_go_to_one_place_are_refused_before_anything_is_written(tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "README.md").write_text(f"{name} readme\n")
+    result = run_chatconv("migrate", tmp_path / "a", tmp_path / "b", "-o", tmp_path / "out")
+    assert result.returncode == 2 and "would both go to" in result.stderr_text
+    assert not (tmp_path / "out" / "README.md").exists()
+
+
+def test_an_input_folder_inside_the_output_folder_is_copied_whole(tmp_path):
+    files = _tree(tmp_path / "out" / "in")
+    result = run_chatconv("migrate", tmp_path / "out" / "in", "--to", "tests", "-o", tmp_path / "out")
+    assert result.returncode == 1
+    assert (tmp_path / "out" / "evals/prompt.md").read_text() == files["evals/prompt.md"]
+
+
+def test_a_copy_that_cannot_be_written_is_named_and_the_others_are_made(tmp_path):
+    source = tmp_path / "src"
+    _tree(source)
+    (tmp_path / "out" / "evals" / "prompt.md").mkdir(parents=True)  # a folder where the copy goes
+    result = run_chatconv("migrate", source, "--to", "tests", "-o", tmp_path / "out")
+    assert result.returncode == 2 and "Traceback" not in result.stderr_text
+    assert f"{tmp_path / 'out' / 'evals' / 'prompt.md'}" in result.stderr_text and "cannot be written" in result.stderr_text
+    assert (tmp_path / "out" / "graders/check.sh").exists()  # the run went on
+
+
+def test_tools_state_is_not_copied(tmp_path):
+    source = tmp_path / "src"
+    _tree(source)
+    for folder in (".venv/bin", ".pytest_cache", ".mypy_cache"):
+        (source / folder).mkdir(parents=True)
+        (source / folder / "x").write_text("state\n")
+    run_chatconv("migrate", source, "--to", "tests", "-o", tmp_path / "out")
+    assert not any((tmp_path / "out" / folder).exists() for folder in (".venv", ".pytest_cache", ".mypy_cache"))

@@ -286,3 +286,8 @@ def test_a_file_of_an_older_era_gets_the_verdict_of_the_release_asked(repo):
     [theirs] = agentv("58f316ca2", "validate", ["s.eval.yaml"], repo)
     problems, summary = validate_path(repo / "s.eval.yaml", agentv="5.3.1")
     assert not theirs["valid"] and summary.errors == 1 and problems[0].path == "$.tests[0]"
+
+
+@pytest.mark.parametrize("required, release", [(">=0.0.0 <3", "v2.5.8"), ("0.19.x || 4.x", "v4.42.4")])
+def test_a_range_that_reaches_below_the_oldest_release_takes_those_it_knows(required, release):
+    assert required_release(required).label == release

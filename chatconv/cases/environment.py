@@ -51,8 +51,8 @@ def _env_rendered(text: str, env: dict) -> Any:
         rendered = _ENV_EXPRESSION.sub(lambda match: str(render_string(match.group(), {"env": env})), text)
     except TemplateProblem:
         return text  # a broken expression: left for the template's own check to report
-    if rendered == text or not _WHOLE_ENV_EXPRESSION.match(text):
-        return rendered
+    if rendered == text or not _WHOLE_ENV_EXPRESSION.match(text) or len(_ENV_EXPRESSION.findall(text)) != 1:
+        return rendered  # only one expression alone is the whole value: "{{ env.A }}.{{ env.B }}" stays text
     if rendered in ("true", "false"):
         return rendered == "true"
     if _NUMBER.match(rendered):

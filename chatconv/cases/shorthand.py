@@ -20,6 +20,11 @@ def as_json_text(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
+def compact_json(value: Any) -> str:
+    """A value as JSON.stringify(value) writes it: no spaces, characters as they are."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def is_message(value: Any) -> bool:
     return isinstance(value, dict) and value.get("role") in ROLES and "content" in value
 

@@ -118,7 +118,8 @@ _NEVER: Version = (10**9, 0, 0)  # above any release: a range it satisfies sets 
 def parse_range(text: str) -> list[list[tuple[str, Version]]]:
     """A semver range (`>=4.0.0 <5`, `^4.42.0`, `~4.42`, `4.x`, `1.2.3 - 2.3.4`, `a || b`) as
     alternatives, each a list of (operator, version) that must all hold; ValueError for text
-    that is no range. Pre-release tags are not compared (AgentV's own releases have none)."""
+    that is no range. A pre-release tag is read as its release (AgentV tags none but its
+    working code, 5.3.1-next.1), where npm orders it just before."""
     alternatives = []
     for part in text.split("||"):
         part = re.sub(r"(>=|<=|>|<|=|\^|~>?)\s+", r"\1", part.strip())
@@ -179,6 +180,7 @@ def required_release(required: str) -> Release | None:
     # as the era's newest it knows (2.12.0 is an evalcases-era release past every boundary there).
     bounds = {bound if op != ">" else bound[:2] + (bound[2] + 1,)
               for checks in alternatives for op, bound in checks if op in (">=", ">", "=", "<=")}
+    bounds = {bound for bound in bounds if bound >= ERA_STARTS[0][0]}  # older than any release chatconv knows
     known = sorted({*CHECKED, *NEWEST.values(), *_BOUNDARIES, *(start for start, _ in ERA_STARTS), *bounds})
     allowed = [version for version in known + [_NEVER] if satisfies(version, alternatives)]
     if not allowed or allowed == [_NEVER]:

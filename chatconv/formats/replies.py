@@ -11,13 +11,14 @@ named as AgentV names a turn's call, `<test id>/turn-<n>`, gives turn n's reply 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
+from ..cases.shorthand import compact_json
 from ..kinds import RECORDING_KINDS, detect_kind
 from ..problems import ChatconvError, Problem
+from ..prompt.turns import LoggedAnswers
 from ..recordings import iter_recording_steps
 from ..sources import iter_records
 from .importing import ImportRun, iter_imported
@@ -35,8 +36,8 @@ def read_replies(path: str | Path) -> dict[str, list[str]]:
         turn = _TURN_CALL.match(conversation_id)
         if turn and replies:
             per_turn.setdefault(turn.group(1), {})[int(turn.group(2))] = replies[-1]
-        else:
-            by_id.setdefault(conversation_id, []).extend(replies)
+        elif conversation_id not in by_id:
+            by_id[conversation_id] = replies
     for test_id, turns in per_turn.items():
         ordered = [turns[n] for n in range(1, max(turns) + 1) if n in turns]
         if len(ordered) == max(turns):  # turns 1..n all there: their replies in order
@@ -64,7 +65,7 @@ def _conversations(path: str | Path):
     if errors:
         raise ChatconvError(errors)
     for conversation in imported:
-        yield str(conversation.id), _answers(conversation.messages)
+        yield str(conversation.id), LoggedAnswers(_answers(conversation.messages))
 
 
 def _answers(messages: list[dict]) -> list[str]:
@@ -93,4 +94,4 @@ def _text(content: Any) -> str:
     if isinstance(content, list) and content and all(
             isinstance(part, dict) and part.get("type") in _CONTENT_PARTS for part in content):
         return "\n".join(part.get("text", "") for part in content if part.get("type") == "text")
-    return json.dumps(content, separators=(",", ":"), ensure_ascii=False)
+    return compact_json(content)

@@ -25,8 +25,9 @@ class AtomicFile:
     compressed so; the temporary file then holds compressed bytes only this object may append.
     """
 
-    def __init__(self, target: Path, backup: bool = False, compression: str | None = None):
+    def __init__(self, target: Path, backup: bool = False, compression: str | None = None, mode: int | None = None):
         self.target = target
+        self.mode = mode  # the new file's permissions; None: the old file's, or a new file's default
         self.backup = backup
         self.compression = compression
         try:
@@ -63,7 +64,7 @@ class AtomicFile:
         os.fsync(self.stream.fileno())
         self.stream.close()
         _keep_owner(self.temporary, self.target)  # before chmod: chown clears set-user-id bits
-        os.chmod(self.temporary, _mode_for(self.target))
+        os.chmod(self.temporary, _mode_for(self.target) if self.mode is None else self.mode)
         if self.backup and self.target.exists():
             _keep_backup(self.target)
         os.replace(self.temporary, self.target)

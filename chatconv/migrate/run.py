@@ -76,7 +76,7 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
     targets = plan_targets(paths, output, in_place, writes, skipped)
     tree = output_folder(paths, output, len(targets)) if writes and not in_place else None
     folders = [path for path in paths if path != "-" and os.path.isdir(path)]
-    others = companions(folders, [file for file, _ in targets], tree, skipped) if tree is not None else []
+    others = companions(folders, targets, tree, skipped) if tree is not None else []
     try:
         if rejects and writes:
             refuse_rejects_among(rejects, targets)

@@ -2,7 +2,8 @@
 files a migration does not read (prompt files, fixtures, graders' scripts: what the eval files
 refer to) and the files it refused (each named with its reason) are copied as they are, so that
 the new tree validates and runs as the old one did. Copies are atomic, and keep the mode bits
-(a grader's script stays executable).
+(a grader's script stays executable); a link found inside the folder is copied as the file it
+names.
 """
 
 from __future__ import annotations
@@ -20,19 +21,23 @@ from .links import skipped_link
 _CHUNK = 1 << 20
 
 
-def companions(folders: Iterable[str], planned: Iterable[str], output: Path,
+def companions(folders: Iterable[str], planned: Iterable[tuple[str, Path]], output: Path,
                skipped: list[Problem]) -> list[tuple[str, Path]]:
     """(file, where its copy goes) for each file a search of `folders` finds (every name, in
-    hidden folders too but .git, the search's other rules kept) that the run does not migrate (`planned`), nor writes: a file
-    under `output` (a -o folder inside an input folder) is the run's own. Told before anything
-    is written. Links the run must not follow are left out, each with a warning in `skipped`."""
-    taken = {os.path.realpath(file) for file in planned}
+    hidden folders too but .git and tools' caches, the search's other rules kept) that the run
+    does not migrate (`planned`: (file, its target)), nor writes: a file under `output` that is
+    not under the folder searched (a -o folder inside an input folder) is the run's own. Told
+    before anything is written. Links the run must not follow are left out, each with a warning
+    in `skipped`. UsageError when two files would go to one place, or a copy over an input."""
+    planned = list(planned)
+    taken = {os.path.realpath(file) for file, _ in planned}
     out = os.path.realpath(output)
     found = []
     for folder in folders:
+        inside = os.path.realpath(folder)
         for file, _ in discover([folder], suffixes=None, hidden=True):  # .github/prompts/, say
             real = os.path.realpath(file)
-            if real in taken or os.path.commonpath([real, out]) == out:
+            if real in taken or (_within(real, out) and not _within(real, inside)):
                 continue
             warning = skipped_link(file, folder, in_place=False)
             if warning is not None:
@@ -40,11 +45,21 @@ def companions(folders: Iterable[str], planned: Iterable[str], output: Path,
                 continue
             found.append((file, output / os.path.relpath(file, folder)))
     sources = taken | {os.path.realpath(file) for file, _ in found}
-    for file, target in found:
-        if os.path.realpath(target) in sources and os.path.realpath(target) != os.path.realpath(file):
-            raise UsageError(f"-o {output} would write over the input {os.path.realpath(target)} before it is "
-                             "copied; write to a folder outside the inputs")
+    targets: dict[str, str] = {}
+    for file, target in [*((f, t) for f, t in planned if isinstance(t, Path)), *found]:
+        where = os.path.realpath(target)
+        if where in sources and where != os.path.realpath(file):
+            raise UsageError(f"-o {output} would write over the input {where} before it is copied; write to a "
+                             "folder outside the inputs")
+        if where in targets:
+            raise UsageError(f"-o {output}: {targets[where]} and {file} would both go to {target}; migrate the "
+                             "folders one at a time, or into folders of their own")
+        targets[where] = file
     return found
+
+
+def _within(path: str, folder: str) -> bool:
+    return os.path.commonpath([path, folder]) == folder
 
 
 def copy_unchanged(file: str, target: Path) -> None:
@@ -58,15 +73,21 @@ def copy_unchanged(file: str, target: Path) -> None:
         source = open(file, "rb")
     except OSError as exc:
         raise UnreadableInput(_problem(file, f"cannot be read to copy it: {exc.strerror}")) from None
-    with source, AtomicFile(target) as sink:
+    with source:
         try:
-            while chunk := source.read(_CHUNK):
-                sink.write(chunk)
             mode = stat.S_IMODE(os.fstat(source.fileno()).st_mode)
         except OSError as exc:
             raise UnreadableInput(_problem(file, f"cannot be read to copy it: {exc.strerror}")) from None
-        sink.commit()
-    os.chmod(target, mode)
+        with AtomicFile(target, mode=mode) as sink:  # UnreadableInput naming the target when it cannot be made
+            try:
+                while chunk := source.read(_CHUNK):
+                    sink.write(chunk)
+            except OSError as exc:
+                raise UnreadableInput(_problem(file, f"cannot be read to copy it: {exc.strerror}")) from None
+            try:
+                sink.commit()
+            except OSError as exc:
+                raise UnreadableInput(_problem(str(target), f"cannot be written: {exc.strerror}")) from None
 
 
 def _problem(file: str, message: str) -> Problem:

@@ -24,21 +24,21 @@ case by case in the test suite (tests/test_agentv_prompts.py):
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..cases import Case
+from ..cases import Case, segment_path
+from ..cases.shorthand import as_json_text
 from ..eras.releases import GUIDELINES_REMOVED, SNIPPETS_REPEATED_BEFORE, Release
 from ..problems import ChatconvError
-from ..references import FileReferenceError, read_reference
+from ..references import FileReferenceError, open_reference, segment_text
 from .context import EvalFileContext
+from .convert import GUIDELINES_HEADER
 
 # What AgentV's LLM providers put before a prompt that has no system message of its own.
 AGENTV_SYSTEM_PROMPT = "You are a careful assistant. Follow all provided instructions and do not fabricate results."
-GUIDELINES_HEADER = "[[ ## Guidelines ## ]]"
 _CODE_BLOCK = re.compile(r"```[\s\S]*?```")
 
 
@@ -205,7 +205,7 @@ def _pieces(message: dict, case: Case, context: EvalFileContext, index: int, pat
             return None
         if content is None:
             return []
-        return [_Piece(json.dumps(content, indent=2, ensure_ascii=False))]
+        return [_Piece(as_json_text(content))]
     pieces = []
     for position, segment in enumerate(content):
         if isinstance(segment, str):
@@ -221,14 +221,28 @@ def _pieces(message: dict, case: Case, context: EvalFileContext, index: int, pat
     return pieces
 
 
+def open_segment(value: str, case: Case, context: EvalFileContext, index: int, position: int,
+                 allow_outside_root: bool) -> tuple[Path, bytes]:
+    """The file segment `position` of input message `index` names (its path) and its bytes;
+    ChatconvError at the segment's place when it cannot be read (validate has said so first)."""
+    try:
+        return open_reference(value, context.path.parent, context.root, allow_outside_root)
+    except FileReferenceError as exc:
+        raise _segment_error(case, index, position, exc) from None
+
+
+def _segment_error(case: Case, index: int, position: int, exc: FileReferenceError) -> ChatconvError:
+    where = case.content_paths[index] if index < len(case.content_paths) else case.path
+    return ChatconvError(case.source.problem(segment_path(where, position), exc.message, exc.hint, "file-reference"))
+
+
 def _file_piece(value: str, case: Case, context: EvalFileContext, index: int, position: int, patterns: list[str],
                 allow_outside_root: bool) -> _Piece:
+    found, data = open_segment(value, case, context, index, position, allow_outside_root)
     try:
-        found, text = read_reference(value, context.path.parent, context.root, allow_outside_root)
-    except FileReferenceError as exc:
-        where = case.content_paths[index] if index < len(case.content_paths) else case.path
-        place = where[position] if isinstance(where, list) else where + (position, "value")
-        raise ChatconvError(case.source.problem(place, exc.message, exc.hint, "file-reference")) from None
+        text = segment_text(data, found)
+    except FileReferenceError as exc:  # not UTF-8: validate has said so at the segment too
+        raise _segment_error(case, index, position, exc) from None
     relative = found.relative_to(context.root).as_posix() if found.is_relative_to(context.root) else None
     guideline = relative is not None and _matches(relative, patterns)
     return _Piece(text, value, found, guideline)

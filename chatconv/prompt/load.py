@@ -15,7 +15,7 @@ from ..sources import configured_release, nearest_config
 from ..validate import read_eval_file
 from .agentv import AgentVInputs, agentv_prompt_inputs
 from .context import EvalFileContext
-from .turns import play_turns
+from .turns import play_turns, usable_replies
 from .convert import PromptInputs, PromptOptions, build_prompt_inputs
 
 FORMS = ("agentv", "seed")
@@ -116,7 +116,7 @@ def _by_test(replies: Mapping[str, list[str]] | None, conversations: list[Case])
     """The replies filed by test id: a recording of one conversation that names no test asked
     (another tool's log, named after its file) answers the one conversation test asked."""
     if replies and len(replies) == 1 and len(conversations) == 1 and conversations[0].id not in replies:
-        return {conversations[0].id: next(iter(replies.values()))}
+        return {conversations[0].id: next(iter(replies.values()))}  # kept as it is: a LoggedAnswers stays one
     return replies
 
 
@@ -124,7 +124,7 @@ def _left_out_turns(cases: list[Case], replies: Mapping[str, list[str]] | None) 
     """(case, the number of its first turn whose prompt needs a reply not given)."""
     for case in cases:
         if case.turns:
-            given = len((replies or {}).get(case.id) or ())
+            given = len(usable_replies(case, (replies or {}).get(case.id)) or ())
             if given < len(case.turns) - 1:
                 yield case, given + 2
 

@@ -12,16 +12,20 @@ the turns stop there, and the caller says so.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from ..cases import Case
+from ..cases.shorthand import compact_json
 from ..eras.releases import Release
-from ..problems import ChatconvError
-from ..references import FileReferenceError, open_reference
-from .agentv import AgentVInputs
+from .agentv import AgentVInputs, open_segment
 from .context import EvalFileContext
+
+
+class LoggedAnswers(list):
+    """The answers of a conversation recorded whole (another tool's log), in order: where the
+    test's input holds assistant messages (an earlier exchange), the log holds their answers
+    first, and the turns' replies after them."""
 
 
 @dataclass(frozen=True)
@@ -36,17 +40,30 @@ def play_turns(case: Case, context: EvalFileContext, release: Release, replies: 
     and the number of the first turn left out for want of the reply before it (None: none)."""
     history = [{"role": m["role"], "content": _as_text(m["content"], case, context, index, allow_outside_root)}
                for index, m in enumerate(case.messages)]
+    replies = usable_replies(case, replies)
     played = []
     for number, turn in enumerate(case.turns or [], 1):
         if number > 1:
             if replies is None or len(replies) < number - 1:
                 return played, number
             history.append({"role": "assistant", "content": replies[number - 2]})
-        text = turn["input"] if isinstance(turn["input"], str) else _compact(turn["input"])
+        text = turn["input"] if isinstance(turn["input"], str) else compact_json(turn["input"])
         history.append({"role": "user", "content": text})
         sent = _window(history, case.window_size)
         played.append(TurnPrompt(f"{case.id}/turn-{number}", AgentVInputs(release, text, sent)))
     return played, None
+
+
+def usable_replies(case: Case, replies: list[str] | None) -> list[str] | None:
+    """The replies to the turns of `case`: a log's answers (LoggedAnswers) less those of the
+    test's own input (each run of its assistant messages), when the log starts with them."""
+    if not isinstance(replies, LoggedAnswers):
+        return replies
+    roles = [m["role"] for m in case.messages]
+    own = [m["content"] if isinstance(m["content"], str) else compact_json(m["content"])
+           for index, m in enumerate(case.messages)
+           if m["role"] == "assistant" and (index + 1 == len(roles) or roles[index + 1] != "assistant")]
+    return replies[len(own):] if replies[:len(own)] == own else list(replies)
 
 
 def _window(history: list[dict], size: float | None) -> list[dict]:
@@ -58,11 +75,6 @@ def _window(history: list[dict], size: float | None) -> list[dict]:
     return [m for m in copied if m["role"] == "system"] + others[int(-size * 2):]
 
 
-def _compact(value: Any) -> str:
-    """JSON.stringify's text of a value: no spaces, characters as they are."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
 def _as_text(content: Any, case: Case, context: EvalFileContext, index: int, allow_outside_root: bool) -> str:
     """A message's content in the history: a string as it is, else its compact JSON, each file
     segment with the `path`, `text` and `resolvedPath` AgentV's loader gave it."""
@@ -71,7 +83,7 @@ def _as_text(content: Any, case: Case, context: EvalFileContext, index: int, all
     if isinstance(content, list):
         content = [_resolved(segment, case, context, index, position, allow_outside_root)
                    for position, segment in enumerate(content)]
-    return _compact(content)
+    return compact_json(content)
 
 
 def _resolved(segment: Any, case: Case, context: EvalFileContext, index: int, position: int,
@@ -79,11 +91,6 @@ def _resolved(segment: Any, case: Case, context: EvalFileContext, index: int, po
     if not (isinstance(segment, dict) and segment.get("type") == "file" and isinstance(segment.get("value"), str)):
         return segment
     value = segment["value"]
-    try:
-        found, data = open_reference(value, context.path.parent, context.root, allow_outside_root)
-    except FileReferenceError as exc:
-        where = case.content_paths[index] if index < len(case.content_paths) else case.path
-        place = where[position] if isinstance(where, list) else where + (position, "value")
-        raise ChatconvError(case.source.problem(place, exc.message, exc.hint, "file-reference")) from None
+    found, data = open_segment(value, case, context, index, position, allow_outside_root)
     text = data.decode("utf-8", errors="replace")
     return {**segment, "path": value.lstrip("/\\"), "text": text, "resolvedPath": str(found)}

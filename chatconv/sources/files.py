@@ -31,13 +31,17 @@ COMPRESSED_JSONL_SUFFIXES = {suffix + compressed for suffix in JSONL_SUFFIXES fo
 DATA_SUFFIXES = JSONL_SUFFIXES | JSON_SUFFIXES | YAML_SUFFIXES | COMPRESSED_JSONL_SUFFIXES
 
 _SKIPPED_FOLDERS = {"node_modules", "__pycache__", "venv"}
+# Hidden folders that hold tools' state, never a project's files: passed over even by a search
+# of hidden folders (a -o copy of a folder).
+_TOOL_STATE = _SKIPPED_FOLDERS | {".git", ".venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+                                  ".hypothesis", ".cache"}
 
 
 def discover(paths: Iterable[str | Path], suffixes: Iterable[str] | None = DATA_SUFFIXES,
              linked_folders: list[str] | None = None, hidden: bool = False) -> Iterator[tuple[str, bool]]:
     """(file, named explicitly) for each path; folders are searched for files whose names end in
     one of `suffixes` (the data files; None: every file), in order, skipping hidden folders (but
-    with `hidden`, which skips only .git), some tools' folders and what `.gitignore` files ignore
+    with `hidden`, which skips only those of tools' state: .git, .venv, caches), some tools' folders and what `.gitignore` files ignore
     (see ignore.py; a file named is always read). A folder reached through a symlink is not
     searched: `linked_folders`, when given, gets those found."""
     suffixes = None if suffixes is None else frozenset(suffixes)
@@ -46,8 +50,7 @@ def discover(paths: Iterable[str | Path], suffixes: Iterable[str] | None = DATA_
         if path != "-" and os.path.isdir(path):
             ignored = Ignored(path)
             for folder, subfolders, files in os.walk(path):
-                subfolders[:] = sorted(d for d in subfolders if (_searched(d) or hidden and d != ".git"
-                                                                  and d not in _SKIPPED_FOLDERS)
+                subfolders[:] = sorted(d for d in subfolders if (_searched(d) or hidden and d not in _TOOL_STATE)
                                        and not ignored.ignores(folder, d, is_folder=True))
                 if linked_folders is not None:  # os.walk lists them, and does not go into them
                     linked_folders += _linked(folder, subfolders)

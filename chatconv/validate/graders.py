@@ -6,6 +6,8 @@ loader's own message for a grader without the field.
 
 from __future__ import annotations
 
+import re
+
 from typing import Any, Iterator
 
 from ..migrate.graders import GRADER_KEYS, RENAMED_TYPES, SET_LISTS, graders
@@ -251,6 +253,9 @@ def _why_current_skips(grader: dict) -> tuple[str, str] | None:
     return None
 
 
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
 def score_ranges_fault(ranges: Any) -> str | None:
     """Why AgentV's loader refuses a rubric item's score_ranges written as a map (it reads a map
     whose keys are whole scores from 0 to 10, each with a text, from 0 up, as ranges); None
@@ -269,10 +274,9 @@ def score_ranges_fault(ranges: Any) -> str | None:
 
 
 def _number(key: Any) -> float | None:
-    """A map key as JavaScript's Number() reads it (YAML's 5 and "5" alike), or None."""
+    """A map key as JavaScript's Number() reads a decimal one (YAML's 5 and "5" alike; "" is 0),
+    or None (NaN, and what Python reads but JavaScript does not: "1_0", "nan", "inf")."""
     if isinstance(key, bool):
         return None
-    try:
-        return float(str(key).strip() or "0")
-    except ValueError:
-        return None
+    text = str(key).strip()
+    return float(text or "0") if _DECIMAL.fullmatch(text or "0") else None
