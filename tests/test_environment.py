@@ -3,9 +3,11 @@ reads the file (an unset NAME as nothing)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agentv import agentv, needs_node
 from chatconv.cases.environment import with_environment
 from chatconv.sources import Record
 from chatconv.validate import validate_path
@@ -70,3 +72,29 @@ def test_only_one_env_expression_alone_is_a_whole_value(repo, monkeypatch):
                                        "b": " {{ env.CHATCONV_MINOR }} ", "d": "{{ env.CHATCONV_MINOR }}", "c": "${{ X }} {{ env.CHATCONV_MAJOR }}"})
     # AgentV coerces the text rendered, spaces and all: " 5 " is no number (its regex has no spaces)
     assert with_env_templates(record, str(repo)).data == {"a": "1.5", "b": " 5 ", "d": 5, "c": "${{ X }} {{ env.CHATCONV_MAJOR }}"}
+
+
+@needs_node
+@pytest.mark.parametrize("oracle, version", [("v4.42.4", "4.42.4"), ("v3.8.0", "3.8.0")])
+def test_a_whole_value_from_the_environment_is_typed_from_v4_as_agentv_types_it(repo, monkeypatch, oracle, version):
+    """v4.42.4 reads `content: "${{ N }}"` with N=42 as the number 42 (which its validate refuses);
+    v3.8.0 as the text "42"."""
+    monkeypatch.setenv("CHATCONV_N", "42")
+    path = repo / "a.eval.yaml"
+    path.write_text('tests:\n  - id: a\n    criteria: c\n    input:\n      - role: user\n'
+                    '        content: "${{ CHATCONV_N }}"\n')
+    [theirs] = agentv(oracle, "validate", ["a.eval.yaml"], repo)
+    _, summary = validate_path(path, agentv=version)
+    assert theirs["valid"] == (summary.errors == 0) and theirs["valid"] == (version == "3.8.0")
+
+
+def test_a_case_file_gets_the_environment_its_eval_file_gets(repo, monkeypatch):
+    monkeypatch.setenv("CHATCONV_TOPIC", "cats")
+    (repo / "cases.yaml").write_text('- id: a\n  vars: {input: "About {{ env.CHATCONV_TOPIC }}"}\n  assert: [ok]\n')
+    (repo / "suite.yaml").write_text('prompts: ["{{ input }}"]\ntests: file://cases.yaml\n')
+    (repo / "cases.jsonl").write_text('{"id": "b", "criteria": "c", "input": "On ${{ CHATCONV_TOPIC }}"}\n')
+    (repo / "t.eval.yaml").write_text("tests: ./cases.jsonl\n")
+    from chatconv.prompt import build_prompts
+
+    assert [c.inputs.question for c in build_prompts(repo / "suite.yaml").cases] == ["About cats"]
+    assert [c.inputs.question for c in build_prompts(repo / "t.eval.yaml").cases] == ["On cats"]

@@ -26,13 +26,30 @@ _WHOLE_ENV_EXPRESSION = re.compile(r"^\s*\{\{\s*env\.[\s\S]*?\}\}\s*$")
 _NUMBER = re.compile(r"^-?(?:0|[1-9]\d*)(?:\.\d+)?$")
 
 
-def with_environment(record: Record, environ: Mapping[str, str] | None = None) -> Record:
+def with_environment(record: Record, environ: Mapping[str, str] | None = None, typed: bool = True) -> Record:
     """The record as AgentV reads it once the environment is put in; the record itself when it
-    names no variable (its positions hold either way: no key or list changes)."""
+    names no variable (its positions hold either way: no key or list changes). typed: a string
+    that is one `${{ NAME }}` alone becomes a boolean or a number when its value reads as one
+    (v4 does so, v3.8.0 does not)."""
     environ = os.environ if environ is None else environ
-    data = _walk(record.data, lambda text: _REFERENCE.sub(lambda match: environ.get(match.group(1), ""), text)
-                 if "${{" in text else text)
+
+    def put_in(text: str) -> Any:
+        if "${{" not in text:
+            return text
+        value = _REFERENCE.sub(lambda match: environ.get(match.group(1), ""), text)
+        return _typed(value) if typed and _REFERENCE.fullmatch(text) else value
+
+    data = _walk(record.data, put_in)
     return record if data is record.data else replace(record, data=data)
+
+
+def _typed(value: str) -> Any:
+    """AgentV's reading of a whole value put in from the environment: true, false, a number."""
+    if value in ("true", "false"):
+        return value == "true"
+    if _NUMBER.match(value):
+        return float(value) if "." in value else int(value)
+    return value
 
 
 def with_env_templates(record: Record, root: str, environ: Mapping[str, str] | None = None) -> Record:
@@ -53,11 +70,7 @@ def _env_rendered(text: str, env: dict) -> Any:
         return text  # a broken expression: left for the template's own check to report
     if rendered == text or not _WHOLE_ENV_EXPRESSION.match(text) or len(_ENV_EXPRESSION.findall(text)) != 1:
         return rendered  # only one expression alone is the whole value: "{{ env.A }}.{{ env.B }}" stays text
-    if rendered in ("true", "false"):
-        return rendered == "true"
-    if _NUMBER.match(rendered):
-        return float(rendered) if "." in rendered else int(rendered)
-    return rendered
+    return _typed(rendered)
 
 
 def _walk(value: Any, change) -> Any:

@@ -22,7 +22,9 @@ from ..references import FileReferenceError
 from ..sources import (Record, compression_of, file_format, iter_jsonl_file, problem_at, read_document,
                        refuse_foreign_encoding)
 from ..sources.compressed import open_decompressed
+from ..eras import era_of
 from . import Lookup, Source
+from .environment import with_env_templates, with_environment
 from .csvcases import read_csv_cases
 
 _GLOB_MAGIC = set("*?[]{}()!+@")
@@ -136,11 +138,24 @@ def case_file_records(record: Record, lookup: Lookup, path: Path, where: tuple) 
         return
     with stream:
         try:
-            yield from _records_of(stream, str(path))
+            yield from (_with_env(document, record, lookup) for document in _records_of(stream, str(path)))
         except ChatconvError as exc:
             yield _unreadable(record, where, path, exc)
         except OSError as exc:  # a read that fails part way
             yield _cannot_read(record, where, path, exc.strerror)
+
+
+def _with_env(document: Record, record: Record, lookup: Lookup) -> Record:
+    """A case file's record with the environment put in as AgentV puts it into the eval file
+    naming it (`${{ NAME }}` in the tests era, `{{ env.NAME }}` in the current one)."""
+    era = era_of(record.data) if isinstance(record.data, dict) else None
+    if era is None or document.error:
+        return document
+    if era.NAME == "tests":
+        return with_environment(document)
+    if era.NAME == "current":
+        return with_env_templates(document, str(lookup.root))
+    return document
 
 
 def _cannot_read(record: Record, where: tuple, path: Path, reason: str) -> Problem:

@@ -15,7 +15,7 @@ from ..cases.environment import with_env_templates, with_environment
 from ..eras import NEWEST, Era, era_named, era_of
 from ..eras import evalcases as evalcases_era
 from ..eras import tests as tests_era
-from ..eras.releases import REPO_SOURCE_REMOVED, Release, required_release
+from ..eras.releases import ENV_VALUES_TYPED, REPO_SOURCE_REMOVED, Release, required_release
 from ..kinds import config_era
 from ..problems import ChatconvError, Problem
 from ..reference_files import FileReferenceError, segment_text
@@ -122,8 +122,8 @@ def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool,
                         release: Release | None = None) -> tuple[list[Problem], EvalCases]:
     """An eval file's problems (its era's schema, then the checks of its cases), as AgentV
     `release` gives them (None: the era's newest), and its cases."""
-    if era is tests_era:
-        record = with_environment(record)  # ${{ NAME }} as AgentV puts it in before reading
+    if era is tests_era:  # ${{ NAME }} as AgentV puts it in before reading
+        record = with_environment(record, typed=release is None or not release.before(ENV_VALUES_TYPED))
     elif era is NEWEST and record.file != "-":
         record = with_env_templates(record, str(find_repo_root(Path(record.file).parent)))  # {{ env.NAME }}
     schema_problems = check_schema(record, era.SCHEMA)  # first: it upgrades older spellings in memory
