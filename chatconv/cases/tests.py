@@ -6,14 +6,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Iterator
+import copy
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterator
 
 from ..problems import Problem
 from ..sources import Record
 from . import Case, Lookup
 from .external import RawCase, raw_cases
-from .shorthand import expand_input, expected_messages, with_input_files
+from .shorthand import compact_json, expand_input, expected_messages, with_input_files
 from .turns import conversation_turns, window_size
 
 GRADER_KEYS = ("assertions", "assert", "evaluators")
@@ -120,6 +122,67 @@ def tests_case(raw: RawCase, suite: Suite) -> Case | Problem:
                 graders=graders_of(case) + suite.graders,
                 metadata=case.get("metadata") if isinstance(case.get("metadata"), dict) else {},
                 turns=conversation_turns(case), window_size=window_size(case))
+
+
+# A test's `vars` (v4.30 on) put into its criteria, input, input files, expected output and
+# turns, as AgentV v4.42.4 puts them in: `{{ name }}` or `{{ a.b }}`, looked up through objects;
+# one such reference alone is the value itself (a list stays a list), within text a value that
+# is not a string is its compact JSON, and a name with no value stays as written.
+_VARIED = ("criteria", "expected_outcome", "input", "input_files", "expected_output")
+_VAR = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
+_WHOLE_VAR = re.compile(r"^\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}$")
+_NO_VALUE = object()
+
+
+def with_test_vars(record: Record) -> Record:
+    """The eval file with each inline test's vars put in (see above), as v4.42.4 reads it; the
+    record itself when no test has vars."""
+    tests = record.data.get("tests") if isinstance(record.data, dict) else None
+    if not isinstance(tests, list) or not any(isinstance(t, dict) and isinstance(t.get("vars"), dict) for t in tests):
+        return record
+    data = {**record.data, "tests": [with_vars(test) if isinstance(test, dict) else test for test in tests]}
+    return replace(record, data=data)
+
+
+def with_vars(case: dict) -> dict:
+    """The test with its vars put in (see above); the test itself when it has none."""
+    variables = case.get("vars")
+    if not isinstance(variables, dict):
+        return case
+    put = {key: _put_vars(case[key], variables) for key in _VARIED if key in case}
+    if isinstance(case.get("turns"), list):
+        put["turns"] = [{**turn, **{key: _put_vars(turn[key], variables) for key in ("input", "expected_output")
+                                    if key in turn}} if isinstance(turn, dict) else turn for turn in case["turns"]]
+    return {**case, **put}
+
+
+def _put_vars(value: Any, variables: dict) -> Any:
+    if isinstance(value, str):
+        whole = _WHOLE_VAR.match(value)
+        if whole:
+            found = _lookup(variables, whole.group(1))
+            return value if found is _NO_VALUE else copy.deepcopy(found)
+        return _VAR.sub(lambda match: _as_text(_lookup(variables, match.group(1)), match.group(0)), value)
+    if isinstance(value, list):
+        return [_put_vars(item, variables) for item in value]
+    if isinstance(value, dict):
+        return {key: _put_vars(item, variables) for key, item in value.items()}
+    return value
+
+
+def _lookup(variables: dict, dotted: str) -> Any:
+    found: Any = variables
+    for name in dotted.split("."):
+        if not isinstance(found, dict) or name not in found:
+            return _NO_VALUE
+        found = found[name]
+    return found
+
+
+def _as_text(value: Any, written: str) -> str:
+    if value is _NO_VALUE:
+        return written
+    return value if isinstance(value, str) else compact_json(value)
 
 
 def _no_input(raw: RawCase) -> Problem:

@@ -71,10 +71,13 @@ CONVERSATIONS_PLAYED: Version = (4, 0, 0)
 # - tests: v3.8.0 puts `${{ NAME }}` in as text; v4.42.4 makes a value that is one such reference
 #   alone a boolean or a number where it reads as one (between them; taken as 4.0.0).
 ENV_VALUES_TYPED: Version = (4, 0, 0)
+# - tests: a test's `vars` are put into its criteria, input, expected output and turns from
+#   v4.30.0; v3.8.0 passes them over without a word.
+TEST_VARS: Version = (4, 30, 0)
 
 _BOUNDARIES = (SCHEMA_OPTIONAL, OBJECT_CONTENT, OLD_GRADER_NAMES_SKIPPED, GRADER_NAMES_OPTIONAL, EVAL_FILES_BY_NAME,
                REPO_SOURCE_REMOVED, SNIPPETS_REPEATED_BEFORE, GUIDELINES_REMOVED, CONVERSATIONS_PLAYED,
-               ENV_VALUES_TYPED)
+               ENV_VALUES_TYPED, TEST_VARS)
 
 _VERSION = re.compile(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+][0-9A-Za-z.-]+)?")
 
@@ -209,5 +212,5 @@ def releases_help() -> str:
 
 
 __all__ = ["CHECKED", "CONVERSATIONS_PLAYED", "ENV_VALUES_TYPED", "ERA_STARTS", "EVAL_FILES_BY_NAME", "GRADER_NAMES_OPTIONAL", "GUIDELINES_REMOVED", "NEWEST", "OBJECT_CONTENT", "OLD_GRADER_NAMES_SKIPPED",
-           "REPO_SOURCE_REMOVED", "Release", "SCHEMA_OPTIONAL", "SNIPPETS_REPEATED_BEFORE", "newest_release", "parse_range", "parse_release",
+           "REPO_SOURCE_REMOVED", "Release", "SCHEMA_OPTIONAL", "SNIPPETS_REPEATED_BEFORE", "TEST_VARS", "newest_release", "parse_range", "parse_release",
            "release_asked", "releases_help", "required_release", "satisfies"]

@@ -12,10 +12,11 @@ from typing import Iterator
 
 from ..cases import EvalCases, items, read_cases
 from ..cases.environment import with_env_templates, with_environment
+from ..cases.tests import with_test_vars
 from ..eras import NEWEST, Era, era_named, era_of
 from ..eras import evalcases as evalcases_era
 from ..eras import tests as tests_era
-from ..eras.releases import ENV_VALUES_TYPED, REPO_SOURCE_REMOVED, Release, required_release
+from ..eras.releases import ENV_VALUES_TYPED, REPO_SOURCE_REMOVED, TEST_VARS, Release, required_release
 from ..kinds import config_era
 from ..problems import ChatconvError, Problem
 from ..reference_files import FileReferenceError, segment_text
@@ -122,8 +123,10 @@ def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool,
                         release: Release | None = None) -> tuple[list[Problem], EvalCases]:
     """An eval file's problems (its era's schema, then the checks of its cases), as AgentV
     `release` gives them (None: the era's newest), and its cases."""
-    if era is tests_era:  # ${{ NAME }} as AgentV puts it in before reading
+    if era is tests_era:  # ${{ NAME }} and a test's vars, as AgentV puts them in before reading
         record = with_environment(record, typed=release is None or not release.before(ENV_VALUES_TYPED))
+        if release is None or not release.before(TEST_VARS):
+            record = with_test_vars(record)
     elif era is NEWEST and record.file != "-":
         record = with_env_templates(record, str(find_repo_root(Path(record.file).parent)))  # {{ env.NAME }}
     schema_problems = check_schema(record, era.SCHEMA)  # first: it upgrades older spellings in memory
