@@ -627,3 +627,15 @@ def test_a_score_key_javascript_does_not_read_as_a_score_is_said_not_a_traceback
                     f"      - type: llm-rubric\n        value: [{{id: r, outcome: o, score_ranges: {{0: bad, {key}: good}}}}]\n")
     problems, summary = validate_path(path)
     assert summary.errors == 1 and problems[0].path == "$.tests[0].assert[0]" and key in problems[0].message
+
+
+@needs_node
+def test_an_assertion_without_a_type_inside_an_assert_set_is_skipped_as_agentvs_loader_skips_it(repo):
+    path = repo / "suite.yaml"
+    path.write_text('prompts: ["{{ input }}"]\ntests:\n  - id: a\n    vars: {input: hi}\n    assert:\n'
+                    "      - type: assert-set\n        assert:\n          - {type: contains, value: a}\n"
+                    "          - {value: b}\n          - {type: 5, value: b}\n")
+    [loaded] = agentv("58f316ca2", "load", ["suite.yaml"], repo)
+    problems, _ = validate_path(path)
+    assert sum("Skipping evaluator with invalid type" in m["text"] for m in loaded["messages"]) == 2
+    assert [p.path for p in problems if p.is_error] == ["$.tests[0].assert[0].assert[1]", "$.tests[0].assert[0].assert[2]"]

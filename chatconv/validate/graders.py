@@ -212,6 +212,11 @@ def check_current_graders(record: Record) -> Iterator[Problem]:
     """An error for each assertion of a current-era file that AgentV's loader skips, or for
     which it skips the whole test, nested ones included."""
     for path, grader in graders(_owners(record, "default_test") + _turns(record)):
+        if not isinstance(grader.get("type"), str):
+            if path.count("assert") > 1:  # inside an assert-set (a list's own the schema says)
+                yield problem_at(record, path, "AgentV skips this assertion of the assert-set: it has no `type` "
+                                 "(a string)", hint="give it its type, e.g. type: contains", code="skipped-grader")
+            continue
         reason = _why_current_skips(grader)
         if reason:
             yield problem_at(record, path, f"AgentV {reason[0]}", hint=reason[1], code="skipped-grader")
