@@ -639,3 +639,16 @@ def test_an_assertion_without_a_type_inside_an_assert_set_is_skipped_as_agentvs_
     problems, _ = validate_path(path)
     assert sum("Skipping evaluator with invalid type" in m["text"] for m in loaded["messages"]) == 2
     assert [p.path for p in problems if p.is_error] == ["$.tests[0].assert[0].assert[1]", "$.tests[0].assert[0].assert[2]"]
+
+
+@needs_node
+@pytest.mark.parametrize("default_test", ["{options: {rubric_prompt: 'Grade {{ output }}'}}", "file://default.yaml", "{}"])
+def test_an_llm_rubric_without_a_value_takes_the_default_tests_rubric_prompt_as_agentv_does(repo, default_test):
+    (repo / "default.yaml").write_text("options:\n  rubric_prompt: Grade the answer.\n")
+    path = repo / "suite.yaml"
+    path.write_text(f'prompts: ["{{{{ input }}}}"]\ndefault_test: {default_test}\ntests:\n  - id: a\n'
+                    "    vars: {input: hi}\n    assert:\n      - type: llm-rubric\n")
+    [loaded] = agentv("58f316ca2", "load", ["suite.yaml"], repo)
+    _, summary = validate_path(path)
+    skipped = any("Skipping" in m["text"] for m in loaded["messages"])
+    assert skipped == (default_test == "{}") and (summary.errors > 0) == skipped

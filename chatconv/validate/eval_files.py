@@ -25,6 +25,7 @@ from ..sources import Record, iter_records, problem_at
 from .configs import check_config_providers
 from .explain import short_json
 from .graders import check_current_graders, check_graders
+from .referenced import read_named_yaml
 from .releases import release_problems
 from .schema import check_schema
 from .workspaces import check_workspace_files
@@ -214,8 +215,19 @@ def check_eval_file(record: Record, allow_outside_root: bool = False,
                                          release is None or not release.before(REPO_SOURCE_REMOVED))
         yield from check_graders(record, release)
     if cases.era is NEWEST:
-        yield from check_current_graders(record)
+        yield from check_current_graders(record, _default_rubric_prompt(record, allow_outside_root))
     yield from _check_file_references(cases)
+
+
+def _default_rubric_prompt(record: Record, allow_outside_root: bool) -> bool:
+    """Whether the suite's default test (inline or `file://`) gives llm-rubrics a prompt
+    (`options.rubric_prompt`: text, an object or a list), as AgentV's loader reads it."""
+    default = record.data.get("default_test") if isinstance(record.data, dict) else None
+    if isinstance(default, str) and default.startswith("file://"):
+        default, _ = read_named_yaml(record, ("default_test",), default[len("file://"):], "the default test",
+                                           allow_outside_root)
+    options = default.get("options") if isinstance(default, dict) else None
+    return isinstance(options, dict) and isinstance(options.get("rubric_prompt"), (str, dict, list))
 
 
 def _check_evaluators(record: Record) -> Iterator[Problem]:

@@ -208,16 +208,17 @@ def _field_skips(grader: dict) -> Iterator[tuple[tuple, tuple[str, str, str]]]:
                                       f"match is one of {', '.join(FIELD_MATCHES)}")
 
 
-def check_current_graders(record: Record) -> Iterator[Problem]:
+def check_current_graders(record: Record, rubric_prompt: bool = False) -> Iterator[Problem]:
     """An error for each assertion of a current-era file that AgentV's loader skips, or for
-    which it skips the whole test, nested ones included."""
+    which it skips the whole test, nested ones included. rubric_prompt: the suite's default
+    test gives llm-rubrics a prompt (`options.rubric_prompt`), so one needs no value of its own."""
     for path, grader in graders(_owners(record, "default_test") + _turns(record)):
         if not isinstance(grader.get("type"), str):
             if path.count("assert") > 1:  # inside an assert-set (a list's own the schema says)
                 yield problem_at(record, path, "AgentV skips this assertion of the assert-set: it has no `type` "
                                  "(a string)", hint="give it its type, e.g. type: contains", code="skipped-grader")
             continue
-        reason = _why_current_skips(grader)
+        reason = _why_current_skips(grader, rubric_prompt)
         if reason:
             yield problem_at(record, path, f"AgentV {reason[0]}", hint=reason[1], code="skipped-grader")
             continue
@@ -226,7 +227,7 @@ def check_current_graders(record: Record) -> Iterator[Problem]:
                              hint=part[2], code="skipped-grader")
 
 
-def _why_current_skips(grader: dict) -> tuple[str, str] | None:
+def _why_current_skips(grader: dict, rubric_prompt: bool = False) -> tuple[str, str] | None:
     kind = grader.get("type")
     if "target" in grader:
         return "skips the whole test: an assertion's `target` has been removed", "rename it `provider`"
@@ -248,8 +249,9 @@ def _why_current_skips(grader: dict) -> tuple[str, str] | None:
         # test when a prompt file names neither {{ output }} nor {{ expected_output }}.
         return ("takes an llm-rubric's prompt only as text written in place: from a file or a command "
                 "it skips the grader, or the whole test", "write the prompt as text, or the rubric as `value`")
-    if grader.get("value") in (None, "") and prompt in (None, ""):
-        return "skips this llm-rubric: it has neither `value` nor `prompt`", "write the rubric as `value`"
+    if grader.get("value") in (None, "") and prompt in (None, "") and not rubric_prompt:
+        return ("skips this llm-rubric: it has neither `value` nor `prompt` (nor does the default test give a "
+                "`rubric_prompt`)", "write the rubric as `value`")
     for index, item in enumerate(grader.get("value") if isinstance(grader.get("value"), list) else ()):
         fault = score_ranges_fault(item.get("score_ranges")) if isinstance(item, dict) else None
         if fault:
