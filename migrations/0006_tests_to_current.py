@@ -36,8 +36,8 @@ import re
 
 from chatconv.migrate import (append_moving_comment, cases_in, declare_era, in_era, insert_after, insert_before,
                               move_comment, new_like, new_list_like, quoted_like, refusal, rename_key)
-from chatconv.migrate.graders import (current_type, graders, item_min_score, rename_grader, renamed_fields,
-                                     rubric_items, type_after)
+from chatconv.migrate.graders import (current_type, future_scope, graders, item_min_score, rename_grader,
+                                     renamed_fields, rubric_items, type_after)
 from chatconv.migrate.literal import TEMPLATE_SYNTAX, escaped_texts, strings
 
 KINDS = ("eval-file",)
@@ -193,6 +193,11 @@ def _refuse_homeless(record):
                 raise refusal(path + ("required_min_score",), f"{named}: current AgentV takes min_score (0 to 1) in "
                               "its place, and an integer from 1 to 10 becomes its tenth; this is none (0 requires "
                               "nothing: remove it), then migrate")
+        if future_scope(type_after(grader)):
+            raise refusal(path + ("type",), f"current AgentV refuses the Promptfoo assertion type "
+                          f"{type_after(grader)!r} (\"future scope in AgentV\"), even from a custom assertion of "
+                          "that name: give the custom assertion another name (its .agentv/assertions file and "
+                          "here), or use an assertion AgentV runs, then migrate")
         if grader.get("type") == "skill-trigger" and "value" in grader:
             raise refusal(path + ("value",), "a skill-trigger with a value: write it as skill-used by hand")
     _refuse_inputs(record)

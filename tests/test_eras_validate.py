@@ -652,3 +652,14 @@ def test_an_llm_rubric_without_a_value_takes_the_default_tests_rubric_prompt_as_
     _, summary = validate_path(path)
     skipped = any("Skipping" in m["text"] for m in loaded["messages"])
     assert skipped == (default_test == "{}") and (summary.errors > 0) == skipped
+
+
+@needs_node
+@pytest.mark.parametrize("kind", ["word-count", "not-bleu", "contains-json"])
+def test_a_promptfoo_type_agentv_leaves_to_the_future_is_refused_as_agentv_refuses_it(repo, kind):
+    path = repo / "suite.yaml"
+    path.write_text(f'prompts: ["{{{{ input }}}}"]\ntests:\n  - id: a\n    vars: {{input: hi}}\n    assert:\n'
+                    f"      - {{type: {kind}, value: 3}}\n")
+    [theirs] = agentv("58f316ca2", "validate", ["suite.yaml"], repo)
+    problems, _ = validate_path(path)
+    assert not theirs["valid"] and [p.path for p in problems if p.is_error] == ["$.tests[0].assert[0]"]

@@ -10,7 +10,7 @@ import re
 
 from typing import Any, Iterator
 
-from ..migrate.graders import GRADER_KEYS, RENAMED_TYPES, SET_LISTS, graders
+from ..migrate.graders import GRADER_KEYS, RENAMED_TYPES, SET_LISTS, future_scope, graders
 from ..cases import items
 from ..eras.releases import GRADER_NAMES_OPTIONAL, OLD_GRADER_NAMES_SKIPPED, Release
 from ..problems import Problem
@@ -229,6 +229,10 @@ def check_current_graders(record: Record, rubric_prompt: bool = False) -> Iterat
 
 def _why_current_skips(grader: dict, rubric_prompt: bool = False) -> tuple[str, str] | None:
     kind = grader.get("type")
+    if future_scope(kind):
+        return (f"refuses the Promptfoo assertion type {kind!r} (future scope in AgentV), and so the test, even "
+                "from a custom assertion of that name", "use an assertion AgentV runs, or give your custom "
+                "assertion another name")
     if "target" in grader:
         return "skips the whole test: an assertion's `target` has been removed", "rename it `provider`"
     if kind in REMOVED_IN_CURRENT:
