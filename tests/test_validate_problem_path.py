@@ -338,7 +338,7 @@ _steps = st.lists(st.tuples(st.sampled_from(["x", "y"]), _parts, st.booleans(), 
 
 
 # Each example starts worker pools three times (about a second): 25 and the examples below keep
-# the suite within its time; a longer run finds no more (60 were tried in each CI run until now).
+# the suite within its time (it tried 60 in each CI run until now).
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(_steps)
