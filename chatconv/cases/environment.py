@@ -18,7 +18,6 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..sources import Record
-from .templates import TemplateProblem, render_string
 
 _REFERENCE = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _ENV_EXPRESSION = re.compile(r"\{\{\s*env\.[\s\S]*?\}\}")
@@ -64,6 +63,10 @@ def with_env_templates(record: Record, root: str, environ: Mapping[str, str] | N
 def _env_rendered(text: str, env: dict) -> Any:
     if "env." not in text or "${{" in text:
         return text
+    # Here: Jinja2 loads only for a file that holds an env expression (validate of recordings,
+    # and its workers, start without it).
+    from .templates import TemplateProblem, render_string
+
     try:
         rendered = _ENV_EXPRESSION.sub(lambda match: str(render_string(match.group(), {"env": env})), text)
     except TemplateProblem:

@@ -5,8 +5,6 @@ keeps them (the tests era from v4, and the current era), for prompts that play t
 
 from __future__ import annotations
 
-from .templates import render
-
 
 def conversation_turns(test: dict, variables: dict | None = None) -> list[dict] | None:
     """A conversation test's turns as AgentV's loader keeps them (each with its input, and its
@@ -23,7 +21,11 @@ def conversation_turns(test: dict, variables: dict | None = None) -> list[dict] 
         graders = turn.get("assert", turn.get("assertions"))
         if graders is not None:
             made["assert"] = graders
-        kept.append(render(made, variables) if variables is not None else made)
+        if variables is not None:
+            from .templates import render  # here: a tests-era file's reading needs no Jinja2
+
+            made = render(made, variables)
+        kept.append(made)
     return kept or None
 
 

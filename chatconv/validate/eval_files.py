@@ -12,7 +12,6 @@ from typing import Iterator
 
 from ..cases import EvalCases, items, read_cases
 from ..cases.environment import with_env_templates, with_environment
-from ..cases.tests import with_test_vars
 from ..eras import NEWEST, Era, era_named, era_of
 from ..eras import evalcases as evalcases_era
 from ..eras import tests as tests_era
@@ -127,6 +126,8 @@ def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool,
     if era is tests_era:  # ${{ NAME }} and a test's vars, as AgentV puts them in before reading
         record = with_environment(record, typed=release is None or not release.before(ENV_VALUES_TYPED))
         if release is None or not release.before(TEST_VARS):
+            from ..cases.tests import with_test_vars  # here: recordings' checks start without the era readers
+
             record = with_test_vars(record)
     elif era is NEWEST and record.file != "-":
         record = with_env_templates(record, str(find_repo_root(Path(record.file).parent)))  # {{ env.NAME }}
