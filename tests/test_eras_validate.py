@@ -609,15 +609,20 @@ def test_a_score_ranges_map_agentv_cannot_read_skips_the_test_as_its_loader_does
 
 @needs_node
 def test_a_rubric_item_agentv_cannot_read_is_skipped_as_its_loader_skips_it(repo):
-    path = repo / "suite.yaml"
-    path.write_text('prompts: ["{{ input }}"]\ntests:\n  - id: a\n    vars: {input: hi}\n    assert:\n'
-                    "      - type: llm-rubric\n        value: [{id: r1, outcome: o}, {id: r2}, {id: r3, criteria: c}, "
-                    "text, 5]\n")
-    [loaded] = agentv("58f316ca2", "load", ["suite.yaml"], repo)
-    skipped = [m["text"] for m in loaded["messages"] if "Skipping" in m["text"]]
-    problems, _ = validate_path(path)
+    skipped, ours = _skipped_and_refused(repo, "      - type: llm-rubric\n        value: [{id: r1, outcome: o}, "
+                                               "{id: r2}, {id: r3, criteria: c}, text, 5]\n")
     assert len(skipped) == 2 and "'r2'" in skipped[0] and "index 4" in skipped[1]
-    assert [p.path for p in problems if p.is_error] == ["$.tests[0].assert[0].value[1]", "$.tests[0].assert[0].value[4]"]
+    assert ours == ["$.tests[0].assert[0].value[1]", "$.tests[0].assert[0].value[4]"]
+
+
+def _skipped_and_refused(repo, assertions: str) -> tuple[list[str], list[str]]:
+    """What AgentV HEAD's loader skips of a test with these assertions (YAML, under `assert:`),
+    and the paths of chatconv's errors."""
+    path = repo / "suite.yaml"
+    path.write_text('prompts: ["{{ input }}"]\ntests:\n  - id: a\n    vars: {input: hi}\n    assert:\n' + assertions)
+    [loaded] = agentv("58f316ca2", "load", ["suite.yaml"], repo)
+    problems, _ = validate_path(path)
+    return [m["text"] for m in loaded["messages"] if "Skipping" in m["text"]], [p.path for p in problems if p.is_error]
 
 
 @pytest.mark.parametrize("key", ["nan", "inf", "1_0", "-1"])
@@ -631,14 +636,11 @@ def test_a_score_key_javascript_does_not_read_as_a_score_is_said_not_a_traceback
 
 @needs_node
 def test_an_assertion_without_a_type_inside_an_assert_set_is_skipped_as_agentvs_loader_skips_it(repo):
-    path = repo / "suite.yaml"
-    path.write_text('prompts: ["{{ input }}"]\ntests:\n  - id: a\n    vars: {input: hi}\n    assert:\n'
-                    "      - type: assert-set\n        assert:\n          - {type: contains, value: a}\n"
-                    "          - {value: b}\n          - {type: 5, value: b}\n")
-    [loaded] = agentv("58f316ca2", "load", ["suite.yaml"], repo)
-    problems, _ = validate_path(path)
-    assert sum("Skipping evaluator with invalid type" in m["text"] for m in loaded["messages"]) == 2
-    assert [p.path for p in problems if p.is_error] == ["$.tests[0].assert[0].assert[1]", "$.tests[0].assert[0].assert[2]"]
+    skipped, ours = _skipped_and_refused(repo, "      - type: assert-set\n        assert:\n"
+                                               "          - {type: contains, value: a}\n          - {value: b}\n"
+                                               "          - {type: 5, value: b}\n")
+    assert sum("Skipping evaluator with invalid type" in text for text in skipped) == 2
+    assert ours == ["$.tests[0].assert[0].assert[1]", "$.tests[0].assert[0].assert[2]"]
 
 
 @needs_node
