@@ -12,6 +12,7 @@ named as AgentV names a turn's call, `<test id>/turn-<n>`, gives turn n's reply 
 from __future__ import annotations
 
 import re
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,8 @@ def read_replies(path: str | Path) -> dict[str, list[str]]:
 
 def _conversations(path: str | Path):
     """(conversation id, its replies) in file order."""
-    first = next(iter(iter_records(path)), None)
+    with closing(iter_records(path)) as records:  # the file closed now, not when collected
+        first = next(records, None)
     if first is not None and not first.error and detect_kind(first.data) in RECORDING_KINDS:
         problems: list[Problem] = []
         steps: dict[str, list[str]] = {}
