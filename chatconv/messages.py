@@ -160,3 +160,20 @@ def conversation_messages(steps: list[dict]) -> list[dict]:
     legacy one-message output is read as [message]."""
     return [message for step in steps
             for message in step_messages({**step, "output": normalize_output(step["output"])})]
+
+
+# A step's input that was never recorded (a response logged without its request): a user message
+# with no content, marked so that nothing takes it for what the user said. `text` and `dataset`
+# read it as empty; export writes no request body that would need it.
+_UNRECORDED_MARK = {"unrecorded": True}
+
+
+def unrecorded_input() -> dict:
+    """The input of a step whose request was not recorded (a fresh dict: callers may keep fields on it)."""
+    return {"role": "user", "content": "", "providerOptions": {"chatconv": dict(_UNRECORDED_MARK)}}
+
+
+def is_unrecorded(message: Any) -> bool:
+    """Whether `message` stands for an input that was not recorded (unrecorded_input)."""
+    options = message.get("providerOptions") if isinstance(message, dict) else None
+    return isinstance(options, dict) and options.get("chatconv") == _UNRECORDED_MARK

@@ -84,6 +84,7 @@ CODES = {
     "bad-archive": "an archive (inspect's .eval zip) that is damaged, or an entry of it that cannot be read",
     "import-skipped": "entries of another tool's record that hold no conversation (OTel spans without messages)",
     "part-kept": "a part of another tool's message with no model-message counterpart: kept whole on its message",
+    "no-request": "a response recorded without its request (its step's input was not recorded): no request body is written of it",
     "symlink-skipped": "a symlink in a folder migrate searches that it does not follow (out of the folder, or --in-place)",
 }
 

@@ -90,10 +90,14 @@ def test_a_response_is_a_conversation_per_candidate_named_by_its_response_id(tmp
     steps = [json.loads(line) for line in out.read_text().splitlines()]
     assert [s["conversationId"] for s in steps] == ["mJvlaPqDL9ak1dkP2sy7oAk", "Xk3laJ2fBvWm1dkPn9qS8Qw",
                                                     "Xk3laJ2fBvWm1dkPn9qS8Qw#1"]
-    kept = steps[1]["input"]["providerOptions"]["gemini"]
+    # A response alone: the answer is the output of a step whose input was not recorded.
+    assert all(s["input"] == {"role": "user", "content": "", "providerOptions": {"chatconv": {"unrecorded": True}}}
+               for s in steps)
+    assert steps[1]["output"][0]["content"][0]["text"].startswith("Fjords hold the sky")
+    kept = steps[1]["output"][0]["providerOptions"]["gemini"]
     assert kept["candidate"]["citationMetadata"]["citationSources"][0]["uri"] == "https://example.org/poems"
     assert kept["response"]["usageMetadata"]["totalTokenCount"] == 47 and kept["response"]["modelVersion"] == "gemini-2.0-flash"
-    assert steps[2]["input"]["providerOptions"]["gemini"]["candidate"] == {"finishReason": "STOP", "index": 1}
+    assert steps[2]["output"][0]["providerOptions"]["gemini"]["candidate"] == {"finishReason": "STOP", "index": 1}
     # The response's call is answered by the next request, not here.
     assert [row["status"] for row in tool_rows(out)] == ["unanswered"]
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from ..messages import conversation_messages
+from ..messages import conversation_messages, is_unrecorded
 from ..pairing import CONVERSATION_WINDOW, ConversationWindow
 from ..problems import ChatconvError, Problem, UsageError
 from ..providers import RENDERERS, ProviderRuleError
@@ -193,6 +193,14 @@ def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun) -> bytes |
         return None
     messages = conversation_messages([item.step for item in steps])
     owners = [item for item in steps for _ in range(1 + len(item.step["output"]))]  # the step of each message
+    unrecorded = next((index for index, message in enumerate(messages) if is_unrecorded(message)), None)
+    if unrecorded is not None:  # one rule for every target and --per: a body is never made up
+        item = owners[unrecorded]
+        run.problems.append(problem_at(item.record, item.path + ("input",), "not exported: a response recorded "
+                                       "without its request: there is no request body to write", "warning",
+                                       "import the request and its response together (a {request, response} record)",
+                                       code="no-request"))
+        return None
     try:
         RENDERERS[fmt.TARGET](messages)  # the API's rules, as prompt's renderers keep them
         body = fmt.write(messages, metadata, gather_tools=gather_tools)

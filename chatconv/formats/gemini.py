@@ -45,6 +45,11 @@ def detect(data: Any) -> bool:
     return _is_contents(data.get("contents"))
 
 
+def is_response(data: dict) -> bool:
+    """Whether an object this format reads is a response (not a request body)."""
+    return "candidates" in data
+
+
 def _is_contents(contents: Any) -> bool:
     return isinstance(contents, list) and bool(contents) and all(
         isinstance(c, dict) and isinstance(c.get("parts"), list) and c.get("role", "user") in ROLES for c in contents)

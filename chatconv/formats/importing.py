@@ -16,12 +16,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterator, Sequence
 
+from ..messages import unrecorded_input
 from ..pairing import CONVERSATION_WINDOW
 from ..problems import ChatconvError, Problem
 from ..schemas import fast_validator
 from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record, discover, element_records, exact_json,
                        iter_records, problem_at)
 from ..validate import check_schema
+from .exchanges import exchange_format
 from .reading import STARTS_A_STEP, Imported, Reading, name_results
 from .quick_import import quick_lines
 from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named, openai_chat
@@ -48,9 +50,15 @@ class ImportRun:
         self.steps += steps
 
 
-def split_steps(messages: list[dict]) -> list[tuple[dict, list[dict]]]:
-    """(input, outputs) of each step: a step starts at a user or system message, or at the first."""
+def split_steps(messages: list[dict], continued: bool = False) -> list[tuple[dict, list[dict]]]:
+    """(input, outputs) of each step: a step starts at a user or system message. Messages before
+    the first (a response logged without its request) are the output of a step whose input was
+    not recorded (messages.unrecorded_input), not an answer taken for a question; in a record
+    that `continued` a conversation (a tool result sent after an earlier record's call, say)
+    they start a step of their own."""
     steps: list[tuple[dict, list[dict]]] = []
+    if messages and not continued and messages[0].get("role") not in STARTS_A_STEP:
+        steps.append((unrecorded_input(), []))
     for message in messages:
         if not steps or message.get("role") in STARTS_A_STEP:
             steps.append((message, []))
@@ -207,9 +215,12 @@ def _readings(record: Record, readers, forced, run: ImportRun, field_map: FieldM
 
 def _format_of(data: Any, readers, forced):
     if forced is not None:  # an object is read as the format named; an array, if that format reads it
-        return forced if isinstance(data, dict) or (isinstance(data, list) and forced.detect(data)) else None
+        if isinstance(data, dict):
+            return (not forced.detect(data) and exchange_format(data, readers)) or forced
+        return forced if isinstance(data, list) and forced.detect(data) else None
     if isinstance(data, dict):
-        return next((fmt for fmt in readers if not fmt.KEYS.isdisjoint(data) and fmt.detect(data)), None)
+        return next((fmt for fmt in readers if not fmt.KEYS.isdisjoint(data) and fmt.detect(data)),
+                    None) or exchange_format(data, readers)
     return next((fmt for fmt in readers if fmt.detect(data)), None)
 
 
@@ -245,7 +256,7 @@ def _lines(imported: Imported, reading: Reading, conversations: bool, first: int
         return [], 0
     conversation_id = imported.id
     steps = []
-    for index, (opening, rest) in enumerate(split_steps(imported.messages)):
+    for index, (opening, rest) in enumerate(split_steps(imported.messages, first > 0)):
         step = {"conversationId": conversation_id, "stepIndex": first + index, "input": opening, "output": rest}
         if index == 0 and imported.metadata:
             step["metadata"] = {reading.format: imported.metadata}

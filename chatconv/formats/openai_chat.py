@@ -39,6 +39,11 @@ def detect(data: Any) -> bool:
     return "system" not in data and _is_message_list(data.get("messages"))
 
 
+def is_response(data: dict) -> bool:
+    """Whether an object this format reads is a response (not a request body)."""
+    return "choices" in data
+
+
 def _is_message_list(messages: Any) -> bool:
     return isinstance(messages, list) and bool(messages) and all(map(_is_message, messages))
 

@@ -58,6 +58,11 @@ def detect(data: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, list) and all(_is_item(item) for item in value))
 
 
+def is_response(data: dict) -> bool:
+    """Whether an object this format reads is a response (not a request body)."""
+    return data.get("object") == "response"
+
+
 def _is_item(item: Any) -> bool:
     """Something shaped as an item: typed (a type read() may refuse, with its path), or a message."""
     return isinstance(item, dict) and (isinstance(item.get("type"), str)

@@ -34,8 +34,8 @@ def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict
     if record.error or record.problems or type(data) is not dict or not _CLAIMED.isdisjoint(data):
         return None
     messages = data.get("messages")
-    if type(messages) is not list or not messages:
-        return None
+    if type(messages) is not list or not messages or type(messages[0]) is not dict or messages[0].get("role") not in STARTS_A_STEP:
+        return None  # none, or a response's messages alone: the full path gives them an unrecorded input
     names: dict[str, str] = {}
     steps: list[dict] = []
     output: list[dict] = []
