@@ -202,6 +202,11 @@ def _log_with(message: dict) -> dict:
      "$.samples[0].messages[9].tool_calls[0]", "id and function"),
     ({"role": "user", "content": [{"type": "reasoning", "reasoning": "x"}]}, "$.samples[0].messages[9].content[0]",
      "part of type 'reasoning'"),
+    # A tool error that answers no call of the sample: named by its function, still an orphan
+    # (validate refuses it), not written for validate to find.
+    ({"role": "tool", "tool_call_id": "toolu_never", "function": "bash", "content": "",
+      "error": {"type": "timeout", "message": "timed out"}}, "$.samples[0].messages[9]",
+     "tool result 'toolu_never' answers no earlier tool call"),
 ])
 def test_bad_messages_leave_their_sample_out_with_the_json_path(tmp_path, message, path, words):
     file = tmp_path / "log.json"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .inspect_archive import SUFFIX, LogHeader, claims, records
-from .reading import Imported, Reading, rest_of, string_value, tool_input
+from .reading import Imported, Reading, name_results_of, rest_of, string_value, tool_input
 
 NAME = "inspect"
 SUFFIXES = (SUFFIX,)  # files that are no JSON, searched in folders too
@@ -82,7 +82,9 @@ def _sample(sample: Any, reading: Reading, where: tuple, log: LogHeader) -> Impo
             paths.append(path)
     conversation_id = _conversation_id(sample, log, reading)
     metadata = rest_of(sample, ("messages",))
-    if not reading.failed:
+    # A sample is a conversation of its own: its results are paired here, so that the log's
+    # header goes to a sample that is written, not to one refused for an orphan result.
+    if not reading.failed and name_results_of(messages, paths, reading, {}):
         if log.kept_by is None:
             log.kept_by, metadata["log"] = conversation_id, log.data
         else:

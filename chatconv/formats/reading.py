@@ -152,21 +152,30 @@ def part_named(kind: Any) -> str:
 
 def name_results(imported: Imported, reading: Reading, names: dict[str, str]) -> None:
     """Give each tool result the name of the call it answers, by id (`names`: the calls of the
-    conversation so far, gaining this one's); a result that answers no call it can be paired with
-    is an error (its toolName would be invented)."""
-    for index, message in enumerate(imported.messages):
+    conversation so far, gaining this one's); a result that answers no earlier call is an error,
+    named by its source or not (its toolName would be invented, and validate refuses it)."""
+    name_results_of(imported.messages, imported.paths, reading, names)
+
+
+def name_results_of(messages: list[dict], paths: list[tuple], reading: Reading, names: dict[str, str]) -> bool:
+    """name_results on a conversation's messages (each one's path in `paths`); False when a
+    result answers no earlier call (the error is said at it)."""
+    for index, message in enumerate(messages):
         if not isinstance(message.get("content"), list):
             continue
         for part in message["content"]:
             if part.get("type") == "tool-call":
                 names[part["toolCallId"]] = part["toolName"]
-            elif part.get("type") == "tool-result" and not part.get("toolName"):
+            elif part.get("type") == "tool-result":
                 name = names.get(part["toolCallId"])
-                if name is None:
-                    where = imported.paths[index] if index < len(imported.paths) else ()
+                if name is None:  # validate refuses it, named or not: so is it here
+                    where = paths[index] if index < len(paths) else ()
+                    unknown = "" if part.get("toolName") else ", so its tool's name is unknown"
                     reading.error(where, f"tool result {part['toolCallId']!r} answers no earlier tool call of its "
-                                  "conversation, so its tool's name is unknown",
+                                  f"conversation{unknown}",
                                   "import the record that holds the call too (same conversation), or remove the result",
                                   code="tool-result-orphan")
-                    return
-                part["toolName"] = name
+                    return False
+                if not part.get("toolName"):
+                    part["toolName"] = name
+    return True
