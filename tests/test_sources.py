@@ -397,3 +397,30 @@ def test_newlines_counts_each_line_ending_as_count_does(data):
     from chatconv.sources.batches import newlines
 
     assert newlines(data) == data.count(b"\n")
+
+
+@pytest.mark.parametrize("name", ["calls.log", "calls.txt", "calls"])
+def test_jsonl_under_another_name_is_read_as_jsonl_by_every_command(tmp_path, name):
+    # Loggers write JSONL as .log or .txt: told from its lines, as standard input is, not read as YAML.
+    lines = [{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]},
+             {"messages": [{"role": "user", "content": "bye"}]}]
+    path = tmp_path / name
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    imported = run_chatconv("import", path)
+    assert imported.returncode == 0 and "2 records read (2 openai-chat)" in imported.stderr_text
+    steps = tmp_path / f"{name}.steps"
+    steps.write_bytes(imported.stdout)
+    validated = run_chatconv("validate", steps)
+    assert validated.returncode == 0 and "2 records: 0 errors" in validated.stdout_text
+    assert [orjson.loads(row)["text"] for row in run_chatconv("text", steps).stdout.splitlines()] == ["hello", ""]
+
+
+def test_a_document_under_another_name_is_still_read_whole(tmp_path):
+    pretty = tmp_path / "body.txt"
+    pretty.write_text('{\n  "messages": [{"role": "user", "content": "hi"}]\n}\n')
+    imported = run_chatconv("import", pretty)
+    assert imported.returncode == 0 and "1 record read (1 openai-chat)" in imported.stderr_text
+    flow = tmp_path / "cases.txt"
+    flow.write_text("{evalcases: [{id: a, outcome: x, input_messages: [{role: user, content: hi}]}]}\n")
+    validated = run_chatconv("validate", flow)
+    assert "no-repository" in validated.stdout_text  # read as YAML: an eval file (outside a repository)

@@ -19,7 +19,7 @@ from .ignore import Ignored
 from .progress import told_file
 from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
-from .stdin import read_stdin
+from .stdin import read_stdin, read_stdin_head
 from .text import decode_utf8, empty_file_problem, open_binary, read_whole
 from .yaml import load_yaml
 
@@ -168,13 +168,21 @@ def _nearest_agentv_config(folder: Path, seen: dict) -> tuple[Path, dict] | None
 
 def file_format(path: str | Path) -> str:
     """jsonl, json or yaml, from the file name (a compressed file's, `run.jsonl.gz`, is what it
-    holds); unknown names are read as YAML (a JSON superset)."""
+    holds). A file named otherwise (`run.log`, `calls.txt`, no suffix) is told from its first
+    lines as standard input is: JSONL when they are whole JSON lines, else YAML (a JSON superset)."""
     suffix = Path(without_compression(path)).suffix.lower()
     if suffix in JSONL_SUFFIXES:
         return "jsonl"
     if suffix in JSON_SUFFIXES:
         return "json"
-    return "yaml"
+    if suffix in YAML_SUFFIXES or str(path) == "-":
+        return "yaml"
+    try:
+        with open_binary(path) as stream:
+            told, _ = read_stdin_head(stream)
+    except (ChatconvError, OSError):  # unreadable: reading it says why
+        return "yaml"
+    return "jsonl" if told == "jsonl" else "yaml"
 
 
 def iter_jsonl_stream(stream, file: str) -> Iterator[Record]:
