@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import orjson
 import pytest
 
 from chatconv.formats import FORMATS, ai_sdk, from_openai_messages, openai_chat
 from chatconv.messages import conversation_messages
-from conftest import read_jsonl, recorded_files
+from conftest import read_jsonl, recorded_files, run_chatconv
 
 OPENAI_LOG = [
     {"role": "system", "content": "You book trips."},
@@ -115,3 +116,50 @@ def test_an_object_a_format_detects_has_one_of_the_keys_that_format_is_asked_for
                 detected += 1
                 assert not recording_format.KEYS.isdisjoint(data), (recording_format.NAME, sorted(data))
     assert detected >= 20  # the fixtures' records, and the messages and bodies nested in them
+
+
+# Records of formats chatconv does not read yet: named for what they are, not a wrong guess
+# (Alpaca's input/output are not a chatconv step; Bedrock Converse's `system` is not Anthropic's).
+CONVERSE_REQUEST = {"modelId": "anthropic.claude-3-5-sonnet", "system": [{"text": "Be brief."}],
+                    "messages": [{"role": "user", "content": [{"text": "Weather?"}]},
+                                 {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "w",
+                                                                                "input": {}}}]}]}
+
+
+@pytest.mark.parametrize("record, words", [
+    ({"instruction": "Translate to English", "input": "hola", "output": "hello"}, "an Alpaca row"),
+    ({"instruction": "Say hi", "output": "hi", "system": "x", "history": []}, "an Alpaca row"),
+    ({"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello"}]}, "a ShareGPT conversation"),
+    ({"prompt": "hi", "chosen": "hello", "rejected": "go away"}, "a preference pair"),
+    ({"input": {"messages": [{"role": "user", "content": "hi"}]}, "preferred_output": [], "non_preferred_output": []},
+     "a preference pair"),
+    (CONVERSE_REQUEST, "an Amazon Bedrock Converse request or response"),
+    ({"output": {"message": {"role": "assistant", "content": [{"text": "hello"}]}}, "stopReason": "end_turn"},
+     "an Amazon Bedrock Converse request or response"),
+    ({"id": "v1_abc", "status": "completed", "model": "gemini-2.5-flash", "input": "hi",
+      "outputs": [{"type": "text", "text": "hello"}]}, "a Gemini Interactions API interaction"),
+])
+def test_a_format_chatconv_does_not_read_yet_is_named(tmp_path, record, words):
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(orjson.dumps(record) + b"\n")
+    result = run_chatconv("import", path)
+    assert result.returncode == 1 and result.stdout == b""
+    [error] = [line for line in result.stderr_text.splitlines() if ": error: " in line]
+    assert f"rows.jsonl:1:1: error: $: this looks like {words}" in error and "does not read that format yet" in error
+    assert "already a chatconv recording" not in result.stderr_text
+
+
+def test_a_chatconv_step_is_still_told_apart_from_a_row_with_input_and_output(tmp_path):
+    path = tmp_path / "steps.jsonl"
+    path.write_bytes(orjson.dumps({"stepIndex": 0, "input": {"role": "user", "content": "hi"}, "output": []}) + b"\n")
+    assert "already a chatconv recording" in run_chatconv("import", path).stderr_text
+
+
+def test_llama_factory_text_parts_are_named_with_what_to_do(tmp_path):
+    path = tmp_path / "lf.jsonl"
+    path.write_bytes(orjson.dumps({"messages": [{"role": "user", "content": [{"type": "text", "value": "hi"}]},
+                                                {"role": "assistant", "content": "hello"}]}) + b"\n")
+    result = run_chatconv("import", path)
+    assert result.returncode == 1
+    assert "$.messages[0].content[0]: a text part with `value` instead of `text`: LLaMA-Factory" in result.stderr_text
+    assert "rename `value` to `text`" in result.stderr_text

@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 from .anthropic_blocks import read_block, write_block
 from .reading import Imported, Reading, free_of_marks, kept, rest_of
+from .unread import is_converse
 
 NAME = "anthropic"
 TARGET = "anthropic"
@@ -39,7 +40,8 @@ def detect(data: Any) -> bool:
     if _is_response(data):
         return True
     messages = data.get("messages")  # marks first: most bodies of messages are OpenAI's, told apart at once
-    return isinstance(messages, list) and ("system" in data or _marked(messages)) and _is_messages(messages)
+    return (isinstance(messages, list) and ("system" in data or _marked(messages)) and _is_messages(messages)
+            and not is_converse(data))  # Bedrock Converse has `system` too, and blocks keyed by kind
 
 
 def _is_response(data: Any) -> bool:

@@ -24,6 +24,7 @@ from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record
                        iter_records, problem_at)
 from ..validate import check_schema
 from .exchanges import exchange_format
+from .unread import looks_like
 from .reading import STARTS_A_STEP, Imported, Reading, name_results
 from .quick_import import quick_lines
 from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named, openai_chat
@@ -229,11 +230,24 @@ def _unknown(record: Record, forced) -> Problem:
         return problem_at(record, (), f"not a record of the {forced.NAME} format: a record is a JSON object "
                           "(or an array of them)",
                           "error", "check the record, or name another format with --from", code="unknown-format")
-    if ai_sdk.detect(record.data):
+    seems = looks_like(record.data)
+    if seems is not None:
+        return problem_at(record, (), f"this looks like {seems}: chatconv does not read that format yet", "error",
+                          f"chatconv imports {', '.join(IMPORTED_NAMES)}; convert the record to one of them",
+                          code="unknown-format")
+    if ai_sdk.detect(record.data) and _has_messages(record.data):
         return problem_at(record, (), "already a chatconv recording (AI SDK steps): nothing to import", "error",
                           "use it as it is (`chatconv migrate` rewrites legacy shapes)", code="unknown-format")
     return problem_at(record, (), "cannot tell which format this record is in", "error",
                       f"name it with --from ({', '.join(IMPORTED_NAMES)})", code="unknown-format")
+
+
+def _has_messages(data: dict) -> bool:
+    """Whether a record taken for chatconv's own holds a message where a step's input is: the
+    first step's input of a conversation, or the step's own (an object with a role)."""
+    steps = data.get("steps")
+    step = steps[0] if isinstance(steps, list) and steps else data
+    return isinstance(step, dict) and isinstance(step.get("input"), dict) and "role" in step["input"]
 
 
 def _conversations(reading_format, reading: Reading) -> Iterator[Imported]:

@@ -46,6 +46,11 @@ def _user_part(part: Any, reading: Reading, path: tuple) -> dict | None:
             return _file_part(part, reading)
     except (KeyError, TypeError):
         pass
+    if kind == "text" and isinstance(part, dict) and "value" in part and "text" not in part:
+        reading.error(path, "a text part with `value` instead of `text`: LLaMA-Factory's spelling, which chatconv "
+                      "does not read yet", "OpenAI's text parts are {\"type\": \"text\", \"text\": ...}: "
+                      "rename `value` to `text`", code="wrong-type")
+        return None
     reading.error(path, f"{part_named(kind)} chatconv cannot read",
                   "user parts are text, image_url (with url), input_audio (data, format) and file "
                   "(file_data or file_id), as OpenAI's API has them", code="wrong-type")

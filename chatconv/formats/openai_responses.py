@@ -35,7 +35,8 @@ KEPT_WHOLE = ("web_search_call", "file_search_call", "computer_call", "computer_
               "apply_patch_call", "apply_patch_call_output", "mcp_list_tools", "mcp_call", "mcp_approval_request",
               "mcp_approval_response", "item_reference", "compaction")
 ITEM_TYPES = ("message", "reasoning", *CALLS, *OUTPUTS, *KEPT_WHOLE)
-NOT_A_BODY = ("messages", "output", "steps", "stepIndex", "target")  # other formats' (or chatconv's own) marks
+# Other formats' (or chatconv's own) marks: a Gemini Interactions record has `input` and `outputs`.
+NOT_A_BODY = ("messages", "output", "outputs", "steps", "stepIndex", "target")
 
 
 KEYS = frozenset({"object", "input"})
