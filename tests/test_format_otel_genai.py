@@ -24,7 +24,7 @@ from chatconv.formats import IMPORTED, import_paths, otel_genai, read
 from chatconv.formats.otel_genai import any_value
 from chatconv.messages import conversation_messages
 from chatconv.problems import ChatconvError
-from conftest import DATA, run_chatconv
+from conftest import DATA, import_and_validate, import_problems, run_chatconv
 
 FIXTURES = DATA / "formats" / "otel-genai"
 TRACE = FIXTURES / "trace.json"
@@ -396,3 +396,30 @@ def test_every_message_and_part_is_read_in_order_or_kept(messages):
                     "tool_call": part.get("id")}[part["type"]]
             assert said in (model_part.get("text"), model_part.get("image"), model_part.get("data"),
                             model_part.get("toolCallId"))
+
+
+# --- spans as the OpenTelemetry SDK writes them (Span.to_json: context, attributes as an object) ---
+
+
+@pytest.mark.parametrize("name", ["sdk-spans.json", "sdk-spans.jsonl"])
+def test_spans_in_the_sdks_own_json_are_read_and_other_spans_skipped_with_a_warning(tmp_path, name):
+    problems: list = []
+    out = import_and_validate(tmp_path, FIXTURES / name,
+                              problems=problems)
+    [step] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert step["conversationId"] == "0x5b8aa5a2d2c872e8321cf37308d69df2:0x051581bf3cb55c13"
+    assert step["input"]["content"] == [{"type": "text", "text": "Weather in Paris?"}]
+    assert step["output"][0]["content"][0]["toolName"] == "get_weather"
+    kept = step["metadata"]["otel-genai"]
+    assert kept["attributes"] == {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o"}
+    assert kept["span"]["context"]["span_id"] == "0x051581bf3cb55c13" and kept["span"]["resource"]["attributes"]
+    assert [(p.code, p.severity) for p in problems] == [("import-skipped", "warning")]
+
+
+def test_an_sdk_span_whose_messages_are_not_json_is_left_out_at_its_attribute(tmp_path):
+    span = {"context": {"trace_id": "0x1", "span_id": "0x2"}, "attributes": {"gen_ai.input.messages": "[{oops"}}
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps({"spans": [span]}, indent=2))
+    [problem] = import_problems(path)
+    assert problem.code == "invalid-json" and problem.path == "$.spans[0].attributes['gen_ai.input.messages']"
+    assert problem.line == 9

@@ -6,6 +6,9 @@ gen_ai.output.messages and gen_ai.system_instructions, read (import only) from
   gen_ai.conversation.id, else "<traceId>:<spanId>"; the span's other attributes (decoded from
   OTLP's typed values), its own fields, its scope and its resource go to the conversation's
   metadata;
+- spans as the OpenTelemetry SDK writes them (Span.to_json, a ConsoleSpanExporter or a file
+  exporter: `context`, `attributes` a plain object), one per record, in an array, or under
+  `{"spans": [...]}`: read the same way, ids "<trace_id>:<span_id>";
 - an object holding those keys (their values arrays, or the JSON text of arrays), its other
   keys the metadata;
 - a bare array of OTel messages (a JSON file, or a JSONL line).
@@ -32,15 +35,32 @@ JSON_ATTRIBUTES = (*MESSAGE_KEYS, "gen_ai.tool.definitions")
 __all__ = ["NAME", "detect", "read"]
 
 
-KEYS = frozenset({"resourceSpans", *MESSAGE_KEYS})
+KEYS = frozenset({"resourceSpans", "spans", "attributes", *MESSAGE_KEYS})
 
 
 def detect(data: Any) -> bool:
-    """An OTLP JSON trace, an object with gen_ai message keys, or a list of OTel messages (parts
-    with OTel's types: text written as `content`, never a plain OpenAI or Gemini list)."""
+    """An OTLP JSON trace, spans as the OpenTelemetry SDK writes them (one, or `{"spans": [...]}`),
+    an object with gen_ai message keys, or a list of OTel messages (parts with OTel's types: text
+    written as `content`, never a plain OpenAI or Gemini list)."""
     if isinstance(data, dict):
-        return isinstance(data.get("resourceSpans"), list) or any(key in data for key in MESSAGE_KEYS)
+        return (isinstance(data.get("resourceSpans"), list) or any(key in data for key in MESSAGE_KEYS)
+                or _is_sdk_span(data) or _is_sdk_spans(data.get("spans")))
     return _is_message_list(data)
+
+
+def _is_sdk_span(data: Any) -> bool:
+    """A span as the SDK's Span.to_json writes it: its attributes a plain object, holding messages
+    (or, a span of a file of spans, its `context` naming it: a tool or HTTP span is skipped, told)."""
+    attributes = data.get("attributes") if isinstance(data, dict) else None
+    context = data.get("context") if isinstance(data, dict) else None
+    return isinstance(attributes, dict) and (any(key in attributes for key in MESSAGE_KEYS) or (
+        isinstance(context, dict) and "span_id" in context and "trace_id" in context))
+
+
+def _is_sdk_spans(spans: Any) -> bool:
+    return isinstance(spans, list) and any(map(_is_sdk_span, spans)) and all(
+        isinstance(span, dict) and isinstance(span.get("attributes", {}), dict) for span in spans)
+
 
 
 def _is_message_list(data: Any) -> bool:
@@ -75,6 +95,13 @@ def read(reading: Reading) -> Iterator[Imported]:
         return
     if "resourceSpans" in data:
         yield from _trace(data, reading)
+        return
+    if _is_sdk_span(data):
+        yield from _sdk_spans([((), data)], {}, reading)
+        return
+    if _is_sdk_spans(data.get("spans")):
+        spans = [(("spans", index), span) for index, span in enumerate(data["spans"])]
+        yield from _sdk_spans(spans, rest_of(data, ("spans",)), reading)
         return
     values = {key: (data[key], (key,)) for key in MESSAGE_KEYS if key in data}
     if not values:  # named with --from, but none of the format's marks
@@ -164,6 +191,35 @@ def _trace(data: dict, reading: Reading) -> Iterator[Imported]:
                      code="import-skipped")
     if not found:
         reading.warn(("resourceSpans",), "no span of this trace holds gen_ai messages", code="import-empty")
+
+
+def _sdk_spans(spans: list[tuple[tuple, dict]], export: dict, reading: Reading) -> Iterator[Imported]:
+    """Each span written by the OpenTelemetry SDK (Span.to_json: `context`, `attributes` as a
+    plain object) that has gen_ai input or output messages; its other attributes, its own fields
+    and (once) the file's other keys are the conversation's metadata, as for OTLP."""
+    skipped, used = 0, set()
+    for where, span in spans:
+        attributes = span.get("attributes") or {}
+        if INPUT not in attributes and OUTPUT not in attributes:
+            skipped += 1
+            continue
+        values = {key: (attributes[key], where + ("attributes", key)) for key in MESSAGE_KEYS if key in attributes}
+        own = rest_of(attributes, MESSAGE_KEYS)
+        context = span.get("context") if isinstance(span.get("context"), dict) else {}
+        conversation_id = own.get(CONVERSATION_ID)
+        if not isinstance(conversation_id, str) or not conversation_id:
+            conversation_id = f"{context.get('trace_id')}:{context.get('span_id')}"
+        if conversation_id in used:  # spans of one conversation in one file: one conversation each
+            conversation_id = f"{conversation_id}#{context.get('span_id')}"
+        used.add(conversation_id)
+        metadata = {"span": rest_of(span, ("attributes",)), "attributes": own}
+        if export:
+            metadata["export"], export = export, {}
+        yield from _conversations(values, conversation_id, metadata, reading)
+    if skipped:
+        reading.warn(("spans",) if len(spans) > 1 or spans[0][0] else (), f"{skipped} span(s) without {INPUT} or "
+                     f"{OUTPUT}: not imported", "only model-call spans hold messages; the others (tools, HTTP, "
+                     "agents) have none", code="import-skipped")
 
 
 def _spans(data: dict, reading: Reading) -> Iterator[tuple[tuple, dict, dict]]:
