@@ -23,6 +23,7 @@ from ..schemas import fast_validator
 from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record, discover, element_records, exact_json,
                        iter_records, problem_at)
 from ..validate import check_schema
+from . import streams
 from .exchanges import exchange_format
 from .unread import looks_like
 from .reading import STARTS_A_STEP, Imported, Reading, name_results
@@ -126,8 +127,10 @@ class Importer:
         self.quick = self.forced in (None, openai_chat) and not self.field_map and not self.conversations
 
     def own_reader(self, file: str):
-        """The format that reads `file` itself (not as JSON or JSONL records), or None."""
-        return next((fmt for fmt in self.readers if hasattr(fmt, "records") and fmt.claims(file)), None)
+        """The format that reads `file` itself (not as JSON or JSONL records), or None; a stream
+        (streams.py) gives its assembled responses, which any format then reads."""
+        own = next((fmt for fmt in self.readers if hasattr(fmt, "records") and fmt.claims(file)), None)
+        return own if own is not None or not streams.claims(file) else streams
 
     def records(self, file: str) -> Iterator[Record]:
         own = self.own_reader(file)

@@ -15,6 +15,7 @@ import chatconv.formats.inspect_log as inspect_log
 import chatconv.formats.openai_chat as openai_chat
 import chatconv.formats.openai_responses as openai_responses
 import chatconv.formats.otel_genai as otel_genai
+import chatconv.formats.streams as streams
 
 from ..problems import UsageError
 from .reading import Imported, Reading
@@ -38,7 +39,7 @@ FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordi
 IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)
 EXPORTED = tuple(fmt.NAME for fmt in IMPORTED if hasattr(fmt, "write"))
 # Files that are not JSON or YAML but a format reads (inspect's .eval zip): folders are searched for them too.
-OWN_SUFFIXES = frozenset(suffix for fmt in IMPORTED for suffix in getattr(fmt, "SUFFIXES", ()))
+OWN_SUFFIXES = frozenset(suffix for fmt in (*IMPORTED, streams) for suffix in getattr(fmt, "SUFFIXES", ()))
 
 
 def format_named(name: str) -> RecordingFormat:

@@ -1,0 +1,136 @@
+"""Streamed responses (SSE, chunk lines, Gemini CLI's chunk arrays) are assembled into the response
+the API would have returned unstreamed: the same text, byte for byte, and the same tool calls.
+
+The fixtures (tests/data/formats/streams) follow the providers' streaming references: OpenAI's
+"Streaming" guide and chat.completion.chunk object, the Responses API's streaming events,
+Anthropic's "Streaming Messages" (message_start … message_stop, input_json_delta,
+signature_delta), Gemini's streamGenerateContent with alt=sse. Each `X.expected.json` is the
+unstreamed response written by hand from the same reference."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import orjson
+import pytest
+from conftest import DATA, import_and_validate, read_jsonl, run_chatconv
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chatconv.formats import import_paths, streams
+
+STREAMS = DATA / "formats" / "streams"
+CASES = [("openai-chat.sse", "openai-chat"), ("openai-chat-chunks.jsonl", "openai-chat"),
+         ("anthropic.sse", "anthropic"), ("gemini.sse", "gemini"), ("gemini-cli-chunks.json", "gemini"),
+         ("openai-responses.sse", "openai-responses")]
+
+
+@pytest.mark.parametrize("name, provider", CASES)
+def test_a_stream_is_assembled_into_the_unstreamed_response(name, provider):
+    assert streams.claims(str(STREAMS / name))
+    [record] = list(streams.records(str(STREAMS / name)))
+    assert record.data == json.loads((STREAMS / f"{provider}.expected.json").read_text())
+    first_event = next(number for number, line in enumerate((STREAMS / name).read_text().splitlines(), 1)
+                       if line.startswith(("data:", "{", "[")))
+    assert record.line == first_event and not record.problems
+
+
+@pytest.mark.parametrize("name, provider", CASES)
+def test_a_stream_imports_as_its_unstreamed_response_does(tmp_path, name, provider):
+    streamed = read_jsonl(import_and_validate(tmp_path, STREAMS / name))
+    unstreamed = read_jsonl(import_and_validate(tmp_path, STREAMS / f"{provider}.expected.json"))
+    assert streamed == unstreamed
+    # The answer's text, as `text` gives it, is the stream's, every piece in order.
+    expected = {"openai-chat": "Let me check the weather — ☀️.", "anthropic": "I'll look that up.\n",
+                "gemini": "Fjords hold the sky\nstill water", "openai-responses": "Checking now."}[provider]
+    result = run_chatconv("text", tmp_path / f"{name}.steps.jsonl")
+    assert [orjson.loads(line)["text"] for line in result.stdout.splitlines()] == [expected]
+
+
+def test_a_stream_cut_short_gives_what_came_before_with_a_warning(tmp_path):
+    problems: list = []
+    [step] = import_paths([str(STREAMS / "openai-responses-cut.sse")], problems=problems)
+    [cut] = problems
+    assert (cut.severity, cut.line) == ("warning", 37) and "the stream is cut short here" in cut.message
+    assert [part["type"] for part in step["output"][0]["content"]] == ["text", "tool-call"]
+    assert step["output"][0]["content"][0]["text"] == "Checking now."
+
+
+def test_several_streams_in_one_file_are_several_responses(tmp_path):
+    one = (STREAMS / "anthropic.sse").read_text()
+    two = one.replace("msg_01Stream", "msg_02Stream").replace("I'll look ", "Looking ")
+    path = tmp_path / "calls.log"  # a log under any name: told from its lines
+    path.write_text(one + two)
+    records = list(streams.records(str(path)))
+    assert [r.data["id"] for r in records] == ["msg_01Stream", "msg_02Stream"]
+    assert records[1].line == one.count("\n") + 2  # its message_start data line
+    assert records[1].data["content"][1]["text"] == "Looking that up.\n"
+
+
+def test_files_that_are_not_streams_are_not_claimed(tmp_path):
+    for name in ("openai-chat/finetune.jsonl", "gemini/responses.jsonl", "anthropic/exchange.json",
+                 "otel-genai/trace.json"):
+        assert not streams.claims(str(DATA / "formats" / name)), name
+    broken = tmp_path / "x.sse"
+    broken.write_text("data: not json\n\n")
+    assert not streams.claims(str(broken))
+
+
+# --- property: any text and arguments, cut anywhere, come back whole --------------------------
+
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+ARGS = st.dictionaries(st.text(min_size=1, max_size=6), st.one_of(st.integers(), st.text(max_size=8), st.booleans()),
+                       max_size=3)
+
+
+def _cut(text: str, seed: int) -> list[str]:
+    """`text` cut into pieces at random places (an empty piece too, as streams send)."""
+    rng = random.Random(seed)
+    places = sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, rng.randint(0, 5))))
+    bounds = [0, *places, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])] or [""]
+
+
+def _openai_chat_stream(text: str, args: dict, seed: int) -> list[dict]:
+    chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    deltas = [{"role": "assistant", "content": ""}] + [{"content": piece} for piece in _cut(text, seed)]
+    deltas += [{"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "f", "arguments": ""}}]}]
+    deltas += [{"tool_calls": [{"index": 0, "function": {"arguments": piece}}]} for piece in _cut(json.dumps(args), seed)]
+    return [{**chunk, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+
+
+def _anthropic_stream(text: str, args: dict, seed: int) -> list[dict]:
+    events = [{"type": "message_start", "message": {"id": "m1", "type": "message", "role": "assistant", "content": [],
+                                                    "model": "m", "usage": {"input_tokens": 1}}},
+              {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}]
+    events += [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}
+               for p in _cut(text, seed)]
+    events += [{"type": "content_block_start", "index": 1,
+                "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}}]
+    events += [{"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": p}}
+               for p in _cut(json.dumps(args), seed)]
+    return events + [{"type": "message_stop"}]
+
+
+def _gemini_stream(text: str, args: dict, seed: int) -> list[dict]:
+    chunks = [{"candidates": [{"content": {"role": "model", "parts": [{"text": p}]}, "index": 0}], "responseId": "r1"}
+              for p in _cut(text, seed)]
+    return chunks + [{"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "f", "args": args}}]},
+                                      "finishReason": "STOP", "index": 0}], "responseId": "r1"}]
+
+
+@settings(max_examples=60, deadline=None)
+@given(TEXT, ARGS, st.integers(0, 10**6), st.sampled_from(["openai-chat", "anthropic", "gemini"]))
+def test_streamed_text_and_arguments_come_back_byte_for_byte(tmp_path_factory, text, args, seed, provider):
+    events = {"openai-chat": _openai_chat_stream, "anthropic": _anthropic_stream, "gemini": _gemini_stream}[provider](
+        text, args, seed)
+    path = tmp_path_factory.mktemp("s") / "stream.sse"
+    path.write_bytes(b"".join(b"data: " + orjson.dumps(event) + b"\n\n" for event in events))
+    [step] = import_paths([str(path)])
+    parts = step["output"][0]["content"]
+    texts = [part["text"] for part in parts if part["type"] == "text"]
+    assert "".join(texts) == text and len(texts) <= 1
+    [call] = [part for part in parts if part["type"] == "tool-call"]
+    assert call["input"] == args and call["toolName"] == "f"
