@@ -81,7 +81,7 @@ def test_files_that_are_not_streams_are_not_claimed(tmp_path):
 # --- property: any text and arguments, cut anywhere, come back whole --------------------------
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
-ARGS = st.dictionaries(st.text(min_size=1, max_size=6), st.one_of(st.integers(), st.text(max_size=8), st.booleans()),
+ARGS = st.dictionaries(st.text(min_size=1, max_size=6), st.one_of(st.integers(-2**63, 2**63 - 1), st.text(max_size=8), st.booleans()),
                        max_size=3)
 
 
