@@ -354,3 +354,29 @@ def test_import_then_export_gives_back_any_body(tmp_path_factory, body):
 def test_a_record_forced_as_anthropic_that_is_not_one_says_what_it_lacks(tmp_path, record, path, words):
     [problem] = import_problems(write_jsonl(tmp_path / "r.jsonl", [record]), "anthropic")
     assert problem.path == path and words in problem.message and "Error" not in problem.message
+
+
+def test_mcp_connector_blocks_are_read_and_exported_back_as_they_were(tmp_path):
+    # The MCP connector's calls and results sit in the assistant's content, as server tools' do.
+    source = DATA / "mcp-exchange.json"
+    logged = json.loads(source.read_text())
+    out = import_and_validate(tmp_path, source)
+    [step] = [json.loads(line) for line in out.read_text().splitlines()]
+    call, result = step["output"][0]["content"][1:3]
+    assert (call["toolName"], call["providerExecuted"], call["input"]) == ("echo", True, {"param1": "value1"})
+    assert result["toolName"] == "echo" and result["output"] == {"type": "json", "value": [{"type": "text", "text": "Hello"}]}
+    [body] = [orjson.loads(b) for b in export_bodies([str(out)], "anthropic", "conversation")]
+    assert body["messages"] == logged["request"]["messages"] + [{"role": "assistant", "content": logged["response"]["content"]}]
+    assert body["mcp_servers"] == logged["request"]["mcp_servers"]
+
+
+def test_a_failed_mcp_tool_result_is_an_error_output(tmp_path):
+    block = {"type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "is_error": True,
+             "content": [{"type": "text", "text": "server unreachable"}]}
+    response = {"type": "message", "role": "assistant", "content": [
+        {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "echo", "server_name": "s", "input": {}}, block]}
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps({"request": {"messages": [{"role": "user", "content": "echo"}]}, "response": response}))
+    [conversation] = read(path)
+    assert conversation.messages[1]["content"][1]["output"]["type"] == "error-json"
+    assert write(conversation.messages, "anthropic")["messages"][1]["content"] == response["content"]

@@ -109,24 +109,33 @@ def prompt(eval_file, case_ids, target, form, system_policy, default_system_prom
         reporter.problem(warning)
     for case in prompts.cases:
         if form == "agentv":
-            _write_agentv(case, target, repair, eval_file)
+            _write_agentv(case, target, repair, eval_file, reporter)
             continue
         if target == "raw":
             write_json_line({"id": case.id, "question": case.inputs.question, "guidelines": case.inputs.guidelines,
                              "chat_prompt": case.inputs.chat_prompt})
             continue
+        left: list = []
         try:
-            body, repairs = render_request(case.as_request(), target, repair, options.default_system_prompt)
+            body, repairs = render_request(case.as_request(), target, repair, options.default_system_prompt, left)
         except ProviderRuleError as exc:
             rule = exc.problems[0]
             fail([case.source.problem(case.path, f"case {case.id!r}: {rule.message}", rule.hint,
                                       "provider-rule")], EXIT_INVALID)
         for note in repairs:
             click.echo(f"{eval_file}: case {case.id!r}: {note}", err=True)
+        _report_left(case, target, left, reporter)
         write_json_line({"id": case.id, "request": body})
 
 
-def _write_agentv(case, target: str, repair: bool, eval_file: str) -> None:
+def _report_left(case, target: str, left: list, reporter) -> None:
+    """What the body leaves out (a text of white space only, for Anthropic), as warnings."""
+    for index, code, message in left:
+        reporter.problem(case.source.problem(case.path, f"case {case.id!r}: {target}: message {index}: {message}",
+                                             None, code, "warning"))
+
+
+def _write_agentv(case, target: str, repair: bool, eval_file: str, reporter) -> None:
     """One case's prompt as AgentV builds it, raw or as a target's request body."""
     inputs = case.inputs
     if target == "raw":
@@ -135,12 +144,14 @@ def _write_agentv(case, target: str, repair: bool, eval_file: str) -> None:
     if target == "agent":
         write_json_line({"id": case.id, "request": {"prompt": inputs.question}})
         return
+    left: list = []
     try:
-        body, repairs = RENDERERS[target](inputs.messages(), repair)
+        body, repairs = RENDERERS[target](inputs.messages(), repair, left)
     except ProviderRuleError as exc:
         rule = exc.problems[0]
         fail([case.source.problem(case.path, f"case {case.id!r}: {rule.message}", rule.hint, "provider-rule")],
              EXIT_INVALID)
     for note in repairs:
         click.echo(f"{eval_file}: case {case.id!r}: {note}", err=True)
+    _report_left(case, target, left, reporter)
     write_json_line({"id": case.id, "request": body})

@@ -21,7 +21,7 @@ from .unread import is_converse
 NAME = "anthropic"
 TARGET = "anthropic"
 ROLES = ("user", "assistant")
-MARK_BLOCKS = ("tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use")
+MARK_BLOCKS = ("tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use", "mcp_tool_use")
 _MARKS = ("joined", "system", "response", "record")
 
 
@@ -189,32 +189,51 @@ def read_message(message: dict, reading: Reading, path: tuple) -> list[dict]:
 # Writing a body
 
 
-def write(messages: list[dict], metadata: dict, gather_tools: bool = False) -> dict:
+def write(messages: list[dict], metadata: dict, gather_tools: bool = False, notes: list | None = None) -> dict:
     """A Messages request body: `system` as it was read (a string, or text blocks), the messages
-    (the runs of one Anthropic message joined back), then what import kept of the body."""
+    (the runs of one Anthropic message joined back), then what import kept of the body.
+
+    What the API has no place for is left out, each noted in `notes` as (message index, problem
+    code, what): text of white space only, reasoning without its signature, media it cannot take
+    (anthropic_blocks.write_block); a message left with nothing is left out whole."""
+    notes = notes if notes is not None else []
     system = [m for m in messages if m["role"] == "system"]
     body: dict[str, Any] = {}
     if system:
         blocks = [{"type": "text", "text": m["content"], **_extra(m)} for m in system]
         marked = any(kept(m, NAME).get("system") == "blocks" for m in system)
         body["system"] = blocks if marked else "\n\n".join(m["content"] for m in system)
-    body["messages"] = write_messages([m for m in messages if m["role"] != "system"], NAME)
+    body["messages"] = write_messages([(i, m) for i, m in enumerate(messages) if m["role"] != "system"], NAME, notes)
     return {**body, **metadata}
 
 
-def write_messages(messages: list[dict], name: str) -> list[dict]:
+def write_messages(messages: list[tuple[int, dict]], name: str, notes: list) -> list[dict]:
+    """The Messages API's messages of (index, model message) pairs. A message left with no block
+    is left out; the messages of one role on either side of it then become one (as joined)."""
     out: list[dict] = []
-    for message in messages:
+    left_out = False
+    for index, message in messages:
         own = kept(message, name)
         role = "user" if message["role"] == "tool" else message["role"]
         content = message["content"]
-        blocks = content if isinstance(content, str) else [write_block(part, name) for part in content]
-        if own.get("joined") and out and out[-1]["role"] == role:
+        if isinstance(content, str) and not content.strip():
+            notes.append((index, "blank-text", "a text of white space only is left out (Anthropic refuses it)"))
+            blocks: Any = []
+        elif isinstance(content, str):
+            blocks = content
+        else:
+            blocks = [block for block in (write_block(part, name, index, notes) for part in content) if block is not None]
+        if not blocks and (content or isinstance(content, str)):  # each part left out is noted
+            left_out = True
+            continue
+        if (own.get("joined") or left_out) and out and out[-1]["role"] == role:
             previous = out[-1]["content"]
             out[-1]["content"] = ([{"type": "text", "text": previous}] if isinstance(previous, str) else previous) + (
                 [{"type": "text", "text": blocks}] if isinstance(blocks, str) else blocks)
+            left_out = False
             continue
         out.append({"role": role, "content": blocks, **_extra(message, name)})
+        left_out = False
     return out
 
 

@@ -14,11 +14,13 @@ from typing import Any
 
 import orjson
 
-from ..providers.rules import media
+from ..providers.rules import is_base64, media
 from .reading import Reading, free_of_marks, kept, rest_of, string_value
 
 USER_BLOCKS = ("text", "image", "document", "tool_result")
-ASSISTANT_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_use", "server_tool_use")
+# server_tool_use and mcp_tool_use (the MCP connector's) are calls the API ran itself; their
+# results (web_search_tool_result, mcp_tool_result, ...) follow them in the assistant's content.
+ASSISTANT_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_use", "server_tool_use", "mcp_tool_use")
 # Marks this module keeps to write a block back; the rest of what is kept is the block's own fields.
 MARKS = ("sourceType", "source", "redactedData", "rawContent", "noContent", "is_error", "type")
 
@@ -27,9 +29,10 @@ def read_block(block: Any, reading: Reading, path: tuple, role: str) -> dict | N
     """The part of one block of a `role` message, or None with an error at `path`."""
     kind = block.get("type") if isinstance(block, dict) else None
     kind = kind if isinstance(kind, str) else None  # no block's type (and no key of the tables below)
-    if not free_of_marks(block, MARKS, _CONSUMED.get(kind, ("type",)), reading, path):
-        return None
     server_result = role == "assistant" and kind is not None and kind.endswith("_tool_result") and kind != "tool_result"
+    if not free_of_marks(block, MARKS, _CONSUMED.get("server_tool_result" if server_result else kind, ("type",)),
+                         reading, path):
+        return None
     allowed = USER_BLOCKS if role == "user" else ASSISTANT_BLOCKS
     try:
         if kind in allowed or server_result:
@@ -44,7 +47,8 @@ def read_block(block: Any, reading: Reading, path: tuple, role: str) -> dict | N
 
 
 # The block fields each reader turns into part fields: the others are kept beside the marks.
-_CONSUMED = {"image": ("type", "source"), "document": ("type", "source"), "tool_result": ("type", "is_error")}
+_CONSUMED = {"image": ("type", "source"), "document": ("type", "source"), "tool_result": ("type", "is_error"),
+             "server_tool_result": ("type", "is_error")}
 
 
 
@@ -98,9 +102,10 @@ def _tool_use(block: dict, reading: Reading, path: tuple) -> dict:
     if not (isinstance(block.get("id"), str) and block["id"] and isinstance(block.get("name"), str) and block["name"]):
         raise KeyError("id")
     part = {"type": "tool-call", "toolCallId": block["id"], "toolName": block["name"], "input": block["input"]}
-    if block["type"] == "server_tool_use":
+    ran_by_the_api = block["type"] != "tool_use"  # server_tool_use, mcp_tool_use (its server_name kept)
+    if ran_by_the_api:
         part["providerExecuted"] = True
-    return reading.keep(part, {"type": "server_tool_use" if block["type"] == "server_tool_use" else None},
+    return reading.keep(part, {"type": block["type"] if ran_by_the_api else None},
                         rest_of(block, ("type", "id", "name", "input")))
 
 
@@ -140,8 +145,11 @@ def _result_item(item: Any) -> dict | None:
 def _server_tool_result(block: dict, reading: Reading, path: tuple) -> dict:
     """A server tool's result (web_search_tool_result, ...) in the assistant's content: its content as json."""
     call_id = string_value(block["tool_use_id"])
-    part = {"type": "tool-result", "toolCallId": call_id, "toolName": "", "output": {"type": "json", "value": block["content"]}}
-    return reading.keep(part, {"type": block["type"]}, rest_of(block, ("type", "tool_use_id", "content")))
+    failed = block.get("is_error") is True  # an mcp_tool_result says whether the MCP tool failed
+    output = {"type": "error-json" if failed else "json", "value": block["content"]}
+    part = {"type": "tool-result", "toolCallId": call_id, "toolName": "", "output": output}
+    return reading.keep(part, {"type": block["type"], "is_error": block["is_error"] if "is_error" in block else None},
+                        rest_of(block, ("type", "tool_use_id", "content", "is_error")))
 
 
 def _thinking(block: dict, reading: Reading, path: tuple) -> dict:
@@ -155,6 +163,7 @@ def _redacted(block: dict, reading: Reading, path: tuple) -> dict:
 
 
 _READERS = {"text": _text, "image": _image, "document": _document, "tool_use": _tool_use, "server_tool_use": _tool_use,
+            "mcp_tool_use": _tool_use,
             "tool_result": _tool_result, "server_tool_result": _server_tool_result, "thinking": _thinking,
             "redacted_thinking": _redacted}
 
@@ -163,33 +172,57 @@ _READERS = {"text": _text, "image": _image, "document": _document, "tool_use": _
 # Writing blocks
 
 
-def write_block(part: dict, name: str) -> dict:
-    """The block of a part, with what import kept of it (`name`: the format it was kept under)."""
+# The media a base64 source takes: images of these types, PDF documents (and plain text, as a text source).
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+
+
+def write_block(part: dict, name: str, index: int, notes: list) -> dict | None:
+    """The block of a part, with what import kept of it (`name`: the format it was kept under);
+    None for a part the Messages API has no place for, noted in `notes` as (index, code, what)."""
     own = kept(part, name)
     extra = {key: value for key, value in own.items() if key not in MARKS}
     kind = part["type"]
     if kind == "text":
+        if not part["text"].strip():  # the API refuses it: "text content blocks must contain non-whitespace text"
+            notes.append((index, "blank-text", "a text block of white space only is left out (Anthropic refuses it)"))
+            return None
         return {"type": "text", "text": part["text"], **extra}
     if kind == "reasoning":
         if "redactedData" in own:
             return {"type": "redacted_thinking", "data": own["redactedData"], **extra}
-        return {"type": "thinking", "thinking": part["text"], **extra}
+        # The API takes thinking back only with the signature it gave it: the one kept, or Claude
+        # Code's (its transcripts hold the API's own blocks).
+        signature = own.get("signature", kept(part, "claude-code").get("signature"))
+        if not isinstance(signature, str):
+            notes.append((index, "part-left-out", "reasoning without Anthropic's signature is left out (the API takes "
+                          "thinking back only signed)"))
+            return None
+        return {"type": "thinking", "thinking": part["text"], **extra, "signature": signature}
     if kind in ("image", "file"):
-        return _media_block(part, own, extra)
+        return _media_block(part, own, extra, index, notes)
     if kind == "tool-call":
         return {"type": own.get("type", "tool_use"), "id": part["toolCallId"], "name": part["toolName"],
                 "input": part.get("input", {}), **extra}
     if kind == "tool-result" and own.get("type"):
-        return {"type": own["type"], "tool_use_id": part["toolCallId"], "content": part["output"]["value"], **extra}
+        error = {"is_error": own["is_error"]} if "is_error" in own else {}
+        return {"type": own["type"], "tool_use_id": part["toolCallId"], **error, "content": part["output"]["value"],
+                **extra}
     return _result_block(part, own, extra)
 
 
-def _media_block(part: dict, own: dict, extra: dict) -> dict:
+def _media_block(part: dict, own: dict, extra: dict, index: int, notes: list) -> dict | None:
     kind = own.get("sourceType")
     value, media_type = part["image"] if part["type"] == "image" else part["data"], part.get("mediaType")
     if kind is None:  # as import left it: base64 with its type or a web URL; another format's data URL is base64
         value, media_type, is_url = media(part)
         kind = "url" if is_url else "base64"
+        if kind == "base64" and not _takes_base64(part["type"], value, media_type):
+            notes.append((index, "part-left-out", f"a {part['type']} part of type {media_type} whose data is "
+                          f"{'base64' if is_base64(value) else repr(value[:40])} is left out (Anthropic takes base64 "
+                          "images (JPEG, PNG, GIF, WebP), PDFs and plain text, and media by web URL)"))
+            return None
+        if kind == "base64" and part["type"] == "file" and media_type == "text/plain":
+            kind = "text"  # the API's plain text source: the text itself
     if kind == "base64":
         source = {"type": "base64", **({"media_type": media_type} if media_type else {}), "data": value}
     elif kind in ("url", "file"):
@@ -204,6 +237,21 @@ def _media_block(part: dict, own: dict, extra: dict) -> dict:
     if part.get("filename") is not None:
         block["title"] = part["filename"]
     return {**block, **extra}
+
+
+def _takes_base64(kind: str, value: str, media_type: str) -> bool:
+    """Whether a base64 source takes this data: base64 of an image type it reads, of a PDF, or of UTF-8 plain text."""
+    if not is_base64(value):  # a file id, a path, a gs:// URI
+        return False
+    if kind == "image":
+        return media_type in IMAGE_TYPES
+    if media_type == "text/plain":
+        try:
+            base64.b64decode(value).decode()
+        except UnicodeDecodeError:
+            return False
+        return True
+    return media_type == "application/pdf"
 
 
 def _result_block(part: dict, own: dict, extra: dict) -> dict:

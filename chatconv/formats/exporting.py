@@ -201,13 +201,17 @@ def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun) -> bytes |
                                        "import the request and its response together (a {request, response} record)",
                                        code="no-request"))
         return None
+    notes: list[tuple[int | None, str, str]] = []  # what the body leaves out or writes otherwise: warnings
     try:
         RENDERERS[fmt.TARGET](messages)  # the API's rules, as prompt's renderers keep them
-        body = fmt.write(messages, metadata, gather_tools=gather_tools)
+        body = fmt.write(messages, metadata, gather_tools=gather_tools, notes=notes)
         line = exact_json(body)
         if b"+" in line:  # a float as d.ddde+NN: maybe an integer beyond 64 bits in a step's text
             for text in {id(item.record): item.record.text for item in steps}.values():
                 exact_json(body, text)
+        for index, code, message in notes:
+            item = owners[index] if index is not None and index < len(owners) else steps[-1]
+            run.problems.append(problem_at(item.record, item.path, message, "warning", code=code))
         return line
     except ProviderRuleError as exc:
         item = owners[exc.index] if exc.index is not None and exc.index < len(owners) else steps[-1]

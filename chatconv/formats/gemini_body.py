@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..providers.rules import media, message_parts_of
-from .reading import kept, tool_arguments
+from ..providers.gemini import is_code_execution
+from ..providers.rules import is_base64, media, message_parts_of
+from .reading import kept
 
 NAME = "gemini"
 TARGET = "gemini"
@@ -29,9 +30,14 @@ MARKS = ("spelled", "inner", "noId", "noArgs", "argsText", "rawArguments", "argu
          "noRole", "noParts", "newTurn", "key", "instruction", "lengths", "parts", "candidate", "response")
 
 
-def write(messages: list[dict], metadata: dict, gather_tools: bool = False) -> dict:
+def write(messages: list[dict], metadata: dict, gather_tools: bool = False, notes: list | None = None) -> dict:
     """A generateContent request body: the system instruction, `contents`, then what import kept
-    of the body; with `gather_tools`, `tools` declaring the called functions when it had none."""
+    of the body; with `gather_tools`, `tools` declaring the called functions when it had none.
+
+    What Gemini has no place for is left out (or written in the form it takes), each noted in
+    `notes` as (message index, problem code, what): another provider's server tools (no
+    executableCode of Gemini's), inline data that is not base64 (a file id, a path)."""
+    notes = notes if notes is not None else []
     system = []
     while len(system) < len(messages) and messages[len(system)]["role"] == "system":
         system.append(messages[len(system)])
@@ -40,7 +46,7 @@ def write(messages: list[dict], metadata: dict, gather_tools: bool = False) -> d
         own = kept(system[0], NAME)
         parts = [part for message in system for part in _system_parts(message)]
         body[own.get("key", "system_instruction")] = {**own.get("instruction", {}), "parts": parts}
-    body["contents"] = _contents(messages[len(system):])
+    body["contents"] = _contents(messages, len(system), notes)
     body.update(metadata)
     if gather_tools and "tools" not in body:
         names = dict.fromkeys(p["toolName"] for m in messages for p in _parts(m)
@@ -77,15 +83,20 @@ def _named(item: dict):
     return lambda name: spelled.get(name, name)
 
 
-def _contents(messages: list[dict]) -> list[dict]:
-    """One content per turn: a message joins the turn before when it has the same wire role (a
-    tool message and the user's text are one user turn), unless import saw two turns there."""
+def _contents(messages: list[dict], start: int, notes: list) -> list[dict]:
+    """One content per turn (of the messages from `start`): a message joins the turn before when
+    it has the same wire role (a tool message and the user's text are one user turn), unless
+    import saw two turns there."""
     contents: list[dict] = []
     last_role = None
-    for message in messages:
+    for index in range(start, len(messages)):
+        message = messages[index]
         own = kept(message, NAME)
         role = own.get("role", WIRE_ROLES[message["role"]])
-        parts = [_part(p, message["role"]) for p in message_parts_of(message)]
+        written = [_part(p, message["role"], index, notes) for p in message_parts_of(message)]
+        parts = [p for p in written if p is not None]
+        if not parts and written:  # all of it left out: no turn (the API refuses an empty one)
+            continue
         wire = WIRE_ROLES[message["role"]]
         if contents and last_role == wire and not own.get("newTurn"):
             contents[-1]["parts"].extend(parts)
@@ -98,25 +109,37 @@ def _contents(messages: list[dict]) -> list[dict]:
     return contents
 
 
-def _part(part: dict, role: str) -> dict:
+def _part(part: dict, role: str, index: int, notes: list) -> dict | None:
     kind, name, own = part["type"], _named(part), kept(part, NAME)
     if kind == "text":
         return {"text": part["text"], **_extra(part)}
     if kind == "reasoning":
         return {"text": part["text"], "thought": True, **_extra(part)}
     if kind in ("image", "file"):
-        return {**_media(part, own, name), **_extra(part)}
-    if kind == "tool-call" and part.get("providerExecuted"):
-        return {name("executableCode"): part.get("input", {}), **_extra(part)}
+        written = _media(part, own, name, index, notes)
+        return None if written is None else {**written, **_extra(part)}
+    if role == "assistant" and (part.get("providerExecuted") or kind == "tool-result"):
+        # Code the model ran itself and its result, in its own turn: Gemini's code execution
+        # only. Another provider's server tool (a web search) has no place: left out, noted.
+        value = part.get("input", {}) if kind == "tool-call" else part["output"].get("value")
+        if not is_code_execution(part, value):
+            notes.append((index, "part-left-out", f"the {'call' if kind == 'tool-call' else 'result'} of "
+                          f"{part['toolName']!r}, a tool another provider ran itself, is left out (Gemini has no "
+                          "place for it)"))
+            return None
+        return {name("executableCode" if kind == "tool-call" else "codeExecutionResult"): value, **_extra(part)}
     if kind == "tool-call":
         call: dict[str, Any] = {} if own.get("noId") else {"id": part["toolCallId"]}
         call["name"] = part["toolName"]
         if not own.get("noArgs"):
-            call["args"] = tool_arguments(part, NAME) if own.get("argsText") else part.get("input", {})
+            # args are an object; a log that held them as JSON text gets the object (the renderer
+            # refuses an input that is no object)
+            call["args"] = part.get("input", {})
+            if own.get("argsText"):
+                notes.append((index, "export-changed", f"the args of call {part['toolCallId']!r}, JSON text where "
+                              "it was read, are written as the object Gemini takes"))
         return {name("functionCall"): {**call, **own.get("inner", {})}, **_extra(part)}
     output = part["output"]
-    if role == "assistant":  # a result in the model's own turn: the code it ran itself
-        return {name("codeExecutionResult"): output.get("value"), **_extra(part)}
     value = output.get("value")
     if not (isinstance(value, dict) or own.get("bare")):  # as the renderer wraps a value that is no object
         value = {"error" if str(output.get("type")).startswith("error-") else "result": value}
@@ -125,13 +148,19 @@ def _part(part: dict, role: str) -> dict:
     return {name("functionResponse"): response, **_extra(part)}
 
 
-def _media(part: dict, own: dict, name) -> dict:
-    """inline_data (base64) or file_data (a URI), as read, or as the renderer tells them apart."""
+def _media(part: dict, own: dict, name, index: int, notes: list) -> dict | None:
+    """inline_data (base64) or file_data (a URI), as read, or as the renderer tells them apart; a
+    gs:// URI is file_data. Data that is neither base64 nor a URI (a file id, a path) has no place
+    in Gemini's body: None, noted."""
     if "as" in own:
         data, media_type, how = part["image"] if part["type"] == "image" else part["data"], part.get("mediaType"), own["as"]
     else:
         data, media_type, is_url = media(part)
-        how = "file_data" if is_url else "inline_data"
+        how = "file_data" if is_url or data.startswith("gs://") else "inline_data"
+    if how == "inline_data" and not is_base64(data):
+        notes.append((index, "part-left-out", f"a {part['type']} part whose data is neither base64 nor a URL "
+                      f"({data[:40]!r}) is left out (Gemini takes inline data in base64, files by URI)"))
+        return None
     inner = {} if own.get("noMimeType") else {name("mime_type"): media_type or "image/png"}
     inner[name("file_uri") if how == "file_data" else "data"] = data
     return {name(how): {**inner, **own.get("inner", {})}}

@@ -15,10 +15,15 @@ TARGET = "openai"
 
 
 
-def write(messages: list[dict], metadata: dict, gather_tools: bool = False) -> dict:
+def write(messages: list[dict], metadata: dict, gather_tools: bool = False, notes: list | None = None) -> dict:
     """A Chat Completions request body (or fine-tuning line): `messages`, then what import kept
-    of the body; with `gather_tools`, `tools` named after the calls when the body had none."""
-    out = [entry for message in messages for entry in _written(message)]
+    of the body; with `gather_tools`, `tools` named after the calls when the body had none.
+
+    What Chat Completions has no place for is left out, and what it takes in another form is
+    written in that form, each noted in `notes` as (message index, problem code, what): an
+    assistant's reasoning, files and server tool results; tool-call arguments logged as an object."""
+    notes = notes if notes is not None else []
+    out = [entry for index, message in enumerate(messages) for entry in _written(message, index, notes)]
     body = {"messages": out, **metadata}
     if gather_tools and "tools" not in body:
         names = dict.fromkeys(p["toolName"] for m in messages if isinstance(m["content"], list)
@@ -38,7 +43,7 @@ PART_MARKS = ("role", "refusal", "rawArguments", "arguments", "noType", "noPaylo
                "type", "fileId", "textParts")
 
 
-def _written(message: dict) -> list[dict]:
+def _written(message: dict, index: int, notes: list) -> list[dict]:
     role, content, own = message["role"], message["content"], kept(message, NAME)
     if role == "system":
         return [{"role": own.get("role", "system"), "content": own.get("content", content),
@@ -47,7 +52,7 @@ def _written(message: dict) -> list[dict]:
         return [{"role": "user", "content": content if isinstance(content, str) else [_user_written(p) for p in content],
                  **_extra(message, *MESSAGE_MARKS)}]
     if role == "assistant":
-        return [_assistant_written(message, own)]
+        return _assistant_written(message, own, index, notes)
     return [_result_written(part) for part in content]
 
 
@@ -74,9 +79,15 @@ def _inner(own: dict, name: str) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _assistant_written(message: dict, own: dict) -> dict:
+def _assistant_written(message: dict, own: dict, index: int, notes: list) -> list[dict]:
+    """The assistant's entry, or none when nothing of it has a place (only reasoning, say): the
+    API refuses an assistant message with no content, tool_calls or function_call."""
     content = message["content"]
     parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    for part in parts:
+        if part["type"] not in ("text", "tool-call"):
+            notes.append((index, "part-left-out", f"the assistant's {part['type']} part is left out (Chat Completions "
+                          "has no place for it)"))
     texts = [p for p in parts if p["type"] == "text" and not kept(p, NAME).get("refusal")]
     refusals = [p["text"] for p in parts if p["type"] == "text" and kept(p, NAME).get("refusal")]
     calls = [p for p in parts if p["type"] == "tool-call" and kept(p, NAME).get("legacy") != "function_call"]
@@ -95,22 +106,29 @@ def _assistant_written(message: dict, own: dict) -> dict:
     if refusals:
         entry["refusal"] = "\n".join(refusals)
     if calls:
-        entry["tool_calls"] = [_call_written(p) for p in calls]
+        entry["tool_calls"] = [_call_written(p, index, notes) for p in calls]
     for part in legacy:
         entry["function_call"] = {"name": part["toolName"], "arguments": tool_arguments(part, NAME),
                                   **_extra(part, *PART_MARKS)}
-    return {**entry, **_extra(message, *MESSAGE_MARKS)}
+    if entry.get("content") is None and not any(key in entry for key in ("refusal", "tool_calls", "function_call")):
+        if not parts:
+            notes.append((index, "part-left-out", "an assistant message with nothing in it is left out"))
+        return []  # nothing of it has a place; its parts are noted above
+    return [{**entry, **_extra(message, *MESSAGE_MARKS)}]
 
 
-def _call_written(part: dict) -> dict:
+def _call_written(part: dict, index: int, notes: list) -> dict:
     own = kept(part, NAME)
     kind = own.get("type", "function")
     extra = _extra(part, *PART_MARKS, kind)
     if kind == "custom":
         body = {"name": part["toolName"], "input": part["input"]}
     else:
-        arguments = part.get("input", {}) if own.get("argumentsObject") else tool_arguments(part, NAME)
-        body = {"name": part["toolName"], "arguments": arguments}
+        # arguments are JSON text; a log that held them as an object gets that object's text
+        body = {"name": part["toolName"], "arguments": tool_arguments(part, NAME)}
+        if own.get("argumentsObject"):
+            notes.append((index, "export-changed", f"the arguments of call {part['toolCallId']!r}, an object where "
+                          "it was read, are written as the JSON text Chat Completions takes"))
     if own.get("noPayload") and part.get("input") in ({}, ""):
         del body["input" if kind == "custom" else "arguments"]
     body.update(_inner(own, kind))

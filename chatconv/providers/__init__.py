@@ -20,11 +20,13 @@ RENDERERS = {"openai": render_openai, "anthropic": render_anthropic, "gemini": r
 
 
 def render_request(request: dict, target: str, repair: bool = False,
-                   default_system_prompt: str = DEFAULT_SYSTEM_PROMPT) -> tuple[dict, list[str]]:
-    """The request body a target takes for a provider request, and the repairs made."""
+                   default_system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+                   warnings: list | None = None) -> tuple[dict, list[str]]:
+    """The request body a target takes for a provider request, and the repairs made; what it
+    leaves out is noted in `warnings` as (message index, problem code, what)."""
     if target == "agent":
         return agent_prompt(request), []
-    return RENDERERS[target](build_chat_prompt(request, default_system_prompt), repair)
+    return RENDERERS[target](build_chat_prompt(request, default_system_prompt), repair, warnings)
 
 
 __all__ = ["RENDERERS", "TARGETS", "ProviderRuleError", "Rendering", "agent_prompt", "build_chat_prompt",

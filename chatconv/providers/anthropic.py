@@ -6,14 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..messages import is_error_output
-from .rules import Rendering, media, result_text, system_and_turns, text_block
+from .rules import Rendering, media, result_text, system_and_turns
 
 
-def render_anthropic(messages: list[dict], repair: bool = False) -> tuple[dict, list[str]]:
+def render_anthropic(messages: list[dict], repair: bool = False,
+                     warnings: list | None = None) -> tuple[dict, list[str]]:
     """The Anthropic Messages request body holding `messages` (AI SDK model messages), and the repairs made.
 
     A message the API would refuse raises ProviderRuleError; with `repair`, a rule that has a
-    fix is repaired instead and the repair noted."""
+    fix is repaired instead and the repair noted. A text block of white space only is left out,
+    noted in `warnings` as (message index, "blank-text", what)."""
     state = Rendering("anthropic", repair)
     system, turns = system_and_turns(messages, state, "assistant", _anthropic_block,
                                      "tool_use", "tool_result", "tool_use_id", "id")
@@ -22,6 +24,8 @@ def render_anthropic(messages: list[dict], repair: bool = False) -> tuple[dict, 
     if system:
         body["system"] = system
     body["messages"] = [{"role": t["role"], "content": _anthropic_content(t["blocks"])} for t in turns]
+    if warnings is not None:
+        warnings.extend(state.left)
     return body, state.repairs
 
 
@@ -44,12 +48,21 @@ def _anthropic_content(blocks: list[dict]) -> str | list[dict]:
 def _anthropic_block(part: dict, index: int, state: Rendering, role: str) -> dict | None:
     kind = part["type"]
     if kind == "text":
-        return text_block(part, index, state, "an empty text block", "Anthropic refuses empty text; remove it")
+        if not part["text"].strip():
+            # The API refuses it ("text content blocks must contain non-whitespace text"), and it
+            # says nothing: left out, with a warning (Claude Code writes one before thinking).
+            state.left_out(index, "blank-text", "a text block of white space only is left out (Anthropic refuses it)")
+            return None
+        return {"type": "text", "text": part["text"]}
     if kind in ("image", "file"):
         data, media_type, is_url = media(part)
         source = ({"type": "url", "url": data} if is_url else
                   {"type": "base64", "media_type": media_type, "data": data})
         return {"type": "image" if kind == "image" else "document", "source": source}
+    if kind == "tool-call" and not isinstance(part.get("input", {}), dict):
+        state.broken(index, f"tool call {part['toolCallId']!r} has an input that is not an object",
+                     "tool_use takes the call's input as a JSON object; arguments logged as text that is not "
+                     "JSON have no place in it")
     if kind == "tool-call":
         # A tool the provider ran itself (web search) is answered in the assistant's own turn.
         kind = "server_tool_use" if part.get("providerExecuted") else "tool_use"

@@ -10,7 +10,7 @@ import orjson
 from .rules import Rendering, is_url, result_text, tool_text_message
 
 
-def render_openai(messages: list[dict], repair: bool = False) -> tuple[dict, list[str]]:
+def render_openai(messages: list[dict], repair: bool = False, warnings: list | None = None) -> tuple[dict, list[str]]:
     """The OpenAI Chat Completions request body holding `messages` (AI SDK model messages), and the repairs made.
 
     A message the API would refuse raises ProviderRuleError; with `repair`, a rule that has a

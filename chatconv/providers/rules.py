@@ -32,6 +32,12 @@ class Rendering:
     target: str
     repair: bool
     repairs: list[str] = field(default_factory=list)
+    # Parts left out because the API has no place for them: (message index, problem code, what).
+    # Not a broken rule (nothing the case asked is lost that the API could take): a warning.
+    left: list[tuple[int | None, str, str]] = field(default_factory=list)
+
+    def left_out(self, index: int | None, code: str, message: str) -> None:
+        self.left.append((index, code, message))
 
     def broken(self, index: int | None, message: str, hint: str, fix: Callable[[], None] | None = None) -> None:
         """Raise for a broken rule, or, when repairs are allowed and one exists, make and note it."""
@@ -133,6 +139,16 @@ def text_block(part: dict, index: int, state: Rendering, what: str, hint: str) -
         state.broken(index, what, hint, lambda: None)
         return None
     return {"type": "text", "text": part["text"]}
+
+
+def is_base64(data: str) -> bool:
+    """Whether `data` is base64 (standard alphabet, padded): what Anthropic's and Gemini's inline
+    data must be. A file id, a path or a gs:// URI in a part's data is not."""
+    try:
+        base64.b64decode(data, validate=True)
+    except ValueError:
+        return False
+    return len(data) % 4 == 0
 
 
 def media(part: dict) -> tuple[str, str, bool]:
