@@ -16,16 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("openai")
-pytest.importorskip("anthropic")
-pytest.importorskip("google.genai")
-
-from chatconv.formats import EXPORTED, ExportRun, export_bodies, import_paths  # noqa: E402
-from chatconv.problems import ChatconvError  # noqa: E402
-from chatconv.prompt import PromptOptions, build_prompts  # noqa: E402
-from chatconv.providers import RENDERERS, ProviderRuleError, render_request  # noqa: E402
-from conftest import DATA, REPO  # noqa: E402
-from sdk_types import CHECKS  # noqa: E402
+from chatconv.formats import EXPORTED, ExportRun, export_bodies, import_paths
+from chatconv.problems import ChatconvError
+from chatconv.prompt import PromptOptions, build_prompts
+from chatconv.providers import RENDERERS, ProviderRuleError, render_request
+from conftest import DATA, REPO
+from sdk_types import CHECKS  # the SDKs are test requirements (pyproject's test extra): never skipped
 
 FORMAT_FILES = sorted(p for p in (DATA / "formats").rglob("*") if p.is_file())
 RECORDED = sorted((DATA / "recorded").glob("*.jsonl"))
