@@ -169,3 +169,15 @@ def test_from_names_the_format_of_an_exchange_too(tmp_path):
     response = json.loads((FORMATS / "openai-chat" / "response.json").read_text())
     source = _exchange(tmp_path, "log.json", OPENAI_REQUEST, response)
     assert import_paths([str(source)], "openai-chat") == import_paths([str(source)])
+
+
+@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "gemini"])
+def test_set_aside_responses_items_are_left_out_of_every_body_with_a_warning(tmp_path, target):
+    response = orjson.loads((FORMATS / "openai-responses" / "responses.jsonl").read_bytes().splitlines()[0])
+    request = {"model": "o4-mini", "input": "Good news today?"}
+    steps = import_and_validate(tmp_path, _exchange(tmp_path, "r.json", request, response))
+    run = ExportRun()
+    [body] = list(export_bodies([str(steps)], target, "conversation", run=run))
+    assert b"web_search_call" not in body
+    assert [p.message for p in run.problems if p.code == "part-left-out" and "Responses item" in p.message] == [
+        f"1 Responses item(s) set aside on this message (web_search_call) have no place in a {target} body: left out"]

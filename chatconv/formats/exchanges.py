@@ -68,13 +68,18 @@ def read_exchange(fmt, reading: Reading) -> Iterator[Imported]:
     for number, answer in enumerate(answers):
         asked = request if number == 0 else copy.deepcopy(request)  # each candidate's conversation its own
         messages, paths = answer.messages, answer.paths
-        # A Responses response repeats the request's instructions: said once, in the request.
-        while messages and messages[0].get("role") == "system" and messages[0].get("content") in asked_system:
+        # A Responses response repeats the instructions the request was answered with: said once,
+        # in the request, and first in the conversation when the request's body did not hold them.
+        before, before_paths = [], []
+        while messages and messages[0].get("role") == "system":
+            if messages[0].get("content") not in asked_system:
+                before.append(messages[0])
+                before_paths.append(paths[0])
             messages, paths = messages[1:], paths[1:]
         if messages:
             reading.keep(messages[0], {"response": answer.metadata or None, "record": rest or None})
-        yield Imported(answer.id if answer.id is not None else asked.id, asked.messages + messages, asked.metadata,
-                       asked.paths + paths)
+        yield Imported(answer.id if answer.id is not None else asked.id, before + asked.messages + messages,
+                       asked.metadata, before_paths + asked.paths + paths)
 
 
 def half_record(record: Record, key: str) -> Record:

@@ -29,6 +29,7 @@ from ..recordings import Step
 from ..recordings.batches import RecordRunner, record_at
 from ..recordings.steps import _is_array, _record_steps
 from ..sources import BATCH_BYTES, NotWritten, Record, discover, exact_json, problem_at
+from .reading import kept
 from .registry import EXPORTED, format_named
 
 PER = ("step", "conversation")
@@ -202,6 +203,14 @@ def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun) -> bytes |
                                        code="no-request"))
         return None
     notes: list[tuple[int | None, str, str]] = []  # what the body leaves out or writes otherwise: warnings
+    for index, message in enumerate(messages):
+        # Responses items a model message has no place for (web_search_call, ...) were set aside on
+        # their message at import; no export target takes them back.
+        items = kept(message, "openai-responses").get("items")
+        if isinstance(items, list) and items:
+            kinds = sorted({str(entry.get("item", {}).get("type")) for entry in items if isinstance(entry, dict)})
+            notes.append((index, "part-left-out", f"{len(items)} Responses item(s) set aside on this message "
+                          f"({', '.join(kinds)}) have no place in a {fmt.NAME} body: left out"))
     try:
         RENDERERS[fmt.TARGET](messages)  # the API's rules, as prompt's renderers keep them
         body = fmt.write(messages, metadata, gather_tools=gather_tools, notes=notes)

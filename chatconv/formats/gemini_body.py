@@ -114,6 +114,10 @@ def _part(part: dict, role: str, index: int, notes: list) -> dict | None:
     if kind == "text":
         return {"text": part["text"], **_extra(part)}
     if kind == "reasoning":
+        if not part["text"] and not _extra(part):  # another provider's opaque reasoning (encrypted, redacted)
+            notes.append((index, "part-left-out", "reasoning with no text (another provider's encrypted or redacted "
+                          "reasoning) is left out (Gemini refuses an empty text part)"))
+            return None
         return {"text": part["text"], "thought": True, **_extra(part)}
     if kind in ("image", "file"):
         written = _media(part, own, name, index, notes)
