@@ -95,7 +95,7 @@ BROKEN = {
                                                         {"role": "tool", "content": [result("c1")]}],
                                         1, "functionCall 'c2' is not answered in the next user message"),
     "anthropic nothing to send": (render_anthropic, [{"role": "system", "content": "only"}],
-                                  None, "no message to send besides the system prompt"),
+                                  None, "no user or assistant message to send"),
     "gemini late system": (render_gemini, [{"role": "user", "content": "x"}, {"role": "system", "content": "late"}],
                            1, "a system message after the conversation has started"),
 }

@@ -170,7 +170,7 @@ def media(part: dict) -> tuple[str, str, bool]:
 def _check_turns(turns: list[dict], state: Rendering, call: str, result: str, result_id: str, call_id: str) -> None:
     """Start with the user; every call answered in the next user turn, results first."""
     if not turns:
-        state.broken(None, "no message to send besides the system prompt",
+        state.broken(None, "no user or assistant message to send",
                      "the API needs at least one user message; give the case a user message")
     if turns and turns[0]["role"] != "user":
         state.broken(turns[0]["index"], f"the conversation starts with the {turns[0]['role']}",
