@@ -23,12 +23,11 @@ from ..schemas import fast_validator
 from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record, discover, element_records, exact_json,
                        iter_records, problem_at)
 from ..validate import check_schema
-from . import streams
 from .exchanges import exchange_format
 from .unread import looks_like
 from .reading import STARTS_A_STEP, Imported, Reading, name_results
 from .quick_import import quick_lines
-from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named, openai_chat
+from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named, openai_chat, streams
 
 
 @dataclass
