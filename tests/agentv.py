@@ -19,14 +19,15 @@ TREES = DATA / "agentv"
 
 
 def _node() -> tuple[str | None, str]:
-    """node's path, or None and why the oracle cannot run."""
+    """node's path, or None and why the oracles cannot run (tests/ai_sdk.py uses it too)."""
     node = shutil.which("node")
     if node is None:
-        return None, "node is not installed, so AgentV's own code cannot run (.ci/run installs it)"
+        return None, ("node is not installed, so the oracles (AgentV's and the AI SDK's own code) cannot run "
+                      "(.ci/run installs it)")
     version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
     major = re.match(r"v(\d+)", version)
     if not major or int(major.group(1)) < 20:
-        return None, f"AgentV's bundles need node 20 or later, not {version or 'an unknown version'}"
+        return None, f"the oracle bundles need node 20 or later, not {version or 'an unknown version'}"
     return node, ""
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import os
 import pickle
+import re
 
 import orjson
 import pytest
@@ -14,7 +15,8 @@ from hypothesis import strategies as st
 
 from chatconv.migrate import (AtomicFile, LineRejected, MigratedLines, migrate_document, migrate_lines,
                               migrate_record, migrations, migrations_for, rename_key)
-from conftest import legacy_bytes, recorded_files, to_legacy
+from ai_sdk import ai_sdk4_records
+from conftest import legacy_bytes, recorded_files, run_chatconv, to_legacy
 
 # ---------------------------------------------------------------------------------------------
 # Real recordings
@@ -114,6 +116,162 @@ def test_rename_key_keeps_key_order_on_plain_dicts():
     assert list(mapping.items()) == [("a", 1), ("B", 2), ("c", 3)]
     rename_key(mapping, "c", "C", 30)
     assert list(mapping.items()) == [("a", 1), ("B", 2), ("C", 30)]
+
+
+
+_PROPERTIES_0002 = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _step_of(*messages) -> dict:
+    return {"stepIndex": 0, "input": {"role": "user", "content": "hi"}, "output": list(messages)}
+
+
+def test_0002_moves_redacted_reasoning_and_signatures_where_ai_sdk5_keeps_them():
+    """AI SDK 5's modelMessageSchema refuses a redacted-reasoning part and drops a reasoning
+    part's signature; its Anthropic provider reads both from providerOptions.anthropic."""
+    record, applied = migrate_record(_step_of({"role": "assistant", "content": [
+        {"type": "redacted-reasoning", "data": "opaque"},
+        {"type": "reasoning", "text": "hmm", "signature": "sig", "x_after": 1},
+        {"type": "reasoning", "signature": "sig2", "text": "t", "providerOptions": {"anthropic": {"cacheControl": 1}}},
+        {"type": "redacted-reasoning", "experimental_providerMetadata": {"openai": {"a": 1}}, "data": "d2", "x": 2},
+        {"type": "reasoning", "text": "plain"}]}))
+    assert applied == ["0002_ai_sdk5_parts"]
+    assert orjson.dumps(record["output"][0]["content"]) == orjson.dumps([
+        {"type": "reasoning", "text": "", "providerOptions": {"anthropic": {"redactedData": "opaque"}}},
+        {"type": "reasoning", "text": "hmm", "providerOptions": {"anthropic": {"signature": "sig"}}, "x_after": 1},
+        {"type": "reasoning", "text": "t", "providerOptions": {"anthropic": {"cacheControl": 1, "signature": "sig2"}}},
+        {"type": "reasoning", "providerOptions": {"openai": {"a": 1}, "anthropic": {"redactedData": "d2"}},
+         "text": "", "x": 2},
+        {"type": "reasoning", "text": "plain"}])
+
+
+def test_0002_makes_experimental_content_the_output_in_the_results_place():
+    """AI SDK 4 wrote a tool's content for the model twice, as `result` and `experimental_content`:
+    it becomes one content output; an image's mimeType its mediaType (from its first bytes where
+    it had none)."""
+    content = [{"type": "text", "text": "page"}, {"type": "image", "data": "iVBORw0KGgoAAAANSUhEUg=="},
+               {"type": "image", "data": "/9j/4AAQSkZJRgABAQ=="}, {"type": "image", "data": "R0lGODlhAQABAIAAAA=="},
+               {"type": "image", "data": "UklGRiQAAABXRUJQVlA4IA=="}, {"type": "image", "data": "AAAA"},
+               {"type": "image", "data": "AAAA", "mimeType": "image/heic"}]
+    value = [{"type": "text", "text": "page"},
+             *({"type": "media", "data": item["data"], "mediaType": kind} for item, kind in zip(content[1:], [
+                 "image/png", "image/jpeg", "image/gif", "image/webp", "image/*", "image/heic"]))]
+    result = {"type": "tool-result", "toolCallId": "c", "toolName": "shot"}
+    legacy = _step_of({"role": "tool", "content": [
+        {**result, "result": copy.deepcopy(content), "x": 1, "experimental_content": copy.deepcopy(content)},
+        {**result, "experimental_content": copy.deepcopy(content), "isError": False, "x": 1},
+        {**result, "result": copy.deepcopy(content), "isError": True, "experimental_content": copy.deepcopy(content)}]})
+    record, applied = migrate_record(copy.deepcopy(legacy))
+    assert applied == ["0002_ai_sdk5_parts"]
+    assert orjson.dumps(record["output"][0]["content"]) == orjson.dumps([
+        {**result, "output": {"type": "content", "value": value}, "x": 1},
+        {**result, "output": {"type": "content", "value": value}, "x": 1},
+        # A failed call: AI SDK 5's content output cannot say so; its error output holds the same items.
+        {**result, "output": {"type": "error-json", "value": content}}])
+    # A file the earlier 0002 migrated (the result as an output, experimental_content kept) ends the same.
+    earlier = copy.deepcopy(legacy)
+    for part in earlier["output"][0]["content"]:
+        if "result" in part:
+            failed = part.pop("isError", False)
+            rename_key(part, "result", "output", {"type": "error-json" if failed else "json", "value": part["result"]})
+    again, applied = migrate_record(earlier)
+    assert applied == ["0002_ai_sdk5_parts"] and again == record
+
+
+def test_0002_gives_a_tool_result_without_result_the_output_ai_sdk5_gives_undefined():
+    """A tool that returned undefined: AI SDK 4's JSON has no `result`; AI SDK 5 writes json null."""
+    result = {"type": "tool-result", "toolCallId": "c", "toolName": "t"}
+    record, applied = migrate_record(_step_of({"role": "tool", "content": [
+        {**result, "x": 1}, {**result, "isError": True}, {"toolName": "t", "type": "tool-result", "toolCallId": "c"}]}))
+    assert applied == ["0002_ai_sdk5_parts"]
+    assert orjson.dumps(record["output"][0]["content"]) == orjson.dumps([
+        {**result, "output": {"type": "json", "value": None}, "x": 1},
+        {**result, "output": {"type": "error-json", "value": None}},
+        {"toolName": "t", "output": {"type": "json", "value": None}, "type": "tool-result", "toolCallId": "c"}])
+
+
+@pytest.mark.parametrize("part", [
+    {"type": "reasoning", "text": "t", "signature": "new", "providerOptions": {"anthropic": {"signature": "old"}}},
+    {"type": "reasoning", "text": "t", "signature": "s", "providerOptions": {"anthropic": "not an object"}},
+    {"type": "reasoning", "text": "t", "signature": {"not": "a string"}},
+    {"type": "redacted-reasoning", "data": "d", "providerOptions": {"anthropic": {"redactedData": "other"}}},
+    {"type": "redacted-reasoning", "data": "d", "text": "which text?"},
+    {"type": "tool-result", "toolCallId": "c", "toolName": "t", "output": {"type": "json", "value": 1},
+     "experimental_content": [{"type": "text", "text": "not the result"}]},
+    {"type": "tool-result", "toolCallId": "c", "toolName": "t", "output": {"type": "text", "value": "a"},
+     "experimental_content": [{"type": "text", "text": "a"}]},
+    {"type": "tool-result", "toolCallId": "c", "toolName": "t", "output": {"type": "json", "value": [{"type": "x"}]},
+     "experimental_content": [{"type": "x"}]},
+    {"type": "tool-result", "toolCallId": "c", "toolName": "t", "isError": True,
+     "experimental_content": [{"type": "text", "text": "failed, with no result"}]},
+    {"type": "tool-result", "toolCallId": "c", "toolName": "t",
+     "experimental_content": [{"type": "text", "text": "a", "providerOptions": {}}]},
+], ids=["signature-taken", "anthropic-not-object", "signature-not-string", "redactedData-taken", "text-taken",
+        "content-unlike-result", "text-output", "unknown-item", "failed-without-result", "item-with-more-keys"])
+def test_0002_leaves_what_it_cannot_move_without_overwriting_or_losing(part):
+    record = _step_of({"role": "assistant", "content": [copy.deepcopy(part)]})
+    migrated, applied = migrate_record(record)
+    assert applied == [] and migrated["output"][0]["content"][0] == part
+
+
+def test_validate_names_migration_0002_for_the_ai_sdk4_shapes_and_nothing_after_it(tmp_path):
+    """Each shape is a legacy-shape warning naming 0002 (not an unknown key, not an error); once
+    migrated, the file is clean."""
+    content = [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]
+    shapes = [("assistant", {"type": "redacted-reasoning", "data": "d"}),
+              ("assistant", {"type": "reasoning", "text": "r", "signature": "s"}),
+              ("tool", {"type": "tool-result", "toolCallId": "c2", "toolName": "t", "result": content,
+                        "experimental_content": content})]
+    lines = []
+    for index, (role, part) in enumerate(shapes):
+        call = {"type": "tool-call", "toolCallId": f"c{index}", "toolName": "t", "input": {}}
+        answer = {"type": "tool-result", "toolCallId": f"c{index}", "toolName": "t", "output": {"type": "text", "value": "a"}}
+        output = [{"role": "assistant", "content": [part, call] if role == "assistant" else [call]},
+                  {"role": "tool", "content": [part] if role == "tool" else [answer]}]
+        lines.append(orjson.dumps({"stepIndex": index, "input": {"role": "user", "content": "hi"}, "output": output}))
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    result = run_chatconv("validate", path)
+    assert result.returncode == 0, result.stdout_text + result.stderr_text
+    warnings = [line for line in result.stdout_text.splitlines() if ": warning: " in line]
+    assert [re.search(r":(\d+):\d+: warning: (\S+):", line).groups() for line in warnings] == [
+        ("1", "$.output[0].content[0]"), ("2", "$.output[0].content[0]"), ("3", "$.output[1].content[0]")], warnings
+    assert all("legacy shape: AI SDK 4 parts" in line and "migration 0002_ai_sdk5_parts" in line for line in warnings)
+    assert ": error: " not in result.stdout_text
+    migrated = run_chatconv("migrate", path, "--in-place")
+    assert migrated.returncode == 0, migrated.stderr_text
+    again = run_chatconv("validate", path)
+    assert again.returncode == 0 and ": warning: " not in again.stdout_text, again.stdout_text
+
+
+def _values(node, key=None) -> set[str]:
+    """Every scalar in `node` (as JSON, so that 1, 1.0 and true differ), but the values of `type`
+    and `isError`, which 0002 turns into other values."""
+    if isinstance(node, dict):
+        return set().union(*(_values(value, k) for k, value in node.items()))
+    if isinstance(node, list):
+        return set().union(*(_values(item) for item in node))
+    return set() if key in ("type", "isError") else {orjson.dumps(node).decode()}
+
+
+@_PROPERTIES_0002
+@given(ai_sdk4_records())
+def test_0002_keeps_every_value_and_a_second_run_changes_nothing(record):
+    """AI SDK 4 records of every shape 0002 knows, unknown keys and shapes it must leave included:
+    every value (and unknown key) is still there after the upgrade, and upgrading again does nothing."""
+    original = copy.deepcopy(record)
+    migrated, applied = migrate_record(record)
+    assert applied in ([], ["0002_ai_sdk5_parts"])
+    assert _values(original) <= _values(migrated)
+    unknown = {key for part in _parts(original) for key in part if key.startswith("x_")}
+    assert unknown <= {key for part in _parts(migrated) for key in part}
+    before = orjson.dumps(migrated)
+    again, applied = migrate_record(migrated)
+    assert applied == [] and orjson.dumps(again) == before
+
+
+def _parts(record) -> list[dict]:
+    return [part for message in [record["input"], *record["output"]] for part in message["content"]]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -76,7 +76,8 @@ def test_dry_run_says_what_would_change_per_migration_with_examples(legacy_folde
         f"would migrate {path}: 10 of 10 records\n"
         "0001_step_output_array: 5 records (step output is one message object; it becomes a one-message array)\n"
         f"  {path}:6: $.output\n  {path}:7: $.output\n  {path}:8: $.output\n"
-        "0002_ai_sdk5_parts: 5 records (AI SDK 4 parts (args, result/isError, mimeType, experimental_providerMetadata))\n"
+        "0002_ai_sdk5_parts: 5 records (AI SDK 4 parts (args, result/isError, mimeType, experimental_providerMetadata, "
+        "redacted-reasoning, reasoning signature, experimental_content))\n"
         f"  {path}:1: $.output[0].content[0]\n  {path}:2: $.output[0].content[0]\n  {path}:3: $.output[0].content[0]\n")
     assert path.read_bytes() == legacy_bytes(WEATHER.read_bytes())
 

@@ -51,15 +51,15 @@ class ToolCallPart(RecordedRecord):
 
 
 class TextOutput(RecordedRecord):
+    """A typed tool output. Outputs carry no providerOptions: AI SDK 5 drops them."""
+
     type: Literal["text", "error-text"]
     value: StrictStr
-    providerOptions: Omittable[ProviderOptions] = None
 
 
 class JsonOutput(RecordedRecord):
     type: Literal["json", "error-json"]
     value: Any
-    providerOptions: Omittable[ProviderOptions] = None
 
 
 class TextItem(RecordedRecord):
@@ -76,7 +76,6 @@ class MediaItem(RecordedRecord):
 class ContentOutput(RecordedRecord):
     type: Literal["content"]
     value: list[Annotated[TextItem | MediaItem, Field(discriminator="type")]]
-    providerOptions: Omittable[ProviderOptions] = None
 
 
 ToolResultOutput = Annotated[TextOutput | JsonOutput | ContentOutput, Field(discriminator="type")]
