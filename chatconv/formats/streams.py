@@ -40,9 +40,9 @@ def claims(file: str) -> bool:
             head = stream.read(_PEEK_BYTES)
     except Exception:  # unreadable: the usual reading says why
         return False
-    events = _events(head, whole=False)
-    return bool(events) and _provider(events[0][1]) is not None and (
-        _provider(events[0][1]) != "gemini" or _is_gemini_stream([payload for _, payload in events]))
+    events = _events(head, whole=False, complete=len(head) < _PEEK_BYTES)
+    provider = next((_provider(payload) for _, payload in events if _provider(payload) is not None), None)
+    return provider is not None and (provider != "gemini" or _is_gemini_stream([payload for _, payload in events]))
 
 
 def records(file: str) -> Iterator[Record]:
@@ -54,7 +54,10 @@ def records(file: str) -> Iterator[Record]:
         cut = events.pop()
     streams = list(_streams(events))
     for number, (first_line, payloads) in enumerate(streams):
-        provider = _provider(payloads[0])
+        # Its provider's: an event of no provider's (Azure's prompt_filter_results chunk) goes along.
+        provider = next((_provider(p) for p in payloads if _provider(p) is not None), None)
+        if provider is None:
+            continue
         try:
             record = Record(file, first_line, data=ASSEMBLERS[provider](payloads), positions={})
         except (ValueError, TypeError, KeyError, AttributeError) as exc:  # an event of a shape not foreseen
@@ -66,7 +69,7 @@ def records(file: str) -> Iterator[Record]:
         yield record
 
 
-def _events(data: bytes, whole: bool, file: str = "") -> list:
+def _events(data: bytes, whole: bool, file: str = "", complete: bool = False) -> list:
     """(line, payload) of each event: SSE `data:` lines, JSON lines, or the elements of a JSON
     array; read whole, a line that is not JSON after some events ends the stream, and is a
     Problem last in the list."""
@@ -83,8 +86,8 @@ def _events(data: bytes, whole: bool, file: str = "") -> list:
         return _array_head(text)
     events = []
     lines = text.split(b"\n")
-    if not whole and len(lines) > 1:
-        lines = lines[:-1]  # the last line peeked at may be cut
+    if not whole and not complete and len(lines) > 1:
+        lines = lines[:-1]  # the last line peeked at may be cut (unless the peek held the whole file)
     for number, line in enumerate(lines, 1):
         line = line.strip()
         if not line or line.startswith((b"event:", b":", b"id:", b"retry:")):
@@ -96,8 +99,10 @@ def _events(data: bytes, whole: bool, file: str = "") -> list:
         try:
             events.append((number, orjson.loads(line)))
         except orjson.JSONDecodeError as exc:
-            if not whole or not events:
+            if not events:
                 return []  # not a stream: the usual reading says what it is
+            if not whole:
+                return events  # peeked at: reading it whole says where it breaks off
             # A stream cut short (the connection dropped, the log was killed): read up to here.
             events.append(Problem(file, number, 1, "$", f"the stream is cut short here ({exc}): what "
                                   "came before is read", "warning", None, "import-changed"))
@@ -143,16 +148,21 @@ def _is_gemini_stream(payloads: list) -> bool:
 
 
 def _streams(events: list[tuple[int, Any]]) -> Iterator[tuple[int, list]]:
-    """The events cut into streams: a new one starts where its provider's first event is."""
+    """The events cut into streams: a new one starts where its provider's first event is. An
+    event of no provider's (Azure's prompt_filter_results chunk, `choices: []`, `id: ""`) goes
+    with the stream it is in, and starts none."""
     current: list = []
+    known = None  # the stream's last event of a provider's
     first_line = 1
     for line, payload in events:
-        if current and _starts_a_stream(current[-1], payload):
+        if current and known is not None and _provider(payload) is not None and _starts_a_stream(known, payload):
             yield first_line, current
-            current = []
+            current, known = [], None
         if not current:
             first_line = line
         current.append(payload)
+        if _provider(payload) is not None:
+            known = payload
     if current:
         yield first_line, current
 
@@ -211,8 +221,12 @@ def _add_chat_delta(message: dict, delta: dict) -> None:
                                         {"id": None, "type": "function", "function": {"name": "", "arguments": ""}})
                 for field, part in piece.items():
                     if field == "function" and isinstance(part, dict):
-                        for name in ("name", "arguments"):
-                            call["function"][name] += part.get(name) or ""
+                        call["function"]["arguments"] += part.get("arguments") or ""
+                        # The name comes whole in the call's first delta; some servers (OpenRouter)
+                        # say it again in a later one: the same name, not a piece of it.
+                        name = part.get("name") or ""
+                        if name != call["function"]["name"]:
+                            call["function"]["name"] += name
                     elif field != "index" and part is not None:
                         call[field] = part
         elif key != "role" and value is not None:
