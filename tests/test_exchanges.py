@@ -180,4 +180,27 @@ def test_set_aside_responses_items_are_left_out_of_every_body_with_a_warning(tmp
     [body] = list(export_bodies([str(steps)], target, "conversation", run=run))
     assert b"web_search_call" not in body
     assert [p.message for p in run.problems if p.code == "part-left-out" and "Responses item" in p.message] == [
-        f"1 Responses item(s) set aside on this message (web_search_call) have no place in a {target} body: left out"]
+        f"1 Responses item(s) set aside on this message (web_search_call) have no place in a body for {target}: left out"]
+
+
+def test_strict_makes_a_part_left_out_an_error_and_the_summary_counts_them(tmp_path):
+    response = orjson.loads((FORMATS / "openai-responses" / "responses.jsonl").read_bytes().splitlines()[0])
+    steps = import_and_validate(tmp_path, _exchange(tmp_path, "r.json", {"model": "o4-mini", "input": "Hi"}, response))
+    lenient = run_chatconv("export", "--to", "anthropic", steps)
+    assert lenient.returncode == 0 and lenient.stdout.count(b"\n") == 1
+    assert lenient.stderr_text.count(": warning: ") == 2
+    assert lenient.stderr_text.endswith("2 steps read: 1 body written, 2 parts left out\n")
+    strict = run_chatconv("export", "--to", "anthropic", "--strict", steps)
+    assert strict.returncode == 1 and strict.stdout == b""
+    assert strict.stderr_text.count(": error: $: not exported: ") == 2
+    assert strict.stderr_text.endswith("2 steps read: 0 bodies written, 2 parts left out\n")
+    run = ExportRun()
+    assert list(export_bodies([str(steps)], "anthropic", "conversation", run=run, strict=True)) == []
+    assert sorted(p.code for p in run.problems if p.is_error) == ["part-left-out", "part-left-out"]
+
+
+def test_the_summary_counts_responses_without_their_request(tmp_path):
+    steps = write_jsonl(tmp_path / "s.jsonl", import_paths([str(FORMATS / "anthropic" / "response.json")]))
+    result = run_chatconv("export", "--to", "openai-chat", steps)
+    assert result.returncode == 0 and result.stdout == b""
+    assert result.stderr_text.endswith("1 step read: 0 bodies written, 1 response without its request\n")

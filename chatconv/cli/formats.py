@@ -145,7 +145,8 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
     OpenAI fine-tuning line, with --gather-tools for the `tools` its calls use).
     Import then export gives the imported body back (the README lists what is normalized).
     A body the API would refuse (its rules, as `chatconv prompt` keeps them) is not written:
-    an error at its step (exit status 1).
+    an error at its step (exit status 1). A part the API has no place for is left out with a
+    warning (part-left-out, blank-text), counted in the summary; --strict makes it an error.
 
     \b
     Examples:
@@ -159,6 +160,9 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
               help="One body per step (the conversation so far) or per conversation.")
 @click.option("--gather-tools", is_flag=True,
               help="openai-chat: give a body with tool calls and no `tools` the tools its calls name.")
+@click.option("--strict", is_flag=True,
+              help="A part the target has no place for (or writes otherwise) is an error and its body is not "
+                   "written, instead of a warning.")
 @click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option, help=FIELD_HELP)
 @click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
               help="Write to FILE (replaced whole at the end; a pipe or device such as /dev/null is written to) "
@@ -169,10 +173,19 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
 @no_ignore_option
 @color_option
 @shows_progress(_data_on_stdout)
-def export(paths, format_name, per, gather_tools, field_map, output, jobs, selection):
+def export(paths, format_name, per, gather_tools, strict, field_map, output, jobs, selection):
     run = ExportRun()
-    bodies = export_bodies(paths, format_name, per, gather_tools, field_map, run, jobs)
+    bodies = export_bodies(paths, format_name, per, gather_tools, field_map, run, jobs, strict=strict)
     _written((body + b"\n" for body in bodies), output)
-    _report(run.problems, f"{plural(run.steps, 'step')} read: {plural(run.bodies, 'body', 'bodies')} written",
-            selection)
+    summary = f"{plural(run.steps, 'step')} read: {plural(run.bodies, 'body', 'bodies')} written"
+    left_out = sum(p.code in ("part-left-out", "blank-text") for p in run.problems)
+    changed = sum(p.code == "export-changed" for p in run.problems)
+    unrequested = sum(p.code == "no-request" for p in run.problems)
+    for count, what in ((left_out, "part left out" if left_out == 1 else "parts left out"),
+                        (changed, "value written otherwise" if changed == 1 else "values written otherwise"),
+                        (unrequested, "response without its request" if unrequested == 1 else
+                         "responses without their request")):
+        if count:
+            summary += f", {count} {what}"
+    _report(run.problems, summary, selection)
 

@@ -44,14 +44,16 @@ class ExportRun:
 
 def export_bodies(paths: Sequence[str], format_name: str, per: str = "step", gather_tools: bool = False,
                   field_map: Mapping[str, str] | None = None, run: ExportRun | None = None, jobs: int | None = 1,
-                  batch_bytes: int = BATCH_BYTES) -> Iterator[bytes]:
+                  batch_bytes: int = BATCH_BYTES, strict: bool = False) -> Iterator[bytes]:
     """Each request body (compact JSON, no newline) made of the recordings in `paths`.
 
     A file's steps are gathered by conversation within a window of the CONVERSATION_WINDOW most
     recently active ones (memory stays bounded, as validate's pairing does): per step, a body is
     written as each answered step arrives; per conversation, when the conversation falls out of
     the window or the file ends (least recently active first: in file order for the usual file,
-    whose conversations are not interleaved). `jobs`: worker processes for a JSONL file (None:
+    whose conversations are not interleaved). What a target has no place for is left out of a
+    body, or written in the form the API takes, each with a warning (CHANGED_CODES); `strict`:
+    each is an error instead, and the body is not written. `jobs`: worker processes for a JSONL file (None:
     one per core for files of 16 MiB or more), each given batches of about `batch_bytes`; the
     bodies and problems are the same whatever the number."""
     fmt = format_named(format_name)
@@ -60,10 +62,10 @@ def export_bodies(paths: Sequence[str], format_name: str, per: str = "step", gat
     if per not in PER:
         raise UsageError(f"--per must be one of {', '.join(PER)}")
     run = run if run is not None else ExportRun()
-    settings = (fmt.NAME, per, gather_tools, field_map)
+    settings = (fmt.NAME, per, gather_tools, field_map, strict)
     with RecordRunner(jobs, batch_bytes) as runner:
         for file, _ in discover(paths):
-            exporter = _FileExport(file, fmt, per, gather_tools, field_map, run)
+            exporter = _FileExport(file, fmt, per, gather_tools, field_map, run, strict)
             for batch, (record, facts) in enumerate(runner.results(file, _export_facts, settings, _is_array, reads_again=True)):
                 yield from exporter.add(batch, facts)
             yield from exporter.finish()
@@ -78,7 +80,7 @@ Facts = tuple[list[tuple[int, Any, list, list[tuple]]], dict]
 
 
 def _export_facts(records: Iterable[tuple[Record, Any]], settings: tuple) -> list[Facts]:
-    format_name, per, gather_tools, field_map = settings
+    format_name, per, gather_tools, field_map, strict = settings
     fmt = format_named(format_name)
     gathered: dict[Any, list[Step]] = {}  # the batch's steps by conversation; the batch bounds it
     out = []
@@ -93,19 +95,19 @@ def _export_facts(records: Iterable[tuple[Record, Any]], settings: tuple) -> lis
             conversation = gathered.setdefault(item.conversation_id, [])
             earlier = len(conversation)
             conversation.append(item)
-            body = _made(fmt, conversation, gather_tools) if per == "step" and has_output else None
+            body = _made(fmt, conversation, gather_tools, strict) if per == "step" and has_output else None
             steps.append((item.conversation_id, (offset, record.line, item.path), earlier, has_output, body))
         out.append((record.line, offset, problems, steps))
     whole = {}
     if per == "conversation":
-        whole = {conversation_id: (len(steps), _made(fmt, steps, gather_tools))
+        whole = {conversation_id: (len(steps), _made(fmt, steps, gather_tools, strict))
                  for conversation_id, steps in gathered.items()}
     return [(out, whole)]
 
 
-def _made(fmt, steps: list[Step], gather_tools: bool) -> tuple[bytes | None, list[Problem]]:
+def _made(fmt, steps: list[Step], gather_tools: bool, strict: bool) -> tuple[bytes | None, list[Problem]]:
     run = ExportRun()
-    return _body(fmt, steps, gather_tools, run), run.problems
+    return _body(fmt, steps, gather_tools, run, strict), run.problems
 
 
 class _Followed:
@@ -125,8 +127,9 @@ class _Followed:
 class _FileExport:
     """One file's conversations followed across its batches, in the window (see the module)."""
 
-    def __init__(self, file: str, fmt, per: str, gather_tools: bool, field_map, run: ExportRun):
+    def __init__(self, file: str, fmt, per: str, gather_tools: bool, field_map, run: ExportRun, strict: bool):
         self.file, self.fmt, self.per, self.gather_tools, self.field_map = file, fmt, per, gather_tools, field_map
+        self.strict = strict
         self.run = run
         self.window: ConversationWindow[_Followed] = ConversationWindow(CONVERSATION_WINDOW, _Followed)
         self._read: tuple[Any, list[Step]] | None = None  # the last record read again, its Steps
@@ -165,7 +168,7 @@ class _FileExport:
     def _here(self, followed: _Followed) -> tuple[bytes | None, list[Problem]]:
         if followed.steps is None:
             followed.steps = [self._step(place) for place in followed.places]
-        return _made(self.fmt, followed.steps, self.gather_tools)
+        return _made(self.fmt, followed.steps, self.gather_tools, self.strict)
 
     def _taken(self, made: tuple[bytes | None, list[Problem]]) -> Iterator[bytes]:
         body, problems = made
@@ -184,7 +187,11 @@ class _FileExport:
         return next(item for item in self._read[1] if item.path == path)
 
 
-def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun) -> bytes | None:
+# The codes of what a body leaves out or writes otherwise than recorded: warnings, or with strict errors.
+CHANGED_CODES = ("part-left-out", "blank-text", "export-changed")
+
+
+def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun, strict: bool = False) -> bytes | None:
     """The body holding these steps' messages; None, with a problem at its step, when it cannot be written."""
     metadata = (steps[0].step.get("metadata") or {}).get(fmt.NAME) or {}
     if not isinstance(metadata, dict):
@@ -210,7 +217,7 @@ def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun) -> bytes |
         if isinstance(items, list) and items:
             kinds = sorted({str(entry.get("item", {}).get("type")) for entry in items if isinstance(entry, dict)})
             notes.append((index, "part-left-out", f"{len(items)} Responses item(s) set aside on this message "
-                          f"({', '.join(kinds)}) have no place in a {fmt.NAME} body: left out"))
+                          f"({', '.join(kinds)}) have no place in a body for {fmt.NAME}: left out"))
     try:
         RENDERERS[fmt.TARGET](messages)  # the API's rules, as prompt's renderers keep them
         body = fmt.write(messages, metadata, gather_tools=gather_tools, notes=notes)
@@ -220,8 +227,11 @@ def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun) -> bytes |
                 exact_json(body, text)
         for index, code, message in notes:
             item = owners[index] if index is not None and index < len(owners) else steps[-1]
-            run.problems.append(problem_at(item.record, item.path, message, "warning", code=code))
-        return line
+            run.problems.append(problem_at(item.record, item.path, f"not exported: {message}" if strict else message,
+                                           "error" if strict else "warning",
+                                           "without --strict it is written without them" if strict else None,
+                                           code=code))
+        return None if strict and notes else line
     except ProviderRuleError as exc:
         item = owners[exc.index] if exc.index is not None and exc.index < len(owners) else steps[-1]
         run.problems.append(problem_at(item.record, item.path, f"not exported: {exc.problems[0].message}", "error",
