@@ -23,7 +23,8 @@ from chatconv.providers import RENDERERS, ProviderRuleError, render_request
 from conftest import DATA, REPO
 from sdk_types import CHECKS  # the SDKs are test requirements (pyproject's test extra): never skipped
 
-FORMAT_FILES = sorted(p for p in (DATA / "formats").rglob("*") if p.is_file())
+FORMAT_FILES = sorted(p for p in (DATA / "formats").rglob("*") if p.is_file() and p.name != "README.md"
+                      and p.parent.name != "licenses")  # real/: the sources' README and licences
 RECORDED = sorted((DATA / "recorded").glob("*.jsonl"))
 EVAL_FILES = sorted(p for p in [*(REPO / "examples" / "evals").rglob("*.yaml"),
                                 *(DATA / "agentv-prompts").rglob("*.yaml")] if p.parent.name != ".agentv")
