@@ -174,12 +174,7 @@ def _trace(data: dict, reading: Reading) -> Iterator[Imported]:
             continue
         values = {key: attributes[key] for key in MESSAGE_KEYS if key in attributes}
         own = {key: value for key, (value, _) in attributes.items() if key not in MESSAGE_KEYS}
-        conversation_id = own.get(CONVERSATION_ID)
-        if not isinstance(conversation_id, str) or not conversation_id:
-            conversation_id = f"{span.get('traceId')}:{span.get('spanId')}"
-        if conversation_id in used:  # spans of one conversation in one trace: one conversation each
-            conversation_id = f"{conversation_id}#{span.get('spanId')}"
-        used.add(conversation_id)
+        conversation_id = _span_conversation(own, span.get("traceId"), span.get("spanId"), used)
         found += 1
         span_metadata = {**metadata, "span": rest_of(span, ("attributes",)), "attributes": own}
         if found == 1 and rest_of(data, ("resourceSpans",)):
@@ -191,6 +186,19 @@ def _trace(data: dict, reading: Reading) -> Iterator[Imported]:
                      code="import-skipped")
     if not found:
         reading.warn(("resourceSpans",), "no span of this trace holds gen_ai messages", code="import-empty")
+
+
+def _span_conversation(attributes: dict, trace_id: Any, span_id: Any, used: set) -> str:
+    """A span's conversation id: its gen_ai.conversation.id, else "<trace id>:<span id>"; a second
+    span of an id already used gets "#<span id>" after it (each model-call span repeats the
+    history it was sent, so each is a conversation of its own)."""
+    conversation_id = attributes.get(CONVERSATION_ID)
+    if not isinstance(conversation_id, str) or not conversation_id:
+        conversation_id = f"{trace_id}:{span_id}"
+    if conversation_id in used:
+        conversation_id = f"{conversation_id}#{span_id}"
+    used.add(conversation_id)
+    return conversation_id
 
 
 def _sdk_spans(spans: list[tuple[tuple, dict]], export: dict, reading: Reading) -> Iterator[Imported]:
@@ -206,12 +214,7 @@ def _sdk_spans(spans: list[tuple[tuple, dict]], export: dict, reading: Reading) 
         values = {key: (attributes[key], where + ("attributes", key)) for key in MESSAGE_KEYS if key in attributes}
         own = rest_of(attributes, MESSAGE_KEYS)
         context = span.get("context") if isinstance(span.get("context"), dict) else {}
-        conversation_id = own.get(CONVERSATION_ID)
-        if not isinstance(conversation_id, str) or not conversation_id:
-            conversation_id = f"{context.get('trace_id')}:{context.get('span_id')}"
-        if conversation_id in used:  # spans of one conversation in one file: one conversation each
-            conversation_id = f"{conversation_id}#{context.get('span_id')}"
-        used.add(conversation_id)
+        conversation_id = _span_conversation(own, context.get("trace_id"), context.get("span_id"), used)
         metadata = {"span": rest_of(span, ("attributes",)), "attributes": own}
         if export:
             metadata["export"], export = export, {}
