@@ -204,3 +204,25 @@ def test_the_summary_counts_responses_without_their_request(tmp_path):
     result = run_chatconv("export", "--to", "openai-chat", steps)
     assert result.returncode == 0 and result.stdout == b""
     assert result.stderr_text.endswith("1 step read: 0 bodies written, 1 response without its request\n")
+
+
+def test_a_response_repeated_under_its_id_is_still_an_answer_not_a_question(tmp_path):
+    # A retried call logged twice: the second record goes on with the conversation, with the model.
+    response = json.loads((FORMATS / "anthropic" / "response.json").read_text())
+    retried = {**response, "content": [{"type": "text", "text": "Retry answer"}]}
+    steps = write_jsonl(tmp_path / "s.jsonl", import_paths([str(write_jsonl(tmp_path / "log.jsonl", [response, retried]))]))
+    rows = [(row["prompt"], row["completion"]) for row in _rows("dataset", steps)]
+    assert rows == [("", "I'll look that up."), ("", "Retry answer")]
+
+
+@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "gemini"])
+def test_a_tool_another_provider_ran_is_left_out_with_a_warning(tmp_path, target):
+    steps = import_and_validate(tmp_path, FORMATS / "anthropic" / "mcp-exchange.json")
+    run = ExportRun()
+    [body] = [orjson.loads(b) for b in export_bodies([str(steps)], target, "conversation", run=run)]
+    left_out = [p.message for p in run.problems if p.code == "part-left-out"]
+    if target == "anthropic":  # its own MCP blocks go back as they were
+        assert left_out == [] and b"mcp_tool_use" in orjson.dumps(body)
+    else:
+        assert len(left_out) == 2 and all("'echo'" in m or "tool-result" in m for m in left_out)
+        assert b"echo" not in orjson.dumps(body).replace(b"I'll use the echo tool.", b"")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+from pathlib import Path
 
 import orjson
 import pytest
@@ -424,3 +425,17 @@ def test_a_document_under_another_name_is_still_read_whole(tmp_path):
     flow.write_text("{evalcases: [{id: a, outcome: x, input_messages: [{role: user, content: hi}]}]}\n")
     validated = run_chatconv("validate", flow)
     assert "no-repository" in validated.stdout_text  # read as YAML: an eval file (outside a repository)
+
+
+@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="process substitution needs bash")
+def test_a_pipe_under_no_name_is_read_once_and_told_from_its_lines(tmp_path):
+    # `<(...)` is a pipe: looked into to tell its format, it would be empty when read.
+    steps = tmp_path / "steps.jsonl"
+    steps.write_bytes(orjson.dumps({"stepIndex": 0, "input": {"role": "user", "content": "hi"}, "output": []}) + b"\n")
+    body = tmp_path / "body.log"
+    body.write_bytes(orjson.dumps({"messages": [{"role": "user", "content": "hi"}]}) + b"\n")
+    chatconv = f"{sys.executable} -m chatconv"
+    validated = subprocess.run(["/bin/bash", "-c", f"{chatconv} validate <(cat {steps})"], capture_output=True, text=True)
+    assert validated.returncode == 0 and "1 record: 0 errors" in validated.stdout, validated.stdout
+    imported = subprocess.run(["/bin/bash", "-c", f"{chatconv} import <(cat {body})"], capture_output=True, text=True)
+    assert imported.returncode == 0 and "1 record read (1 openai-chat)" in imported.stderr, imported.stderr

@@ -52,8 +52,9 @@ def test_a_stream_imports_as_its_unstreamed_response_does(tmp_path, name, provid
 def test_a_stream_cut_short_gives_what_came_before_with_a_warning(tmp_path):
     problems: list = []
     [step] = import_paths([str(STREAMS / "openai-responses-cut.sse")], problems=problems)
-    [cut] = problems
+    cut, unfinished = sorted(problems, key=lambda p: -p.line)
     assert (cut.severity, cut.line) == ("warning", 37) and "the stream is cut short here" in cut.message
+    assert (unfinished.severity, unfinished.line) == ("warning", 2) and "ends before its last event" in unfinished.message
     assert [part["type"] for part in step["output"][0]["content"]] == ["text", "tool-call"]
     assert step["output"][0]["content"][0]["text"] == "Checking now."
 
@@ -134,3 +135,80 @@ def test_streamed_text_and_arguments_come_back_byte_for_byte(tmp_path_factory, t
     assert "".join(texts) == text and len(texts) <= 1
     [call] = [part for part in parts if part["type"] == "tool-call"]
     assert call["input"] == args and call["toolName"] == "f"
+
+
+def _sse(events: list) -> bytes:
+    return b"".join(b"data: " + (e if isinstance(e, bytes) else orjson.dumps(e)) + b"\n\n" for e in events)
+
+
+def _anthropic_events(message_id: str, text: str, end: bool = True) -> list:
+    return [{"type": "message_start", "message": {"id": message_id, "type": "message", "role": "assistant",
+                                                  "content": [], "model": "m"}},
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+            *([{"type": "message_stop"}] if end else [])]
+
+
+def test_a_broken_line_between_streams_is_left_out_and_the_next_stream_read(tmp_path):
+    path = tmp_path / "multi.sse"
+    path.write_bytes(_sse([*_anthropic_events("m1", "one"), b'{"type": "content_blo', *_anthropic_events("m3", "three")]))
+    problems: list = []
+    steps = import_paths([str(path)], problems=problems)
+    assert [s["output"][0]["content"][0]["text"] for s in steps] == ["one", "three"]
+    assert [(p.severity, p.line) for p in problems] == [("warning", 9)] and "not JSON" in problems[0].message
+
+
+def test_a_log_of_responses_with_an_error_line_is_not_taken_for_a_stream(tmp_path):
+    response = {"id": "msg_a", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "A"}]}
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in (response, error, {**response, "id": "msg_b"})))
+    assert not streams.claims(str(path))
+
+
+def test_records_around_a_stream_are_read_as_records(tmp_path):
+    body = {"messages": [{"role": "user", "content": "Next question"}]}
+    chunk = {"id": "c1", "object": "chat.completion.chunk", "choices": [
+        {"index": 0, "delta": {"role": "assistant", "content": "Hi"}, "finish_reason": "stop"}]}
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in (chunk, body, body)))
+    steps = import_paths([str(path)])
+    assert [s["input"]["content"] for s in steps] == ["", "Next question", "Next question"]
+    assert steps[0]["output"][0]["content"] == "Hi" or steps[0]["output"][0]["content"][0]["text"] == "Hi"
+
+
+def test_an_error_event_and_a_missing_end_are_said(tmp_path):
+    path = tmp_path / "err.sse"
+    path.write_bytes(_sse([*_anthropic_events("m1", "Hel", end=False),
+                           {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]))
+    problems: list = []
+    [step] = import_paths([str(path)], problems=problems)
+    assert step["output"][0]["content"][0]["text"] == "Hel"
+    assert sorted(p.message.split(" (")[0].split(":")[0] for p in problems) == [
+        "the stream ends before its last event", "the stream holds an error event"]
+
+
+def test_a_tool_input_cut_short_is_kept_as_its_text(tmp_path):
+    events = [*_anthropic_events("m1", "Calling.", end=False),
+              {"type": "content_block_start", "index": 1,
+               "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}},
+              {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": '{"a": 1'}}]
+    path = tmp_path / "cut.sse"
+    path.write_bytes(_sse(events))
+    problems: list = []
+    [step] = import_paths([str(path)], problems=problems)
+    text, call = step["output"][0]["content"]
+    assert text["text"] == "Calling." and call["toolName"] == "f"
+    assert any("is cut short: kept as the text that came" in p.message for p in problems)
+
+
+def test_a_responses_stream_with_no_end_gives_its_text_from_the_deltas(tmp_path):
+    lines = (STREAMS / "openai-responses.sse").read_text().split("\n")
+    # up to the first text delta's end: the message item never reached output_item.done
+    cut = "\n".join(lines[:lines.index("event: response.output_text.done")])
+    path = tmp_path / "r.sse"
+    path.write_text(cut + "\n")
+    problems: list = []
+    [step] = import_paths([str(path)], problems=problems)
+    assert step["output"][0]["content"][0]["text"] == "Checking now."
+    assert [p.code for p in problems] == ["import-changed"]

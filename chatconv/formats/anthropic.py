@@ -222,7 +222,8 @@ def write_messages(messages: list[tuple[int, dict]], name: str, notes: list) -> 
         elif isinstance(content, str):
             blocks = content
         else:
-            blocks = [block for block in (write_block(part, name, index, notes) for part in content) if block is not None]
+            blocks = [block for block in (write_block(part, name, index, notes, message["role"]) for part in content)
+                      if block is not None]
         if not blocks and (content or isinstance(content, str)):  # each part left out is noted
             left_out = True
             continue

@@ -176,9 +176,11 @@ _READERS = {"text": _text, "image": _image, "document": _document, "tool_use": _
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 
 
-def write_block(part: dict, name: str, index: int, notes: list) -> dict | None:
-    """The block of a part, with what import kept of it (`name`: the format it was kept under);
-    None for a part the Messages API has no place for, noted in `notes` as (index, code, what)."""
+def write_block(part: dict, name: str, index: int, notes: list, role: str = "user") -> dict | None:
+    """The block of a part of a `role` message, with what import kept of it (`name`: the format
+    it was kept under); None for a part the Messages API has no place for, noted in `notes` as
+    (index, code, what): a tool another provider ran itself (its call, and its result in the
+    assistant's content) is one."""
     own = kept(part, name)
     extra = {key: value for key, value in own.items() if key not in MARKS}
     kind = part["type"]
@@ -200,6 +202,15 @@ def write_block(part: dict, name: str, index: int, notes: list) -> dict | None:
         return {"type": "thinking", "thinking": part["text"], **extra, "signature": signature}
     if kind in ("image", "file"):
         return _media_block(part, own, extra, index, notes)
+    server = own.get("type") in ("server_tool_use", "mcp_tool_use", None) and own.get("type")
+    if kind == "tool-call" and part.get("providerExecuted") and not server:
+        notes.append((index, "part-left-out", f"the call of {part['toolName']!r}, a tool another provider ran itself, "
+                      "is left out (Anthropic has no place for it)"))
+        return None
+    if kind == "tool-result" and role == "assistant" and not own.get("type"):
+        notes.append((index, "part-left-out", f"the result of {part['toolName']!r}, a tool another provider ran "
+                      "itself, is left out (Anthropic has no place for it)"))
+        return None
     if kind == "tool-call":
         return {"type": own.get("type", "tool_use"), "id": part["toolCallId"], "name": part["toolName"],
                 "input": part.get("input", {}), **extra}

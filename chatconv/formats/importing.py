@@ -54,11 +54,12 @@ class ImportRun:
 def split_steps(messages: list[dict], continued: bool = False) -> list[tuple[dict, list[dict]]]:
     """(input, outputs) of each step: a step starts at a user or system message. Messages before
     the first (a response logged without its request) are the output of a step whose input was
-    not recorded (messages.unrecorded_input), not an answer taken for a question; in a record
-    that `continued` a conversation (a tool result sent after an earlier record's call, say)
-    they start a step of their own."""
+    not recorded (messages.unrecorded_input), not an answer taken for a question. A record that
+    `continued` a conversation with a tool result (answering an earlier record's call) starts a
+    step with it; one that goes on with the model's answer (a retried response, say) does not."""
     steps: list[tuple[dict, list[dict]]] = []
-    if messages and not continued and messages[0].get("role") not in STARTS_A_STEP:
+    first_role = messages[0].get("role") if messages else None
+    if messages and first_role not in STARTS_A_STEP and not (continued and first_role == "tool"):
         steps.append((unrecorded_input(), []))
     for message in messages:
         if not steps or message.get("role") in STARTS_A_STEP:

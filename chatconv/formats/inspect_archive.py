@@ -14,6 +14,7 @@ from typing import Iterator
 
 from ..problems import Problem
 from ..sources import Record, load_document, open_binary
+from ..sources.files import is_regular_file
 
 SUFFIX = ".eval"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -44,10 +45,10 @@ class SampleRecord(Record):
 
 def claims(file: str) -> bool:
     """A `.eval` file, or a zip (under any name) whose entries include header.json."""
-    if file == "-":
-        return False
     if Path(file).suffix.lower() == SUFFIX:
         return True
+    if not is_regular_file(file):  # a pipe's first bytes, read here, would be gone for its reading
+        return False
     try:
         with open(file, "rb") as stream:
             if stream.read(4) != ZIP_MAGIC:

@@ -88,6 +88,10 @@ def _assistant_written(message: dict, own: dict, index: int, notes: list) -> lis
         if part["type"] not in ("text", "tool-call"):
             notes.append((index, "part-left-out", f"the assistant's {part['type']} part is left out (Chat Completions "
                           "has no place for it)"))
+        elif part["type"] == "tool-call" and part.get("providerExecuted"):
+            notes.append((index, "part-left-out", f"the call of {part['toolName']!r}, a tool the provider ran itself, "
+                          "is left out (Chat Completions has no place for it)"))
+    every_part, parts = parts, [part for part in parts if not (part["type"] == "tool-call" and part.get("providerExecuted"))]
     texts = [p for p in parts if p["type"] == "text" and not kept(p, NAME).get("refusal")]
     refusals = [p["text"] for p in parts if p["type"] == "text" and kept(p, NAME).get("refusal")]
     calls = [p for p in parts if p["type"] == "tool-call" and kept(p, NAME).get("legacy") != "function_call"]
@@ -111,7 +115,7 @@ def _assistant_written(message: dict, own: dict, index: int, notes: list) -> lis
         entry["function_call"] = {"name": part["toolName"], "arguments": tool_arguments(part, NAME),
                                   **_extra(part, *PART_MARKS)}
     if entry.get("content") is None and not any(key in entry for key in ("refusal", "tool_calls", "function_call")):
-        if not parts:
+        if not every_part:
             notes.append((index, "part-left-out", "an assistant message with nothing in it is left out"))
         return []  # nothing of it has a place; its parts are noted above
     return [{**entry, **_extra(message, *MESSAGE_MARKS)}]

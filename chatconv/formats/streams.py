@@ -21,6 +21,7 @@ import orjson
 from ..limits import LIMITS
 from ..problems import Problem
 from ..sources import Record
+from ..sources.files import is_regular_file
 from ..sources.text import open_binary, read_whole
 
 SUFFIXES = (".sse",)  # a folder's stream files; a stream under any other name is told from its lines
@@ -28,51 +29,92 @@ SUFFIXES = (".sse",)  # a folder's stream files; a stream under any other name i
 _PEEK_BYTES = 64 * 1024
 
 _ANTHROPIC_EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop",
-                               "message_delta", "message_stop", "ping", "error"})
+                               "message_delta", "message_stop", "ping"})
+# The event that ends each provider's stream; a stream without it was cut short.
+_ENDS = {"anthropic": lambda e: e.get("type") == "message_stop",
+         "openai-responses": lambda e: e.get("type") in ("response.completed", "response.incomplete", "response.failed"),
+         "openai-chat": lambda e: any(isinstance(c, dict) and c.get("finish_reason") for c in e.get("choices") or []),
+         "gemini": lambda e: any(isinstance(c, dict) and c.get("finishReason") for c in e.get("candidates") or [])}
 
 
 def claims(file: str) -> bool:
     """Whether `file` holds a stream (see the module): told from its first lines."""
-    if file == "-":
+    if not is_regular_file(file):  # a pipe's bytes, peeked at, would be gone for its reading
         return False
     try:
         with open_binary(file) as stream:
             head = stream.read(_PEEK_BYTES)
     except Exception:  # unreadable: the usual reading says why
         return False
-    events = _events(head, whole=False, complete=len(head) < _PEEK_BYTES)
-    provider = next((_provider(payload) for _, payload in events if _provider(payload) is not None), None)
-    return provider is not None and (provider != "gemini" or _is_gemini_stream([payload for _, payload in events]))
+    events = [event for event in _events(head, whole=False, complete=len(head) < _PEEK_BYTES)
+              if not isinstance(event, Problem)]
+    # Its first event of a provider's opens the file, or follows only what rides along with one.
+    first = next((payload for _, payload, _ in events if not _rides_along(payload)), None)
+    provider = _provider(first)
+    return provider is not None and (provider != "gemini" or _is_gemini_stream([payload for _, payload, _ in events]))
 
 
 def records(file: str) -> Iterator[Record]:
-    """Each stream of the file, assembled: a Record of the response it makes (or of its error)."""
+    """Each stream of the file, assembled: a Record of the response it makes (or of its error),
+    at the line of its first event; a line of the file that is no stream's event is a record of
+    its own, read as any record is; a line that is not JSON is left out with a warning."""
     with open_binary(file) as stream:
         data = read_whole(stream, file, LIMITS.max_file_bytes)
-    events, cut = _events(data, whole=True, file=file), None
-    if events and isinstance(events[-1], Problem):  # a stream cut short: what came before it is read
-        cut = events.pop()
-    streams = list(_streams(events))
-    for number, (first_line, payloads) in enumerate(streams):
-        # Its provider's: an event of no provider's (Azure's prompt_filter_results chunk) goes along.
-        provider = next((_provider(p) for p in payloads if _provider(p) is not None), None)
-        if provider is None:
+    pending: list[Problem] = []  # warnings of lines left out, given to the record after them
+    held: Record | None = None  # the last record made: the warnings of lines after it, if last, go to it
+    for item in _items(_events(data, whole=True, file=file)):
+        if isinstance(item, Problem):
+            pending.append(item)
             continue
-        try:
-            record = Record(file, first_line, data=ASSEMBLERS[provider](payloads), positions={})
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # an event of a shape not foreseen
-            record = Record(file, first_line, error=Problem(
-                file, first_line, 1, "$", f"a {provider} stream chatconv cannot assemble ({type(exc).__name__}: {exc})",
-                "error", "check the stream's events against the API's streaming reference", "unknown-format"))
-        if cut is not None and number == len(streams) - 1:
-            record.problems.append(cut)
-        yield record
+        if item[0] == "record":
+            _, line, payload, raw = item
+            record = Record(file, line, data=payload, text=raw) if raw is not None else Record(
+                file, line, data=payload, positions={})
+        else:
+            record = _assembled(file, item[1])
+        record.problems[:0] = pending
+        pending = []
+        if held is not None:
+            yield held
+        held = record
+    if held is not None:
+        held.problems += pending
+        yield held
+
+
+def _assembled(file: str, events: list[tuple[int, Any]]) -> Record:
+    """The record of one stream (its events with their lines): the response, with warnings for an
+    error event in it or an end that never came."""
+    first_line = events[0][0]
+    provider = next(_provider(payload) for _, payload in events if _provider(payload) is not None)
+    notes: list[str] = []
+    try:
+        response = ASSEMBLERS[provider]([payload for _, payload in events], notes)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:  # an event of a shape not foreseen
+        return Record(file, first_line, error=Problem(
+            file, first_line, 1, "$", f"a {provider} stream chatconv cannot assemble ({type(exc).__name__}: {exc})",
+            "error", "check the stream's events against the API's streaming reference", "unknown-format"))
+    record = Record(file, first_line, data=response, positions={})
+    for line, payload in events:
+        if isinstance(payload, dict) and (payload.get("type") == "error" or "error" in payload and provider == "openai-chat"):
+            record.problems.append(Problem(file, line, 1, "$", f"the stream holds an error event ({_error_text(payload)}): "
+                                           "the response is what came before it", "warning", None, "import-changed"))
+    if not any(_ENDS[provider](payload) for _, payload in events if isinstance(payload, dict)):
+        notes.append("the stream ends before its last event: the response is what came, unfinished")
+    record.problems += [Problem(file, first_line, 1, "$", note, "warning", None, "import-changed") for note in notes]
+    return record
+
+
+def _error_text(event: dict) -> str:
+    error = event.get("error")
+    message = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
+    return message if isinstance(message, str) else "no message"
 
 
 def _events(data: bytes, whole: bool, file: str = "", complete: bool = False) -> list:
-    """(line, payload) of each event: SSE `data:` lines, JSON lines, or the elements of a JSON
-    array; read whole, a line that is not JSON after some events ends the stream, and is a
-    Problem last in the list."""
+    """(line, payload, the line's bytes or None) of each event: SSE `data:` lines, JSON lines, or
+    the elements of a JSON array. Read whole, a line that is not JSON after some events is a
+    Problem in the list (a warning: it is left out), and the lines after it are read on."""
     text = data.removeprefix(b"\xef\xbb\xbf")
     stripped = text.lstrip()
     if stripped.startswith(b"[") and whole:
@@ -81,36 +123,38 @@ def _events(data: bytes, whole: bool, file: str = "", complete: bool = False) ->
         except orjson.JSONDecodeError:
             array = None
         if isinstance(array, list):
-            return [(1, item) for item in array]
+            return [(1, item, None) for item in array]
     if stripped.startswith(b"[") and not whole:  # a JSON array, peeked at: its first elements
         return _array_head(text)
-    events = []
+    events: list = []
     lines = text.split(b"\n")
     if not whole and not complete and len(lines) > 1:
         lines = lines[:-1]  # the last line peeked at may be cut (unless the peek held the whole file)
     for number, line in enumerate(lines, 1):
+        raw = line
         line = line.strip()
         if not line or line.startswith((b"event:", b":", b"id:", b"retry:")):
             continue
         if line.startswith(b"data:"):
             line = line[5:].strip()
+            raw = None  # an SSE line: the payload is not the line
             if line == b"[DONE]":
                 continue
         try:
-            events.append((number, orjson.loads(line)))
+            events.append((number, orjson.loads(line), raw))
         except orjson.JSONDecodeError as exc:
-            if not events:
+            if not any(not isinstance(event, Problem) for event in events):
                 return []  # not a stream: the usual reading says what it is
             if not whole:
                 return events  # peeked at: reading it whole says where it breaks off
-            # A stream cut short (the connection dropped, the log was killed): read up to here.
-            events.append(Problem(file, number, 1, "$", f"the stream is cut short here ({exc}): what "
-                                  "came before is read", "warning", None, "import-changed"))
-            break
+            last = number == len(lines) or all(not rest.strip() for rest in lines[number:])
+            events.append(Problem(file, number, 1, "$", f"{'the stream is cut short here' if last else 'a line that is not JSON'} "
+                                  f"({exc}): left out, {'what came before is read' if last else 'the lines after it are read'}",
+                                  "warning", None, "import-changed"))
     return events
 
 
-def _array_head(text: bytes) -> list[tuple[int, Any]]:
+def _array_head(text: bytes) -> list[tuple[int, Any, None]]:
     """The first whole elements of a JSON array that was cut short."""
     decoder_input = text.decode("utf-8", "replace")
     decoder = json.JSONDecoder()
@@ -122,7 +166,7 @@ def _array_head(text: bytes) -> list[tuple[int, Any]]:
             value, i = decoder.raw_decode(decoder_input, i)
         except ValueError:
             break
-        found.append((1, value))
+        found.append((1, value, None))
     return found
 
 
@@ -134,11 +178,18 @@ def _provider(event: Any) -> str | None:
         return "openai-chat"
     if isinstance(kind, str) and kind.startswith("response.") and isinstance(event.get("sequence_number", 0), int):
         return "openai-responses"
-    if kind in _ANTHROPIC_EVENTS and (kind != "error" or isinstance(event.get("error"), dict)):
+    if kind in _ANTHROPIC_EVENTS:
         return "anthropic"
     if isinstance(event.get("candidates"), list) or "usageMetadata" in event:
         return "gemini"
     return None
+
+
+def _rides_along(event: Any) -> bool:
+    """An event of no provider's own shape that streams carry: Azure's prompt_filter_results chunk
+    (`choices: []`), an `error` event (Anthropic's, the Responses API's), a `ping`."""
+    return isinstance(event, dict) and ("prompt_filter_results" in event and event.get("choices") == []
+                                        or event.get("type") in ("error", "ping"))
 
 
 def _is_gemini_stream(payloads: list) -> bool:
@@ -147,29 +198,39 @@ def _is_gemini_stream(payloads: list) -> bool:
     return len(ids) > 1 and ids[0] is not None and ids[0] == ids[1]
 
 
-def _streams(events: list[tuple[int, Any]]) -> Iterator[tuple[int, list]]:
-    """The events cut into streams: a new one starts where its provider's first event is. An
-    event of no provider's (Azure's prompt_filter_results chunk, `choices: []`, `id: ""`) goes
-    with the stream it is in, and starts none."""
+def _items(events: list) -> Iterator:
+    """The file in order: ("stream", [(line, event), ...]) for each stream, ("record", line,
+    payload, bytes) for a line that is no stream's, and the Problems of lines left out. A new
+    stream starts where its provider's first event is; what rides along goes with the stream it
+    is in (or, before any, with the next)."""
     current: list = []
     known = None  # the stream's last event of a provider's
-    first_line = 1
-    for line, payload in events:
-        if current and known is not None and _provider(payload) is not None and _starts_a_stream(known, payload):
-            yield first_line, current
+    for event in events:
+        if isinstance(event, Problem):
+            yield event
+            continue
+        line, payload, raw = event
+        provider = _provider(payload)
+        if provider is None and not _rides_along(payload):
+            if known is not None:
+                yield "stream", current
+                current, known = [], None
+            yield "record", line, payload, raw
+            continue
+        if provider is not None and known is not None and _starts_a_stream(known, payload):
+            yield "stream", current
             current, known = [], None
-        if not current:
-            first_line = line
-        current.append(payload)
-        if _provider(payload) is not None:
+        current.append((line, payload))
+        if provider is not None:
             known = payload
-    if current:
-        yield first_line, current
+    if known is not None:
+        yield "stream", current
+    elif current:  # only what rides along: each a record of its own
+        for line, payload in current:
+            yield "record", line, payload, None
 
 
-def _starts_a_stream(before: Any, event: Any) -> bool:
-    if not isinstance(event, dict) or not isinstance(before, dict):
-        return False
+def _starts_a_stream(before: dict, event: dict) -> bool:
     provider = _provider(event)
     if provider != _provider(before):
         return True
@@ -185,7 +246,7 @@ def _starts_a_stream(before: Any, event: Any) -> bool:
 # --- OpenAI chat: chunks -> a chat.completion ----------------------------------------------------
 
 
-def _openai_chat(chunks: list[dict]) -> dict:
+def _openai_chat(chunks: list[dict], notes: list[str]) -> dict:
     response: dict[str, Any] = {}
     choices: dict[int, dict] = {}
     for chunk in chunks:
@@ -236,23 +297,33 @@ def _add_chat_delta(message: dict, delta: dict) -> None:
 # --- Responses: events -> the response ----------------------------------------------------------
 
 
-def _openai_responses(events: list[dict]) -> dict:
+def _openai_responses(events: list[dict], notes: list[str]) -> dict:
     done = [e["response"] for e in events if e.get("type") in ("response.completed", "response.incomplete",
                                                                   "response.failed") and isinstance(e.get("response"), dict)]
     if done:
         return done[-1]  # the whole response, as the API gives it at the end of the stream
+    # No end (cut short, or an error): the items as far as they came, from their added and done
+    # events, their text and arguments from the deltas.
     started = next((e["response"] for e in events if isinstance(e.get("response"), dict)), {})
-    response = {**started, "object": "response"}
-    items = {e.get("output_index", 0): e["item"] for e in events
-             if e.get("type") == "response.output_item.done" and isinstance(e.get("item"), dict)}
-    response["output"] = [items[index] for index in sorted(items)]
-    return response
+    items: dict[int, dict] = {}
+    for event in events:
+        kind, index = event.get("type"), event.get("output_index", 0)
+        if kind in ("response.output_item.added", "response.output_item.done") and isinstance(event.get("item"), dict):
+            items[index] = copy.deepcopy(event["item"])
+        elif kind == "response.content_part.added" and isinstance(event.get("part"), dict) and index in items:
+            items[index].setdefault("content", []).append(copy.deepcopy(event["part"]))
+        elif kind == "response.output_text.delta" and index in items and items[index].get("content"):
+            part = items[index]["content"][event.get("content_index", -1)]
+            part["text"] = part.get("text", "") + event.get("delta", "")
+        elif kind == "response.function_call_arguments.delta" and index in items:
+            items[index]["arguments"] = items[index].get("arguments", "") + event.get("delta", "")
+    return {**started, "object": "response", "output": [items[index] for index in sorted(items)]}
 
 
 # --- Anthropic: Messages events -> a message ----------------------------------------------------
 
 
-def _anthropic(events: list[dict]) -> dict:
+def _anthropic(events: list[dict], notes: list[str]) -> dict:
     message: dict[str, Any] = {"type": "message", "role": "assistant", "content": []}
     blocks: dict[int, dict] = {}
     json_text: dict[int, str] = {}
@@ -261,7 +332,8 @@ def _anthropic(events: list[dict]) -> dict:
         if kind == "message_start" and isinstance(event.get("message"), dict):
             message = {**copy.deepcopy(event["message"]), "content": []}
         elif kind == "content_block_start" and isinstance(event.get("content_block"), dict):
-            blocks[event.get("index", len(blocks))] = copy.deepcopy(event["content_block"])
+            index = event.get("index", len(blocks))
+            blocks[index] = {**copy.deepcopy(event["content_block"]), **blocks.get(index, {})}  # an early delta kept
         elif kind == "content_block_delta" and isinstance(event.get("delta"), dict):
             block, delta = blocks.setdefault(event.get("index", 0), {}), event["delta"]
             if delta.get("type") == "input_json_delta":
@@ -277,7 +349,11 @@ def _anthropic(events: list[dict]) -> dict:
             if isinstance(event.get("usage"), dict):
                 message["usage"] = {**(message.get("usage") or {}), **event["usage"]}
     for index, text in json_text.items():
-        blocks[index]["input"] = orjson.loads(text) if text.strip() else {}
+        try:
+            blocks[index]["input"] = orjson.loads(text) if text.strip() else {}
+        except orjson.JSONDecodeError:  # cut short in the middle of a call's input: kept as it came
+            blocks[index]["input"] = text
+            notes.append(f"the input of tool call {blocks[index].get('id')!r} is cut short: kept as the text that came")
     message["content"] = [blocks[index] for index in sorted(blocks)]
     return message
 
@@ -285,7 +361,7 @@ def _anthropic(events: list[dict]) -> dict:
 # --- Gemini: chunks -> a response ---------------------------------------------------------------
 
 
-def _gemini(chunks: list[dict]) -> dict:
+def _gemini(chunks: list[dict], notes: list[str]) -> dict:
     response: dict[str, Any] = {}
     candidates: dict[int, dict] = {}
     for chunk in chunks:

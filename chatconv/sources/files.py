@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
@@ -170,12 +171,10 @@ def file_format(path: str | Path) -> str:
     """jsonl, json or yaml, from the file name (a compressed file's, `run.jsonl.gz`, is what it
     holds). A file named otherwise (`run.log`, `calls.txt`, no suffix) is told from its first
     lines as standard input is: JSONL when they are whole JSON lines, else YAML (a JSON superset)."""
-    suffix = Path(without_compression(path)).suffix.lower()
-    if suffix in JSONL_SUFFIXES:
-        return "jsonl"
-    if suffix in JSON_SUFFIXES:
-        return "json"
-    if suffix in YAML_SUFFIXES or str(path) == "-":
+    named = _named_format(path)
+    if named is not None:
+        return named
+    if not is_regular_file(path):  # a pipe (`<(...)`) cannot be read twice: iter_records tells it as it reads
         return "yaml"
     try:
         with open_binary(path) as stream:
@@ -183,6 +182,25 @@ def file_format(path: str | Path) -> str:
     except (ChatconvError, OSError):  # unreadable: reading it says why
         return "yaml"
     return "jsonl" if told == "jsonl" else "yaml"
+
+
+def _named_format(path: str | Path) -> str | None:
+    """jsonl, json or yaml when the file's name says so (`run.jsonl.gz` holds JSONL), else None."""
+    suffix = Path(without_compression(path)).suffix.lower()
+    if suffix in JSONL_SUFFIXES:
+        return "jsonl"
+    if suffix in JSON_SUFFIXES:
+        return "json"
+    return "yaml" if suffix in YAML_SUFFIXES else None
+
+
+def is_regular_file(path: str | Path) -> bool:
+    """Whether `path` is a regular file, which can be looked into before it is read (not `-`, a
+    pipe, a FIFO or a device, whose bytes would be used up)."""
+    try:
+        return str(path) != "-" and stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def iter_jsonl_stream(stream, file: str) -> Iterator[Record]:
@@ -216,6 +234,9 @@ def iter_records(path: str | Path, split: Callable[[Any], bool] | None = None) -
         return
     fmt = file_format(path)
     with open_binary(path) as stream:
+        if not _named_format(path) and not is_regular_file(path):  # `<(...)`, a FIFO: told as stdin is
+            yield from iter_stdin_records(split, stream, file)
+            return
         if fmt == "jsonl":
             yield from iter_jsonl_file(stream, file)
             return
@@ -261,12 +282,14 @@ def load_document(data: bytes, file: str, fmt: str) -> Record:
 
 
 
-def iter_stdin_records(split: Callable[[Any], bool] | None = None) -> Iterator[Record]:
-    """Every record of standard input: JSONL streamed a batch at a time, else one document."""
-    stdin = read_stdin()
+def iter_stdin_records(split: Callable[[Any], bool] | None = None, stream: BinaryIO | None = None,
+                       file: str = "-") -> Iterator[Record]:
+    """Every record of standard input (or of `stream`, a pipe named `file`): its format told from
+    its first lines; JSONL streamed a batch at a time, else one document."""
+    stdin = read_stdin(stream)
     if stdin.format == "jsonl":
         for batch in stdin.batches():
-            yield from iter_jsonl(io.BytesIO(batch.data), "-", batch.first_line)
+            yield from iter_jsonl(io.BytesIO(batch.data), file, batch.first_line)
         return
     fmt, data = stdin.document()
-    yield from _split(load_document(data, "-", fmt), split)
+    yield from _split(load_document(data, file, fmt), split)
