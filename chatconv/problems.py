@@ -72,7 +72,7 @@ CODES = {
     "memory-cap": "`tools` past --max-memory: a conversation finished early, its waiting calls written unanswered",
     "field-clash": "a --field mapping onto a key the record already has",
     "provider-rule": "a prompt the target provider's API would refuse",
-    "blank-text": "a text block of white space only, which Anthropic refuses: left out of the body (prompt and export)",
+    "blank-text": "a text block of white space only, which Anthropic and Gemini refuse: left out of the body (prompt and export)",
     "part-left-out": "a part the target API has no place for (reasoning without its signature, another provider's server tool, media it cannot take): left out of the body, named",
     "export-changed": "a value export writes otherwise than recorded, in the form the target API takes (tool-call arguments logged as an object, as their JSON text)",
     "usage": "a command-line or library call that cannot be carried out as given",

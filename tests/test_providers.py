@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from chatconv.providers import ProviderRuleError, render_anthropic, render_gemini, render_openai
@@ -76,9 +78,6 @@ BROKEN = {
                               1, "a system message after the conversation has started"),
     "anthropic starts with assistant": (render_anthropic, [{"role": "assistant", "content": "hi"}],
                                         0, "the conversation starts with the assistant"),
-    "gemini empty text": (render_gemini, [{"role": "user", "content": [{"type": "text", "text": ""},
-                                                                    {"type": "text", "text": "hi"}]}],
-                          0, "an empty text part"),
     "anthropic unanswered tool_use": (render_anthropic, [{"role": "user", "content": "x"},
                                                          {"role": "assistant", "content": [call("c1")]},
                                                          {"role": "user", "content": "ok?"}],
@@ -95,7 +94,7 @@ BROKEN = {
                                                         {"role": "tool", "content": [result("c1")]}],
                                         1, "functionCall 'c2' is not answered in the next user message"),
     "anthropic nothing to send": (render_anthropic, [{"role": "system", "content": "only"}],
-                                  None, "no user or assistant message to send"),
+                                  None, "no message to send: no user or assistant message"),
     "gemini late system": (render_gemini, [{"role": "user", "content": "x"}, {"role": "system", "content": "late"}],
                            1, "a system message after the conversation has started"),
 }
@@ -218,3 +217,23 @@ def test_an_anthropic_text_block_of_white_space_only_is_left_out_with_a_warning(
                                                                    {"type": "text", "text": "hi"}]}], warnings=warnings)
     assert body == {"messages": [{"role": "user", "content": "hi"}]} and repairs == []
     assert [(index, code) for index, code, _ in warnings] == [(0, "blank-text")]
+
+
+@pytest.mark.parametrize("text", ["", " \n"])
+def test_a_gemini_text_part_of_white_space_only_is_left_out_as_for_anthropic(text, tmp_path):
+    # One rule for both APIs that refuse it, in prompt and export alike.
+    warnings: list = []
+    body, repairs = render_gemini([{"role": "user", "content": [{"type": "text", "text": text},
+                                                                {"type": "text", "text": "hi"}]}], warnings=warnings)
+    assert body == {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]} and repairs == []
+    assert [(index, code) for index, code, _ in warnings] == [(0, "blank-text")]
+    from chatconv.formats import ExportRun, export_bodies
+    steps = tmp_path / "s.jsonl"
+    steps.write_text(json.dumps({"stepIndex": 0, "input": {"role": "user", "content": [
+        {"type": "text", "text": text}, {"type": "text", "text": "hi"}]}, "output": [
+        {"role": "assistant", "content": []}, {"role": "assistant", "content": "ok"}]}) + "\n")
+    run = ExportRun()
+    [exported] = [json.loads(b) for b in export_bodies([str(steps)], "gemini", "step", run=run)]
+    assert exported["contents"] == [{"role": "user", "parts": [{"text": "hi"}]},
+                                    {"role": "model", "parts": [{"text": "ok"}]}]
+    assert [p.code for p in run.problems] == ["blank-text", "part-left-out"]

@@ -95,7 +95,10 @@ def _contents(messages: list[dict], start: int, notes: list) -> list[dict]:
         role = own.get("role", WIRE_ROLES[message["role"]])
         written = [_part(p, message["role"], index, notes) for p in message_parts_of(message)]
         parts = [p for p in written if p is not None]
-        if not parts and written:  # all of it left out: no turn (the API refuses an empty one)
+        if not parts and not own.get("noParts"):  # nothing of it (or all left out): no turn (the API refuses an empty one)
+            if not written:
+                notes.append((index, "part-left-out", "a message with nothing in it is left out (Gemini refuses an "
+                              "empty turn)"))
             continue
         wire = WIRE_ROLES[message["role"]]
         if contents and last_role == wire and not own.get("newTurn"):
@@ -112,6 +115,9 @@ def _contents(messages: list[dict], start: int, notes: list) -> list[dict]:
 def _part(part: dict, role: str, index: int, notes: list) -> dict | None:
     kind, name, own = part["type"], _named(part), kept(part, NAME)
     if kind == "text":
+        if not part["text"].strip() and not _extra(part):  # refused by the API, and says nothing (as for Anthropic)
+            notes.append((index, "blank-text", "a text part of white space only is left out (Gemini refuses empty text)"))
+            return None
         return {"text": part["text"], **_extra(part)}
     if kind == "reasoning":
         if not part["text"] and not _extra(part):  # another provider's opaque reasoning (encrypted, redacted)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..messages import is_error_output
-from .rules import Rendering, media, system_and_turns, text_block
+from .rules import Rendering, media, system_and_turns
 
 
 def render_gemini(messages: list[dict], repair: bool = False, warnings: list | None = None) -> tuple[dict, list[str]]:
@@ -30,7 +30,10 @@ def render_gemini(messages: list[dict], repair: bool = False, warnings: list | N
 def _gemini_part(part: dict, index: int, state: Rendering, role: str) -> dict | None:
     kind = part["type"]
     if kind == "text":
-        return text_block(part, index, state, "an empty text part", "Gemini refuses empty parts; remove it")
+        if not part["text"].strip():  # Gemini refuses an empty text part; white space says nothing: as for Anthropic
+            state.left_out(index, "blank-text", "a text part of white space only is left out (Gemini refuses empty text)")
+            return None
+        return {"type": "text", "text": part["text"]}
     if kind in ("image", "file"):
         data, media_type, is_url = media(part)
         if is_url:

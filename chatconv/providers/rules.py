@@ -133,14 +133,6 @@ def _add_turn(turns: list[dict], role: str, blocks: list[dict], index: int) -> N
         turns.append({"role": role, "blocks": blocks, "index": index})
 
 
-def text_block(part: dict, index: int, state: Rendering, what: str, hint: str) -> dict | None:
-    """A text part as a text block; Anthropic and Gemini refuse empty text (a repair drops it)."""
-    if not part["text"].strip():
-        state.broken(index, what, hint, lambda: None)
-        return None
-    return {"type": "text", "text": part["text"]}
-
-
 def is_base64(data: str) -> bool:
     """Whether `data` is base64 (standard alphabet, padded): what Anthropic's and Gemini's inline
     data must be. A file id, a path or a gs:// URI in a part's data is not."""
@@ -170,7 +162,7 @@ def media(part: dict) -> tuple[str, str, bool]:
 def _check_turns(turns: list[dict], state: Rendering, call: str, result: str, result_id: str, call_id: str) -> None:
     """Start with the user; every call answered in the next user turn, results first."""
     if not turns:
-        state.broken(None, "no user or assistant message to send",
+        state.broken(None, "no message to send: no user or assistant message",
                      "the API needs at least one user message; give the case a user message")
     if turns and turns[0]["role"] != "user":
         state.broken(turns[0]["index"], f"the conversation starts with the {turns[0]['role']}",
