@@ -226,3 +226,45 @@ def test_a_tool_another_provider_ran_is_left_out_with_a_warning(tmp_path, target
     else:
         assert len(left_out) == 2 and all("'echo'" in m or "tool-result" in m for m in left_out)
         assert b"echo" not in orjson.dumps(body).replace(b"I'll use the echo tool.", b"")
+
+
+# Exchanges whose other half is none chatconv reads: what there is is read, the rest kept, said.
+ODD_EXCHANGES = [
+    ({"request": None, "response": {"id": "c1", "object": "chat.completion", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]}},
+     "$.request", "the request is null", ["", "hi"]),
+    ({"request": {"messages": [{"role": "user", "content": "q"}]},
+      "response": [{"id": "c1", "object": "chat.completion.chunk", "choices": []}]},
+     "$.response", "the response is a list", ["q"]),
+    ({"request": {"messages": [{"role": "user", "content": "q"}]}, "response": None},
+     "$.response", "the response is null", ["q"]),
+    ({"request": {"messages": [{"role": "user", "content": "q"}]}}, None, None, ["q"]),
+    ({"request": {"messages": [{"role": "user", "content": "q"}]},
+      "response": {"error": {"message": "rate limited", "type": "rate_limit"}}},
+     "$.response", "the response is an API error", ["q"]),
+    ({"request": {"contents": [{"role": "user", "parts": [{"text": "q"}]}]},
+      "response": {"promptFeedback": {"blockReason": "SAFETY"}, "responseId": "r9"}},
+     "$.response", "the response holds no answer", ["q"]),
+    ({"request": {"contents": [{"role": "user", "parts": [{"text": "q"}]}]},
+      "response": {"candidates": [], "responseId": "r8"}}, "$.response", "the response holds no answer", ["q"]),
+]
+
+
+@pytest.mark.parametrize("record, path, words, texts", ODD_EXCHANGES)
+def test_an_exchange_with_a_half_chatconv_does_not_read_keeps_it_and_says_so(tmp_path, record, path, words, texts):
+    from sdk_types import CHECKS
+    source = write_jsonl(tmp_path / "log.jsonl", [record])
+    problems: list = []
+    steps = import_paths([str(source)], problems=problems)
+    assert [p.path for p in problems if p.code == "import-changed"] == ([path] if path else [])
+    assert all(words in p.message for p in problems if p.code == "import-changed")
+    written = [step["input"]["content"] if isinstance(step["input"]["content"], str)
+               else step["input"]["content"][0]["text"] for step in steps] + [
+        m["content"] for step in steps for m in step["output"] if isinstance(m["content"], str)]
+    assert written == texts
+    if path == "$.response" and record["response"] is not None:  # the response not read is kept whole
+        assert orjson.dumps(record["response"]) in orjson.dumps(steps)
+    recording = write_jsonl(tmp_path / "steps.jsonl", steps)
+    for target, check in (("openai-chat", "openai"), ("anthropic", "anthropic"), ("gemini", "gemini")):
+        for body in export_bodies([str(recording)], target, "conversation", run=ExportRun()):
+            assert CHECKS[check](orjson.loads(body)) == [], (target, body)

@@ -212,3 +212,10 @@ def test_a_responses_stream_with_no_end_gives_its_text_from_the_deltas(tmp_path)
     [step] = import_paths([str(path)], problems=problems)
     assert step["output"][0]["content"][0]["text"] == "Checking now."
     assert [p.code for p in problems] == ["import-changed"]
+
+
+def test_stream_events_on_standard_input_say_to_name_the_file():
+    result = run_chatconv("import", "-", stdin=(STREAMS / "openai-chat-chunks.jsonl").read_bytes())
+    assert result.returncode == 1 and result.stdout == b""
+    assert "-:1:1: error: $: an event of a streamed response" in result.stderr_text
+    assert "name the file (not standard input)" in result.stderr_text

@@ -44,6 +44,11 @@ def detect(data: Any) -> bool:
             and not is_converse(data))  # Bedrock Converse has `system` too, and blocks keyed by kind
 
 
+def is_response(data: dict) -> bool:
+    """Whether an object this format reads is a response (not a request body): exchanges.py asks."""
+    return _is_response(data)
+
+
 def _is_response(data: Any) -> bool:
     return (isinstance(data, dict) and data.get("type") == "message" and data.get("role") == "assistant"
             and isinstance(data.get("content"), list))

@@ -38,31 +38,72 @@ class Exchange:
 
 def exchange_format(data: Any, readers) -> Exchange | None:
     """The reading of `data` as an exchange by the first of `readers` that reads both its halves
-    (the request as a request, the response as a response), or None."""
-    if not (isinstance(data, dict) and isinstance(data.get("request"), dict) and isinstance(data.get("response"), dict)):
+    (the request as a request, the response as a response); else by the one that reads the half
+    there is, when the other is none any format reads (missing, null, an API error, a list of
+    chunks); None when neither half is read, or when they are two formats'."""
+    if not isinstance(data, dict) or ("request" not in data and "response" not in data):
         return None
-    request, response = data["request"], data["response"]
-    for fmt in readers:
-        if _is_half(fmt, request, "request") and _is_half(fmt, response, "response"):
-            return Exchange(fmt)
+    asks = [fmt for fmt in readers if _is_half(fmt, data.get("request"), "request")]
+    answers = [fmt for fmt in readers if _is_half(fmt, data.get("response"), "response")]
+    both = next((fmt for fmt in asks if fmt in answers), None)
+    if both is not None:
+        return Exchange(both)
+    if asks and not answers and not any(fmt.detect(data.get("response")) for fmt in readers):
+        return Exchange(asks[0])
+    if answers and not asks and not any(fmt.detect(data.get("request")) for fmt in readers):
+        return Exchange(answers[0])
     return None
 
 
-def _is_half(fmt, data: dict, half: str) -> bool:
+def _is_half(fmt, data: Any, half: str) -> bool:
     responds = getattr(fmt, "is_response", None)
-    return responds is not None and fmt.detect(data) and responds(data) == (half == "response")
+    return (isinstance(data, dict) and responds is not None and fmt.detect(data)
+            and responds(data) == (half == "response"))
+
+
+def _shown(value: Any) -> str:
+    """What a half that is not read is, as a problem says it."""
+    if value is None:
+        return "null"
+    if isinstance(value, dict) and "error" in value:
+        return "an API error"
+    return {list: "a list", str: "a string", dict: "an object"}.get(type(value), type(value).__name__)
 
 
 def read_exchange(fmt, reading: Reading) -> Iterator[Imported]:
     halves = []
     for key in HALVES:
+        if not _is_half(fmt, reading.data.get(key), key):
+            halves.append(None)
+            continue
         half = Reading(half_record(reading.record, key), reading.format)
         halves.append([_moved_under(key, imported) for imported in fmt.read(half)])
         reading.problems.extend(half.problems)
     requests, answers = halves
+    if requests is None:  # the response alone: the request is null, an error, missing
+        if "request" in reading.data:
+            reading.warn(("request",), f"the request is {_shown(reading.data['request'])}, no request body chatconv "
+                         "reads: the response is read alone")
+        for answer in answers:
+            if answer.messages:
+                reading.keep(answer.messages[0], {"record": rest_of(reading.data, ("response",)) or None})
+            yield answer
+        return
     if not requests:
         return  # the request's problems are said
     request = requests[0]
+    if not answers:  # no answer: a blocked prompt, no choices, a failed call, an API error, no response
+        response = reading.data.get("response")
+        if response is not None and request.messages:
+            reading.keep(request.messages[-1], {"response": response})
+        if "response" in reading.data:
+            what = "holds no answer (no choice, candidate or output)" if answers is not None else \
+                f"is {_shown(response)}, no response chatconv reads"
+            reading.warn(("response",), f"the response {what}: the request is imported"
+                         + (f", the response kept whole on its last message (providerOptions.{reading.format}.response)"
+                            if response is not None and request.messages else ""), code="import-changed")
+        yield request
+        return
     rest = rest_of(reading.data, HALVES)
     asked_system = [message["content"] for message in request.messages if message.get("role") == "system"]
     for number, answer in enumerate(answers):

@@ -29,7 +29,7 @@ CODE_TOOL = "code_execution"  # the name the AI SDK gives Gemini's own code exec
 __all__ = ["NAME", "TARGET", "detect", "read", "write"]
 
 
-KEYS = frozenset({"candidates", "contents"})
+KEYS = frozenset({"candidates", "contents", "promptFeedback"})
 
 
 def detect(data: Any) -> bool:
@@ -40,14 +40,18 @@ def detect(data: Any) -> bool:
         return False
     if "candidates" in data:
         candidates = data["candidates"]
-        return isinstance(candidates, list) and bool(candidates) and all(
+        # none at all: a response all the same when it says it is one (blocked, or a usage record)
+        return isinstance(candidates, list) and (bool(candidates) or not {"promptFeedback", "responseId",
+                                                                          "usageMetadata"}.isdisjoint(data)) and all(
             isinstance(c, dict) and ("content" in c or "finishReason" in c) for c in candidates)
+    if isinstance(data.get("promptFeedback"), dict):  # a response to a blocked prompt: no candidates
+        return True
     return _is_contents(data.get("contents"))
 
 
 def is_response(data: dict) -> bool:
     """Whether an object this format reads is a response (not a request body)."""
-    return "candidates" in data
+    return "candidates" in data or "promptFeedback" in data
 
 
 def _is_contents(contents: Any) -> bool:
@@ -63,6 +67,10 @@ def read(reading: Reading) -> Iterator[Imported]:
         return
     if "candidates" in data:
         yield from _candidates(data, reading)
+        return
+    if "promptFeedback" in data and "contents" not in data:  # a blocked prompt's response: no answer to read
+        reading.warn(("promptFeedback",), "a response with no candidate (the prompt was blocked): no answer to import",
+                     code="import-empty")
         return
     if not isinstance(data.get("contents"), list):
         reading.error(("contents",), "a Gemini request body needs `contents`, a list of turns", code="missing-key")

@@ -233,6 +233,10 @@ def _unknown(record: Record, forced) -> Problem:
         return problem_at(record, (), f"not a record of the {forced.NAME} format: a record is a JSON object "
                           "(or an array of them)",
                           "error", "check the record, or name another format with --from", code="unknown-format")
+    if streams.stream_event(record.data):
+        return problem_at(record, (), "an event of a streamed response: chatconv assembles a stream from its file, "
+                          "not line by line", "error", "name the file (not standard input), so that its events are "
+                          "read together", code="unknown-format")
     seems = looks_like(record.data)
     if seems is not None:
         return problem_at(record, (), f"this looks like {seems}: chatconv does not read that format yet", "error",

@@ -185,6 +185,11 @@ def _provider(event: Any) -> str | None:
     return None
 
 
+def stream_event(data: Any) -> bool:
+    """Whether a record is one event of a stream (a chunk, a Messages or Responses event)."""
+    return _provider(data) in ("openai-chat", "openai-responses", "anthropic")
+
+
 def _rides_along(event: Any) -> bool:
     """An event of no provider's own shape that streams carry: Azure's prompt_filter_results chunk
     (`choices: []`), an `error` event (Anthropic's, the Responses API's), a `ping`."""
