@@ -192,7 +192,7 @@ def test_strict_makes_a_part_left_out_an_error_and_the_summary_counts_them(tmp_p
     assert lenient.stderr_text.endswith("2 steps read: 1 body written, 2 parts left out\n")
     strict = run_chatconv("export", "--to", "anthropic", "--strict", steps)
     assert strict.returncode == 1 and strict.stdout == b""
-    assert strict.stderr_text.count(": error: $: not exported: ") == 2
+    assert strict.stderr_text.count(": error: $.output[0]: not exported: ") == 2  # at the answer that held them
     assert strict.stderr_text.endswith("2 steps read: 0 bodies written, 2 parts left out\n")
     run = ExportRun()
     assert list(export_bodies([str(steps)], "anthropic", "conversation", run=run, strict=True)) == []

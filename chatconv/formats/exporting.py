@@ -201,6 +201,10 @@ def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun, strict: bo
         return None
     messages = conversation_messages([item.step for item in steps])
     owners = [item for item in steps for _ in range(1 + len(item.step["output"]))]  # the step of each message
+    # and its place in that step: a note about a message is located at it (a legacy one-message output at output)
+    places = [place for item in steps for place in
+              [("input",), *([("output", k) for k in range(len(item.step["output"]))]
+                             if isinstance(item.step["output"], list) else [("output",)])]]
     unrecorded = next((index for index, message in enumerate(messages) if is_unrecorded(message)), None)
     if unrecorded is not None:  # one rule for every target and --per: a body is never made up
         item = owners[unrecorded]
@@ -226,8 +230,9 @@ def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun, strict: bo
             for text in {id(item.record): item.record.text for item in steps}.values():
                 exact_json(body, text)
         for index, code, message in notes:
-            item = owners[index] if index is not None and index < len(owners) else steps[-1]
-            run.problems.append(problem_at(item.record, item.path, f"not exported: {message}" if strict else message,
+            known = index is not None and index < len(owners)
+            item, place = (owners[index], places[index]) if known else (steps[-1], ())
+            run.problems.append(problem_at(item.record, item.path + place, f"not exported: {message}" if strict else message,
                                            "error" if strict else "warning",
                                            "without --strict it is written without them" if strict else None,
                                            code=code))
