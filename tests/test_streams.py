@@ -219,3 +219,29 @@ def test_stream_events_on_standard_input_say_to_name_the_file():
     assert result.returncode == 1 and result.stdout == b""
     assert "-:1:1: error: $: an event of a streamed response" in result.stderr_text
     assert "name the file (not standard input)" in result.stderr_text
+
+
+def test_pieces_of_logprobs_audio_and_citations_are_joined_not_replaced(tmp_path):
+    chunk = {"id": "c1", "object": "chat.completion.chunk", "model": "m"}
+    chunks = [
+        {**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "audio": {"id": "a1", "data": "AAA", "transcript": "Hel"}},
+                               "logprobs": {"content": [{"token": "Hel", "logprob": -0.1}]}, "finish_reason": None}]},
+        {**chunk, "choices": [{"index": 0, "delta": {"audio": {"data": "BBB", "transcript": "lo", "expires_at": 9}},
+                               "logprobs": {"content": [{"token": "lo", "logprob": -0.2}]}, "finish_reason": "stop"}]}]
+    [response] = [r.data for r in _records(tmp_path, chunks)]
+    choice = response["choices"][0]
+    assert choice["message"]["audio"] == {"id": "a1", "data": "AAABBB", "transcript": "Hello", "expires_at": 9}
+    assert [t["token"] for t in choice["logprobs"]["content"]] == ["Hel", "lo"]
+    gemini = [{"candidates": [{"content": {"role": "model", "parts": [{"text": "A"}]}, "index": 0,
+                               "citationMetadata": {"citationSources": [{"uri": "u1"}]}}], "responseId": "r"},
+              {"candidates": [{"content": {"role": "model", "parts": [{"text": "B"}]}, "index": 0, "finishReason": "STOP",
+                               "citationMetadata": {"citationSources": [{"uri": "u2"}]}}], "responseId": "r"}]
+    [response] = [r.data for r in _records(tmp_path, gemini)]
+    assert response["candidates"][0]["citationMetadata"]["citationSources"] == [{"uri": "u1"}, {"uri": "u2"}]
+    assert response["candidates"][0]["content"]["parts"] == [{"text": "AB"}]
+
+
+def _records(tmp_path, events: list) -> list:
+    path = tmp_path / "s.sse"
+    path.write_bytes(_sse(events))
+    return list(streams.records(str(path)))

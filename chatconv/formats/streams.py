@@ -264,7 +264,7 @@ def _openai_chat(chunks: list[dict], notes: list[str]) -> dict:
             choice = choices.setdefault(index, {"index": index, "message": {"role": "assistant", "content": None}})
             for key, value in delta_choice.items():
                 if key not in ("index", "delta") and (value is not None or key not in choice):
-                    choice[key] = value
+                    choice[key] = _joined(choice.get(key), value)  # logprobs: each chunk's tokens, in order
             _add_chat_delta(choice["message"], delta_choice.get("delta") or {})
     response["choices"] = [choices[index] for index in sorted(choices)]
     for choice in response["choices"]:
@@ -296,7 +296,26 @@ def _add_chat_delta(message: dict, delta: dict) -> None:
                     elif field != "index" and part is not None:
                         call[field] = part
         elif key != "role" and value is not None:
-            message[key] = value
+            message[key] = _joined(message.get(key), value)  # audio: its data and transcript come in pieces
+
+
+# Fields that come in pieces: a stream's chunks each carry the next part of them.
+_PIECES = frozenset({"data", "transcript", "content", "refusal", "citationSources", "citations"})
+
+
+def _joined(before: Any, piece: Any) -> Any:
+    """A field of a stream's chunks as the whole response has it: objects merged key by key, the
+    lists of their pieces (logprobs' tokens, citation sources) joined, the strings of an audio
+    answer (data, transcript) joined; anything else is the last chunk's."""
+    if isinstance(before, dict) and isinstance(piece, dict):
+        merged = dict(before)
+        for key, value in piece.items():
+            if key in merged and isinstance(value, (list, str)) and type(merged[key]) is type(value) and key in _PIECES:
+                merged[key] = merged[key] + value
+            else:
+                merged[key] = _joined(merged.get(key), value)
+        return merged
+    return piece
 
 
 # --- Responses: events -> the response ----------------------------------------------------------
@@ -384,7 +403,7 @@ def _gemini(chunks: list[dict], notes: list[str]) -> dict:
                             content[field] = part
                     _add_gemini_parts(content.setdefault("parts", []), value.get("parts") or [])
                 else:
-                    candidate[key] = value
+                    candidate[key] = _joined(candidate.get(key), value)  # citations of each chunk, in order
     if candidates:
         response = {"candidates": [candidates[index] for index in sorted(candidates)], **response}
     return response
