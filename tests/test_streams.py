@@ -245,3 +245,37 @@ def _records(tmp_path, events: list) -> list:
     path = tmp_path / "s.sse"
     path.write_bytes(_sse(events))
     return list(streams.records(str(path)))
+
+
+# Events of every provider's shape, with any value where a field is: never a traceback.
+_ANY = st.recursive(st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=4),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                    max_leaves=6)
+_FIELDS = ["type", "object", "id", "choices", "delta", "index", "content", "candidates", "responseId", "message",
+           "content_block", "partial_json", "text", "tool_calls", "function", "response", "item", "output_index",
+           "finish_reason", "finishReason", "parts", "error", "usage", "arguments", "sequence_number"]
+def _others(*fixed: str) -> dict:
+    return {key: _ANY for key in _FIELDS if key not in fixed}
+
+
+_EVENT = st.one_of(
+    st.fixed_dictionaries({"object": st.just("chat.completion.chunk")}, optional=_others("object")),
+    st.fixed_dictionaries({"type": st.sampled_from(["message_start", "content_block_start", "content_block_delta",
+                                                    "message_delta", "message_stop", "error", "ping"])},
+                          optional=_others("type")),
+    st.fixed_dictionaries({"type": st.sampled_from(["response.created", "response.output_item.added",
+                                                    "response.output_text.delta", "response.completed"])},
+                          optional=_others("type")),
+    st.fixed_dictionaries({"candidates": st.lists(_ANY, max_size=2), "responseId": st.just("r")},
+                          optional=_others("candidates", "responseId")),
+    st.dictionaries(st.sampled_from(_FIELDS), _ANY, max_size=4))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_EVENT, min_size=1, max_size=6))
+def test_any_events_are_read_or_refused_with_a_problem_never_a_traceback(tmp_path_factory, events):
+    path = tmp_path_factory.mktemp("fuzz") / "events.sse"
+    path.write_bytes(_sse(events))
+    problems: list = []
+    import_paths([str(path)], problems=problems)  # raises nothing: a problem says what it could not read
+    assert all(p.line >= 1 and p.code for p in problems)

@@ -173,7 +173,7 @@ def _array_head(text: bytes) -> list[tuple[int, Any, None]]:
 def _provider(event: Any) -> str | None:
     if not isinstance(event, dict):
         return None
-    kind = event.get("type")
+    kind = event.get("type") if isinstance(event.get("type"), str) else None  # a list there is no event's type
     if event.get("object") == "chat.completion.chunk":
         return "openai-chat"
     if isinstance(kind, str) and kind.startswith("response.") and isinstance(event.get("sequence_number", 0), int):
