@@ -19,7 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chatconv.formats import FORMATS, IMPORTED, import_paths, inspect_archive, read
+from chatconv.formats import FORMATS, IMPORTED, import_paths, read
+from chatconv.formats.inspect_log import archive as inspect_archive
 from chatconv.messages import conversation_messages, extract_tool_calls_from_messages
 from conftest import run_chatconv
 

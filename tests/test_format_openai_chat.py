@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from chatconv.formats import ExportRun, export_bodies, from_openai_messages, import_paths, read, write
 from chatconv.formats.openai_chat import _checked_message
-from chatconv.formats.openai_chat_common import common_message
+from chatconv.formats.openai_chat.common import common_message
 from chatconv.formats.reading import Reading
 from chatconv.problems import ChatconvError
 from chatconv.recordings import tool_rows

@@ -374,7 +374,7 @@ MESSAGES = st.lists(st.sampled_from(["system", "user", "assistant"]).flatmap(
 @settings(max_examples=60, deadline=None)
 @given(MESSAGES)
 def test_every_message_and_part_is_read_in_order_or_kept(messages):
-    from chatconv.formats.otel_messages import messages_of
+    from chatconv.formats.otel_genai.messages import messages_of
     from chatconv.formats.reading import Reading
     from chatconv.sources import Record
 

@@ -1,7 +1,10 @@
-"""Other tools' recordings: each format a module of its own behind one small protocol, read by
-`chatconv import` into chatconv's recordings and written by `chatconv export` from them.
+"""Other tools' recordings: each format a folder of its own (openai_chat/, anthropic/, ...: its
+detection, reading and writing) behind one small protocol, read by `chatconv import` into
+chatconv's recordings and written by `chatconv export` from them. What they share stays here:
+reading.py, importing.py, exporting.py, exchanges.py, streams.py, unread.py. A new format is one
+new folder and one line in registry.py.
 
-A format module has NAME, `detect(data)` (whether a parsed record is written in it) and
+A format package has NAME, `detect(data)` (whether a parsed record is written in it) and
 `read(reading)` (its conversations as AI SDK model messages: reading.py). A format that can be
 exported also has TARGET (the chatconv.providers renderer whose rules its bodies keep) and
 `write(messages, metadata, gather_tools=False)` (one request body). A format whose files are not

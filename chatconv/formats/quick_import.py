@@ -14,7 +14,7 @@ path refuses.
 from __future__ import annotations
 
 from ..sources import NotWritten, Record, exact_json
-from .openai_chat_common import common_message
+from .openai_chat.common import common_message
 from .reading import STARTS_A_STEP
 from .registry import IMPORTED, openai_chat
 

@@ -15,8 +15,8 @@ import mimetypes
 from pathlib import Path
 from typing import Any, Iterator
 
-from .inspect_archive import SUFFIX, LogHeader, claims, records
-from .reading import Imported, Reading, name_results_of, rest_of, string_value, tool_input
+from .archive import SUFFIX, LogHeader, claims, records
+from ..reading import Imported, Reading, name_results_of, rest_of, string_value, tool_input
 
 NAME = "inspect"
 SUFFIXES = (SUFFIX,)  # files that are no JSON, searched in folders too

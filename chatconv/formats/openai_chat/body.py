@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..providers.rules import is_url, result_text
-from .reading import kept, tool_arguments
+from ...providers.rules import is_url, result_text
+from ..reading import kept, tool_arguments
 
 NAME = "openai-chat"
 TARGET = "openai"

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..messages import typed_tool_output
-from .reading import Reading, rest_of, tool_input
+from ...messages import typed_tool_output
+from ..reading import Reading, rest_of, tool_input
 
 NAME = "otel-genai"
 ROLES = ("system", "user", "assistant", "tool")

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ..problems import Problem
-from ..sources import Record, load_document, open_binary
-from ..sources.files import is_regular_file
+from ...problems import Problem
+from ...sources import Record, load_document, open_binary
+from ...sources.files import is_regular_file
 
 SUFFIX = ".eval"
 ZIP_MAGIC = b"PK\x03\x04"

@@ -23,8 +23,8 @@ from typing import Any, Iterator
 
 import orjson
 
-from .otel_messages import KNOWN_TYPES, NAME, messages_of, system_instructions
-from .reading import Imported, Reading, rest_of
+from .messages import KNOWN_TYPES, NAME, messages_of, system_instructions
+from ..reading import Imported, Reading, rest_of
 
 INPUT, OUTPUT, SYSTEM = "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"
 MESSAGE_KEYS = (SYSTEM, INPUT, OUTPUT)

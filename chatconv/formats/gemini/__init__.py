@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..messages import typed_tool_output
-from ..providers.rules import media
-from .gemini_body import MARKS, NAME, SPELLINGS, TARGET, write
-from .reading import Imported, Reading, free_of_marks, rest_of, tool_input
+from ...messages import typed_tool_output
+from ...providers.rules import media
+from .body import MARKS, NAME, SPELLINGS, TARGET, write
+from ..reading import Imported, Reading, free_of_marks, rest_of, tool_input
 
 ROLES = {"user": "user", "model": "assistant", "function": "tool"}
 DATA = ("text", "inline_data", "file_data", "functionCall", "functionResponse", "executableCode", "codeExecutionResult")

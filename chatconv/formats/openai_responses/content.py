@@ -12,8 +12,8 @@ from __future__ import annotations
 import mimetypes
 from typing import Any
 
-from .openai_chat_parts import AUDIO_TYPES
-from .reading import Reading, part_named, rest_of
+from ..openai_chat.parts import AUDIO_TYPES
+from ..reading import Reading, part_named, rest_of
 
 NAME = "openai-responses"
 USER_PARTS = ("input_text", "input_image", "input_file", "input_audio")

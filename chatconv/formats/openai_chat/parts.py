@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .reading import Reading, part_named, rest_of, string_value
+from ..reading import Reading, part_named, rest_of, string_value
 
 AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 

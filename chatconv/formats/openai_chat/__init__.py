@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..problems import ChatconvError
-from ..sources import Record
-from .openai_chat_body import MESSAGE_MARKS, NAME, PART_MARKS, TARGET, write
-from .openai_chat_common import common_message
-from .openai_chat_parts import user_parts
-from .reading import Imported, Reading, free_of_marks, name_results, rest_of, tool_input
+from ...problems import ChatconvError
+from ...sources import Record
+from .body import MESSAGE_MARKS, NAME, PART_MARKS, TARGET, write
+from .common import common_message
+from .parts import user_parts
+from ..reading import Imported, Reading, free_of_marks, name_results, rest_of, tool_input
 
 __all__ = ["NAME", "TARGET", "detect", "from_openai_messages", "read", "to_model_messages", "write"]
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")

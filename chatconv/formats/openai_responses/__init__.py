@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from .reading import Imported, Reading, rest_of, tool_input
-from .responses_content import ASSISTANT_PARTS, USER_PARTS, assistant_parts, joined_text, tool_output, user_parts
+from ..reading import Imported, Reading, rest_of, tool_input
+from .content import ASSISTANT_PARTS, USER_PARTS, assistant_parts, joined_text, tool_output, user_parts
 
 NAME = "openai-responses"
 ROLES = ("user", "assistant", "system", "developer")

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..providers.gemini import is_code_execution
-from ..providers.rules import is_base64, media, message_parts_of
-from .reading import kept
+from ...providers.gemini import is_code_execution
+from ...providers.rules import is_base64, media, message_parts_of
+from ..reading import kept
 
 NAME = "gemini"
 TARGET = "gemini"

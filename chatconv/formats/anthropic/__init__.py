@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from .anthropic_blocks import read_block, write_block
-from .reading import Imported, Reading, free_of_marks, kept, rest_of
-from .unread import is_converse
+from .blocks import read_block, write_block
+from ..reading import Imported, Reading, free_of_marks, kept, rest_of
+from ..unread import is_converse
 
 NAME = "anthropic"
 TARGET = "anthropic"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..kinds import detect_kind
-from ..messages import conversation_messages, iter_steps
+from ...kinds import detect_kind
+from ...messages import conversation_messages, iter_steps
 
 NAME = "ai-sdk"
 

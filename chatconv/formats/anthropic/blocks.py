@@ -14,8 +14,8 @@ from typing import Any
 
 import orjson
 
-from ..providers.rules import is_base64, media
-from .reading import Reading, free_of_marks, kept, rest_of, string_value
+from ...providers.rules import is_base64, media
+from ..reading import Reading, free_of_marks, kept, rest_of, string_value
 
 USER_BLOCKS = ("text", "image", "document", "tool_result")
 # server_tool_use and mcp_tool_use (the MCP connector's) are calls the API ran itself; their

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..problems import ChatconvError
-from ..sources import Record, data_suffix, iter_jsonl_stream, open_binary
-from .anthropic import read_message
-from .reading import Imported, Reading, rest_of
+from ...problems import ChatconvError
+from ...sources import Record, data_suffix, iter_jsonl_stream, open_binary
+from ..anthropic import read_message
+from ..reading import Imported, Reading, rest_of
 
 NAME = "claude-code"
 MESSAGE_LINES = ("user", "assistant")
