@@ -129,7 +129,6 @@ CONVERSE_REQUEST = {"modelId": "anthropic.claude-3-5-sonnet", "system": [{"text"
 @pytest.mark.parametrize("record, words", [
     ({"instruction": "Translate to English", "input": "hola", "output": "hello"}, "an Alpaca row"),
     ({"instruction": "Say hi", "output": "hi", "system": "x", "history": []}, "an Alpaca row"),
-    ({"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello"}]}, "a ShareGPT conversation"),
     ({"prompt": "hi", "chosen": "hello", "rejected": "go away"}, "a preference pair"),
     ({"input": {"messages": [{"role": "user", "content": "hi"}]}, "preferred_output": [], "non_preferred_output": []},
      "a preference pair"),

@@ -41,12 +41,13 @@ def read(path: str | Path, format: str | None = None, problems: list[Problem] | 
 
 
 def write(messages: list[dict], format: str, metadata: dict | None = None, gather_tools: bool = False) -> dict:
-    """One request body of `format` (openai-chat, anthropic, gemini) holding `messages` (AI SDK
-    model messages); ProviderRuleError when that API would refuse them."""
+    """One request body (or dataset row) of `format` (openai-chat, anthropic, gemini, sharegpt)
+    holding `messages` (AI SDK model messages); ProviderRuleError when that API would refuse them."""
     fmt = format_named(format)
     if fmt.NAME not in EXPORTED:
         raise UsageError(f"{format} cannot be written; chatconv writes {', '.join(EXPORTED)}")
-    RENDERERS[fmt.TARGET](messages)
+    if fmt.TARGET is not None:  # an API's body keeps its rules; a dataset's row has none
+        RENDERERS[fmt.TARGET](messages)
     return fmt.write(messages, metadata or {}, gather_tools=gather_tools)
 
 

@@ -205,8 +205,11 @@ def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun, strict: bo
     places = [place for item in steps for place in
               [("input",), *([("output", k) for k in range(len(item.step["output"]))]
                              if isinstance(item.step["output"], list) else [("output",)])]]
+    if fmt.TARGET is None:  # a dataset's row (sharegpt) may start with the model: an input never recorded is no turn
+        kept_at = [index for index, message in enumerate(messages) if not is_unrecorded(message)]
+        messages, owners, places = ([seq[i] for i in kept_at] for seq in (messages, owners, places))
     unrecorded = next((index for index, message in enumerate(messages) if is_unrecorded(message)), None)
-    if unrecorded is not None:  # one rule for every target and --per: a body is never made up
+    if unrecorded is not None:  # one rule for every API and --per: a request body is never made up
         item = owners[unrecorded]
         run.problems.append(problem_at(item.record, item.path + ("input",), "not exported: a response recorded "
                                        "without its request: there is no request body to write", "warning",
@@ -223,7 +226,8 @@ def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun, strict: bo
             notes.append((index, "part-left-out", f"{len(items)} Responses item(s) set aside on this message "
                           f"({', '.join(kinds)}) have no place in a body for {fmt.NAME}: left out"))
     try:
-        RENDERERS[fmt.TARGET](messages)  # the API's rules, as prompt's renderers keep them
+        if fmt.TARGET is not None:  # the API's rules, as prompt's renderers keep them (a dataset row has none)
+            RENDERERS[fmt.TARGET](messages)
         body = fmt.write(messages, metadata, gather_tools=gather_tools, notes=notes)
         line = exact_json(body)
         if b"+" in line:  # a float as d.ddde+NN: maybe an integer beyond 64 bits in a step's text

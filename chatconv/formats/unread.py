@@ -20,10 +20,6 @@ def looks_like(data: Any) -> str | None:
         return None
     if "instruction" in data and "output" in data:
         return "an Alpaca row (instruction/input/output)"
-    conversations = data.get("conversations")
-    if isinstance(conversations, list) and conversations and all(
-            isinstance(turn, dict) and "from" in turn and "value" in turn for turn in conversations):
-        return "a ShareGPT conversation (conversations of from/value turns)"
     if ("chosen" in data and "rejected" in data) or ("preferred_output" in data and "non_preferred_output" in data):
         return "a preference pair (chosen/rejected, as DPO datasets hold them)"
     if is_converse(data):

@@ -1,0 +1,163 @@
+"""ShareGPT conversations, as LLaMA-Factory, Axolotl and FastChat keep fine-tuning data:
+`{"conversations": [{"from": TAG, "value": TEXT}, ...], "system"?: TEXT, "tools"?: ..., ...}`.
+
+Each turn is one model message: `human` (or `user`) a user message, `gpt` (or `assistant`) an
+assistant message, `system` a system message, `function_call` an assistant message of tool calls
+(its value the JSON text of `{"name", "arguments"}`, or of a list of them), `observation` (or
+`tool`) a tool message answering the earliest unanswered call. ShareGPT gives calls no id: each
+gets `call_<turn>` (or `call_<turn>_<n>`), marked, and none is written back. A `system` column is
+the first message, marked so that it goes back to the column; the record's other columns
+(`tools`, `id`, `images`, ...) are the conversation's metadata; a turn's other fields stay on its
+message. Export writes each message as a turn again: import then export gives the same JSON value.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import orjson
+
+from ..reading import Imported, Reading, kept, rest_of, string_value
+
+NAME = "sharegpt"
+TARGET = None  # no API's rules: a dataset's rows
+KEYS = frozenset({"conversations"})
+
+# Each tag's role, and the tag written for each role (LLaMA-Factory's defaults).
+ROLES = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant", "system": "system",
+         "function_call": "call", "observation": "tool", "tool": "tool"}
+TAGS = {"user": "human", "assistant": "gpt", "system": "system", "call": "function_call", "tool": "observation"}
+_MARKS = ("from", "noId", "column", "value", "list")
+
+
+def detect(data: Any) -> bool:
+    """A record whose `conversations` are turns of `from` and `value`."""
+    turns = data.get("conversations") if isinstance(data, dict) else None
+    return isinstance(turns, list) and bool(turns) and all(
+        isinstance(turn, dict) and "from" in turn and "value" in turn for turn in turns)
+
+
+def read(reading: Reading) -> Iterator[Imported]:
+    data = reading.data
+    messages, paths = [], []
+    if "system" in data:
+        messages.append(reading.keep({"role": "system", "content": string_value(data["system"])}, {"column": True}))
+        paths.append(("system",))
+    waiting: list[str] = []  # the ids of calls not yet answered, oldest first
+    for index, turn in enumerate(data["conversations"]):
+        path = ("conversations", index)
+        tag = turn.get("from")
+        role = ROLES.get(tag) if isinstance(tag, str) else None
+        if role is None or not isinstance(turn.get("value"), str):
+            what = f"a turn from {tag!r}" if role is None else "a turn whose value is not text"
+            reading.error(path + (("from",) if role is None else ("value",)), f"{what} that chatconv cannot read",
+                          f"ShareGPT turns are from {', '.join(ROLES)}, each with a text value", code="wrong-type")
+            return
+        own = {"from": tag if tag != TAGS[role] else None, **rest_of(turn, ("from", "value"))}
+        if role == "call":
+            message = _calls(turn["value"], index, reading, path, waiting)
+            if message is None:
+                return
+        elif role == "tool":
+            call_id = waiting.pop(0) if waiting else f"call_{index}"  # none waiting: an orphan, said by the importer
+            message = {"role": "tool", "content": [{"type": "tool-result", "toolCallId": call_id, "toolName": "",
+                                                    "output": {"type": "text", "value": turn["value"]}}]}
+        else:
+            message = {"role": role, "content": turn["value"]}
+        messages.append(reading.keep(message, {key: value for key, value in own.items() if value is not None}))
+        paths.append(path)
+    yield Imported(None, messages, rest_of(data, ("conversations", "system")), paths)
+
+
+def _calls(value: str, index: int, reading: Reading, path: tuple, waiting: list[str]) -> dict | None:
+    """The assistant message of a function_call turn: one call, or a list of them."""
+    try:
+        parsed = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        parsed = None
+    calls = parsed if isinstance(parsed, list) else [parsed]
+    if not calls or not all(isinstance(c, dict) and isinstance(c.get("name"), str) and "arguments" in c for c in calls):
+        reading.error(path + ("value",), "a function_call turn whose value is not the JSON text of "
+                      '{"name", "arguments"} (or of a list of them)', code="wrong-type")
+        return None
+    parts = []
+    for number, call in enumerate(calls):
+        call_id = f"call_{index}" if len(calls) == 1 else f"call_{index}_{number}"
+        waiting.append(call_id)
+        parts.append({"type": "tool-call", "toolCallId": call_id, "toolName": call["name"], "input": call["arguments"],
+                      "providerOptions": {NAME: {"noId": True, **rest_of(call, ("name", "arguments"))}}})
+    message = {"role": "assistant", "content": parts}
+    # The value as written, when writing the calls again would not give these bytes back.
+    if _calls_text(parts, isinstance(parsed, list)) != value:
+        reading.keep(message, {"value": value})
+    if isinstance(parsed, list):
+        reading.keep(message, {"list": True})
+    return message
+
+
+def _calls_text(parts: list[dict], as_list: bool) -> str:
+    calls = [{"name": p["toolName"], "arguments": p.get("input", {}),
+              **{k: v for k, v in kept(p, NAME).items() if k != "noId"}} for p in parts]
+    return orjson.dumps(calls if as_list else calls[0]).decode()
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing a record
+
+
+def write(messages: list[dict], metadata: dict, gather_tools: bool = False, notes: list | None = None) -> dict:
+    """A ShareGPT record: each message a turn (a system message marked as the column goes back
+    to it), then the record's other columns. What a turn cannot hold is left out, noted in
+    `notes` as (message index, code, what): images and files, reasoning."""
+    notes = notes if notes is not None else []
+    record: dict[str, Any] = {"conversations": []}
+    for index, message in enumerate(messages):
+        own = kept(message, NAME)
+        extra = {key: value for key, value in own.items() if key not in _MARKS}
+        role = message["role"]
+        if role == "system" and own.get("column"):
+            record["system"] = message["content"]
+            continue
+        for kind, value in _turns(message, index, notes):
+            tag = own.get("from") if isinstance(own.get("from"), str) and ROLES.get(own["from"]) == kind else TAGS[kind]
+            record["conversations"].append({"from": tag, "value": value, **extra})
+    return {**record, **metadata}
+
+
+def _turns(message: dict, index: int, notes: list) -> list[tuple[str, str]]:
+    """(role of the turn, its value) of each turn a message makes."""
+    role, content, own = message["role"], message["content"], kept(message, NAME)
+    parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    if role == "tool":
+        return [("tool", _result_text(part)) for part in parts if part["type"] == "tool-result"]
+    texts, calls = [], []
+    for part in parts:
+        if part["type"] == "text":
+            texts.append(part["text"])
+        elif part["type"] == "tool-call":
+            calls.append(part)
+        elif part["type"] != "tool-result":
+            notes.append((index, "part-left-out", f"a {part['type']} part is left out (a ShareGPT turn holds text)"))
+    turns = []
+    if texts or not calls:
+        turns.append((role, "\n".join(texts)))
+    if calls:
+        written = own.get("value")
+        as_list = bool(own.get("list")) or len(calls) > 1
+        if not (isinstance(written, str) and _same_calls(written, calls, as_list)):
+            written = _calls_text(calls, as_list)
+        turns.append(("call", written))
+    return turns
+
+
+def _same_calls(value: str, calls: list[dict], as_list: bool) -> bool:
+    """Whether `value` (a function_call turn's text as read) still says these calls."""
+    try:
+        return orjson.loads(value) == orjson.loads(_calls_text(calls, as_list))
+    except orjson.JSONDecodeError:
+        return False
+
+
+def _result_text(part: dict) -> str:
+    value = part["output"].get("value")
+    return value if isinstance(value, str) else orjson.dumps(value).decode()
