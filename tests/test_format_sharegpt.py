@@ -6,6 +6,7 @@ import then export gives the same JSON value, for any record of the format; noth
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import orjson
 import pytest
@@ -128,3 +129,12 @@ def test_any_record_comes_back_whole(tmp_path, rows):
     # nothing lost, order kept: every turn's text, tag and field, in order
     assert [[(t["from"], t["value"]) for t in r["conversations"]] for r in back] == [
         [(t["from"], t["value"]) for t in r["conversations"]] for r in rows]
+
+
+def test_a_real_sharegpt_file_comes_back_whole(tmp_path):
+    # axolotl's own fixture (tests/data/formats/README.md): one record, human/gpt turns.
+    source = Path(__file__).parent / "data" / "formats" / "sharegpt" / "real" / "conversation.json"
+    steps = import_and_validate(tmp_path, source)
+    run = ExportRun()
+    back = [orjson.loads(body) for body in export_bodies([str(steps)], "sharegpt", "conversation", run=run)]
+    assert back == [json.loads(source.read_text(encoding="utf-8"))] and run.problems == []

@@ -119,7 +119,7 @@ def test_an_object_a_format_detects_has_one_of_the_keys_that_format_is_asked_for
 
 
 # Records of formats chatconv does not read yet: named for what they are, not a wrong guess
-# (Alpaca's input/output are not a chatconv step; Bedrock Converse's `system` is not Anthropic's).
+# (Bedrock Converse's `system` is not Anthropic's).
 CONVERSE_REQUEST = {"modelId": "anthropic.claude-3-5-sonnet", "system": [{"text": "Be brief."}],
                     "messages": [{"role": "user", "content": [{"text": "Weather?"}]},
                                  {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "w",
@@ -127,8 +127,6 @@ CONVERSE_REQUEST = {"modelId": "anthropic.claude-3-5-sonnet", "system": [{"text"
 
 
 @pytest.mark.parametrize("record, words", [
-    ({"instruction": "Translate to English", "input": "hola", "output": "hello"}, "an Alpaca row"),
-    ({"instruction": "Say hi", "output": "hi", "system": "x", "history": []}, "an Alpaca row"),
     ({"prompt": "hi", "chosen": "hello", "rejected": "go away"}, "a preference pair"),
     ({"input": {"messages": [{"role": "user", "content": "hi"}]}, "preferred_output": [], "non_preferred_output": []},
      "a preference pair"),

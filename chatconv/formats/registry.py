@@ -8,6 +8,7 @@ from typing import Any, Iterator, Protocol
 # The modules themselves, by their full names: `from . import` would be the package, whose
 # __init__ imports this registry.
 import chatconv.formats.ai_sdk as ai_sdk
+import chatconv.formats.alpaca as alpaca
 import chatconv.formats.anthropic as anthropic
 import chatconv.formats.claude_code as claude_code
 import chatconv.formats.gemini as gemini
@@ -36,7 +37,7 @@ class RecordingFormat(Protocol):
 
 
 IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, otel_genai, openai_responses, claude_code, gemini, anthropic,
-                                         sharegpt, openai_chat)
+                                         sharegpt, alpaca, openai_chat)
 FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported
 IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)
 EXPORTED = tuple(fmt.NAME for fmt in IMPORTED if hasattr(fmt, "write"))

@@ -18,8 +18,6 @@ def looks_like(data: Any) -> str | None:
     (instruction/input/output)"; None when it is nothing chatconv knows."""
     if not isinstance(data, dict):
         return None
-    if "instruction" in data and "output" in data:
-        return "an Alpaca row (instruction/input/output)"
     if ("chosen" in data and "rejected" in data) or ("preferred_output" in data and "non_preferred_output" in data):
         return "a preference pair (chosen/rejected, as DPO datasets hold them)"
     if is_converse(data):

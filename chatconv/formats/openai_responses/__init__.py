@@ -35,8 +35,9 @@ KEPT_WHOLE = ("web_search_call", "file_search_call", "computer_call", "computer_
               "apply_patch_call", "apply_patch_call_output", "mcp_list_tools", "mcp_call", "mcp_approval_request",
               "mcp_approval_response", "item_reference", "compaction")
 ITEM_TYPES = ("message", "reasoning", *CALLS, *OUTPUTS, *KEPT_WHOLE)
-# Other formats' (or chatconv's own) marks: a Gemini Interactions record has `input` and `outputs`.
-NOT_A_BODY = ("messages", "output", "outputs", "steps", "stepIndex", "target")
+# Other formats' (or chatconv's own) marks: a Gemini Interactions record has `input` and `outputs`,
+# an Alpaca row `instruction` (a Responses body says `instructions`).
+NOT_A_BODY = ("messages", "output", "outputs", "instruction", "steps", "stepIndex", "target")
 
 
 KEYS = frozenset({"object", "input"})
