@@ -138,3 +138,35 @@ def test_a_real_sharegpt_file_comes_back_whole(tmp_path):
     run = ExportRun()
     back = [orjson.loads(body) for body in export_bodies([str(steps)], "sharegpt", "conversation", run=run)]
     assert back == [json.loads(source.read_text(encoding="utf-8"))] and run.problems == []
+
+
+# --- the quick path (a line of the common shape in one pass) is the full path's equal --------
+
+
+def _imported(lines: list[bytes], quick: bool) -> tuple:
+    import io
+
+    from chatconv.formats.importing import Importer
+    from chatconv.sources import iter_jsonl
+    importer = Importer()
+    importer.quick = quick
+    out = [line for record in iter_jsonl(io.BytesIO(b"\n".join(lines) + b"\n"), "train.jsonl", 1)
+           for line in importer.lines_of(record)]
+    run = importer.run
+    return out, (run.records, run.conversations, run.steps), run.formats, run.problems, list(importer.state.next_steps.items())
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(records(), min_size=1, max_size=4))
+def test_the_quick_way_reads_as_the_full_path_does(rows):
+    lines = [json.dumps(row, ensure_ascii=False).encode() for row in rows]
+    assert _imported(lines, quick=True) == _imported(lines, quick=False)
+
+
+def test_common_rows_go_the_quick_way(monkeypatch):
+    # Counted: the full reading is not asked for a row of plain human/gpt turns.
+    calls = []
+    monkeypatch.setattr(sharegpt, "read", lambda reading: calls.append(reading) or iter(()))
+    row = {"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello"}], "system": "s"}
+    out, counts, formats, problems, _ = _imported([json.dumps(row).encode()], quick=True)
+    assert calls == [] and counts == (1, 1, 2) and formats == {"sharegpt": 1} and problems == []

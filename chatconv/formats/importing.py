@@ -27,7 +27,7 @@ from .exchanges import exchange_format
 from .unread import looks_like
 from .reading import STARTS_A_STEP, Imported, Reading, name_results
 from .quick_import import quick_lines
-from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named, openai_chat, streams
+from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named, openai_chat, sharegpt, streams
 
 
 @dataclass
@@ -124,7 +124,14 @@ class Importer:
         self.forced = format_named(self.format_name) if self.format_name else None
         self.readers = [self.forced] if self.forced else IMPORTED
         # Fine-tuning lines of common shapes go the quick way when nothing else is asked of them.
-        self.quick = self.forced in (None, openai_chat) and not self.field_map and not self.conversations
+        self.quick = self.forced in (None, openai_chat, sharegpt) and not self.field_map and not self.conversations
+
+    def _quick_reader(self, data: dict):
+        """The format whose quick path may read `data` (a line of a fine-tuning file): sharegpt's
+        for `conversations` no earlier format claims, openai-chat's (quick_import) else."""
+        if "conversations" in data:
+            return sharegpt if self.forced in (None, sharegpt) and _BEFORE_SHAREGPT.isdisjoint(data) else None
+        return _OPENAI_QUICK if self.forced in (None, openai_chat) else None
 
     def own_reader(self, file: str):
         """The format that reads `file` itself (not as JSON or JSONL records), or None; a stream
@@ -163,14 +170,16 @@ class Importer:
         run = self.run
         if self.quick and type(record.data) is dict:
             conversation_id = _name_after(record, 0)
-            quick = None if self.state.knows(conversation_id) else quick_lines(record, conversation_id)
+            reader = self._quick_reader(record.data)
+            quick = None if reader is None or self.state.knows(conversation_id) else \
+                reader.quick_lines(record, conversation_id)
             if quick is not None:
                 lines, names = quick
                 if touched is not None:
                     touched.append(conversation_id)
                 self.state.names_of(conversation_id).update(names)
                 self.state.set_next_step(conversation_id, len(lines))
-                run.read(openai_chat.NAME)
+                run.read(reader.NAME)
                 run.wrote(len(lines))
                 yield from lines
                 return
@@ -215,6 +224,15 @@ def _readings(record: Record, readers, forced, run: ImportRun, field_map: FieldM
         run.problems.append(_unknown(record, forced))
         return
     yield found, Reading(record, found.NAME)
+
+
+# The keys of the formats detection asks before sharegpt: a record with one of them goes the full way.
+_BEFORE_SHAREGPT = frozenset().union(*(fmt.KEYS for fmt in IMPORTED[:IMPORTED.index(sharegpt)]))
+
+
+class _OPENAI_QUICK:  # openai-chat's quick path (quick_import.py), as a reader of the quick protocol
+    NAME = openai_chat.NAME
+    quick_lines = staticmethod(quick_lines)
 
 
 def _format_of(data: Any, readers, forced):

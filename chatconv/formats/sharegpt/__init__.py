@@ -17,7 +17,9 @@ from typing import Any, Iterator
 
 import orjson
 
-from ..reading import Imported, Reading, kept, rest_of, string_value
+from ...messages import unrecorded_input
+from ...sources import NotWritten, Record, exact_json
+from ..reading import STARTS_A_STEP, Imported, Reading, kept, rest_of, string_value
 
 NAME = "sharegpt"
 TARGET = None  # no API's rules: a dataset's rows
@@ -99,6 +101,45 @@ def _calls_text(parts: list[dict], as_list: bool) -> str:
     calls = [{"name": p["toolName"], "arguments": p.get("input", {}),
               **{k: v for k, v in kept(p, NAME).items() if k != "noId"}} for p in parts]
     return orjson.dumps(calls if as_list else calls[0]).decode()
+
+
+def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict[str, str]] | None:
+    """The step lines of a record of the common shape (turns of the default tags human, gpt and
+    system, each only `from` and `value`, its value text; a text `system` column), made in one
+    pass as read() and the importer would make them (a property test holds them equal); None for
+    any other record, which the full path reads."""
+    data = record.data
+    if record.error or record.problems or type(data) is not dict:
+        return None
+    turns = data.get("conversations")
+    if type(turns) is not list or not turns or ("system" in data and type(data["system"]) is not str):
+        return None
+    messages = [{"role": "system", "content": data["system"], "providerOptions": {NAME: {"column": True}}}] \
+        if "system" in data else []
+    for turn in turns:
+        role = _QUICK_ROLES.get(turn.get("from")) if type(turn) is dict and len(turn) == 2 else None
+        value = turn.get("value") if role else None
+        if type(value) is not str:
+            return None
+        messages.append({"role": role, "content": value})
+    steps: list[dict] = []
+    if messages[0]["role"] not in STARTS_A_STEP:
+        steps.append({"conversationId": conversation_id, "stepIndex": 0, "input": unrecorded_input(), "output": []})
+    for message in messages:
+        if not steps or message["role"] in STARTS_A_STEP:
+            steps.append({"conversationId": conversation_id, "stepIndex": len(steps), "input": message, "output": []})
+        else:
+            steps[-1]["output"].append(message)
+    rest = rest_of(data, ("conversations", "system"))
+    if rest:
+        steps[0]["metadata"] = {NAME: rest}
+    try:
+        return [exact_json(step, record.text) for step in steps], {}
+    except NotWritten:  # too deep, an integer beyond 64 bits: the full path says so
+        return None
+
+
+_QUICK_ROLES = {"human": "user", "gpt": "assistant", "system": "system"}
 
 
 # ---------------------------------------------------------------------------------------------
