@@ -9,23 +9,15 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import import_and_validate, import_problems, read_jsonl, run_chatconv, write_jsonl
+from conftest import import_and_validate, import_problems, read_jsonl, round_trip, run_chatconv, write_jsonl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chatconv.formats import IMPORTED, ExportRun, alpaca, export_bodies, import_paths
+from chatconv.formats import IMPORTED, ExportRun, alpaca, export_bodies
 
 ROWS = [{"instruction": "Translate to English", "input": "hola", "output": "hello"},
         {"instruction": "Say hi", "input": "", "output": "hi", "system": "Be kind.", "history": [["q1", "a1"]]},
         {"instruction": "Who are you?", "output": "I am {{name}}.", "id": 7}]
-
-
-def _round_trip(tmp_path, rows: list[dict]) -> list[dict]:
-    steps = write_jsonl(tmp_path / "steps.jsonl", import_paths([str(write_jsonl(tmp_path / "rows.jsonl", rows))]))
-    run = ExportRun()
-    back = [orjson.loads(body) for body in export_bodies([str(steps)], "alpaca", "conversation", run=run)]
-    assert [p for p in run.problems if p.is_error] == []
-    return back
 
 
 def test_detected_as_alpaca_and_by_no_other_format():
@@ -48,7 +40,7 @@ def test_a_row_is_a_conversation_whose_prompt_joins_instruction_and_input(tmp_pa
 
 
 def test_import_then_export_gives_the_rows_back(tmp_path):
-    assert _round_trip(tmp_path, ROWS) == ROWS
+    assert round_trip(tmp_path, ROWS, "alpaca") == ROWS
 
 
 @pytest.mark.parametrize("row, path", [({"instruction": "x", "input": 3, "output": "y"}, "$.input"),
@@ -79,7 +71,7 @@ def rows(draw) -> dict:
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(rows(), min_size=1, max_size=3))
 def test_any_row_comes_back_whole(tmp_path, drawn):
-    assert _round_trip(tmp_path, drawn) == drawn
+    assert round_trip(tmp_path, drawn, "alpaca") == drawn
 
 
 @pytest.mark.parametrize("name", ["identity.json", "alpaca.json"])

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import import_and_validate, import_problems, read_jsonl, write_jsonl
+from conftest import import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chatconv.formats import FORMATS, ExportRun, export_bodies, import_paths, sharegpt
+from chatconv.formats import FORMATS, ExportRun, export_bodies, sharegpt
 
 TOOLS = json.dumps([{"name": "get_weather", "description": "Weather", "parameters": {"type": "object"}}])
 RECORD = {"conversations": [{"from": "human", "value": "What's the weather in Oslo?"},
@@ -23,14 +23,6 @@ RECORD = {"conversations": [{"from": "human", "value": "What's the weather in Os
                             {"from": "observation", "value": '{"temp": 3}'},
                             {"from": "gpt", "value": "It is 3 degrees."}],
           "system": "You are helpful.", "tools": TOOLS}
-
-
-def _round_trip(tmp_path, records: list[dict]) -> list[dict]:
-    steps = write_jsonl(tmp_path / "steps.jsonl", import_paths([str(write_jsonl(tmp_path / "rows.jsonl", records))]))
-    run = ExportRun()
-    back = [orjson.loads(body) for body in export_bodies([str(steps)], "sharegpt", "conversation", run=run)]
-    assert [p for p in run.problems if p.is_error] == []
-    return back
 
 
 def test_detected_as_sharegpt_and_by_no_other_format():
@@ -61,7 +53,7 @@ def test_import_then_export_gives_the_record_back(tmp_path):
                                   {"from": "observation", "value": "A"}, {"from": "observation", "value": "B"},
                                   {"from": "gpt", "value": "done"}]}
     records = [RECORD, other_tags, parallel]
-    assert _round_trip(tmp_path, records) == records
+    assert round_trip(tmp_path, records, "sharegpt") == records
 
 
 @pytest.mark.parametrize("turn, path, words", [
@@ -124,7 +116,7 @@ def records(draw) -> dict:
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(records(), min_size=1, max_size=3))
 def test_any_record_comes_back_whole(tmp_path, rows):
-    back = _round_trip(tmp_path, rows)
+    back = round_trip(tmp_path, rows, "sharegpt")
     assert back == rows
     # nothing lost, order kept: every turn's text, tag and field, in order
     assert [[(t["from"], t["value"]) for t in r["conversations"]] for r in back] == [
