@@ -101,16 +101,17 @@ def test_a_file_of_one_record_conversations_is_never_read_again_by_the_main_proc
                               st.none() | st.dictionaries(st.sampled_from(["c1", "c2"]), st.just("t")),
                               st.none() | st.integers(0, 3)), unique_by=lambda item: item[0], max_size=8))
 def test_a_batch_taken_at_once_leaves_the_state_its_records_taken_in_turn_leave(known, new):
-    from chatconv.formats import importing
+    from chatconv.formats import import_state
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(importing, "CONVERSATION_WINDOW", 5)  # the window is crossed
+        patch.setattr(import_state, "CONVERSATION_WINDOW", 5)  # the window is crossed
         _compare_states(known, new)
 
 
 def _compare_states(known: list, new: list) -> None:
     from chatconv.formats.import_files import _take
-    from chatconv.formats.importing import Importer, ImportState
+    from chatconv.formats.import_state import ImportState
+    from chatconv.formats.importing import Importer
 
     at_once, in_turn = ImportState(), ImportState()
     for state in (at_once, in_turn):

@@ -24,7 +24,8 @@ from ..handback import hand_back
 from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, batch_workers, compression_of, discover,
                        Record, file_format, iter_jsonl, iter_line_batches, open_binary, read_batch)
-from .importing import ImportRun, Importer, ImportState
+from .import_state import ImportState
+from .importing import ImportRun, Importer
 from .registry import OWN_SUFFIXES
 
 if TYPE_CHECKING:

@@ -11,23 +11,22 @@ whose steps are valid by construction).
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..messages import unrecorded_input
-from ..pairing import CONVERSATION_WINDOW
 from ..problems import ChatconvError, Problem
 from ..schemas import fast_validator
 from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record, discover, element_records, exact_json,
                        iter_records, problem_at)
 from ..validate import check_schema
 from .exchanges import exchange_format
-from .unread import looks_like
-from .reading import STARTS_A_STEP, Imported, Reading, name_results
+from .import_state import ImportState
 from .quick_import import quick_lines
-from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, ai_sdk, format_named, openai_chat, sharegpt, streams
+from .reading import STARTS_A_STEP, Imported, Reading, name_results
+from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, format_named, openai_chat, sharegpt, streams
+from .unread import unknown_format
 
 
 @dataclass
@@ -70,46 +69,6 @@ def split_steps(messages: list[dict], continued: bool = False) -> list[tuple[dic
 
 
 @dataclass
-class ImportState:
-    """What import carries from record to record, per conversation (the CONVERSATION_WINDOW most
-    recently read): the tool names of its calls by id, and the number its next step takes (a
-    conversation continued by a later record numbers its steps on, as validate expects)."""
-
-    names: OrderedDict[str, dict[str, str]] = field(default_factory=OrderedDict)
-    next_steps: OrderedDict[str, int] = field(default_factory=OrderedDict)
-
-    def knows(self, conversation_id: str) -> bool:
-        return conversation_id in self.names or conversation_id in self.next_steps
-
-    def names_of(self, conversation_id: str) -> dict[str, str]:
-        if conversation_id in self.names:
-            self.names.move_to_end(conversation_id)
-            return self.names[conversation_id]
-        while len(self.names) >= CONVERSATION_WINDOW:
-            self.names.popitem(last=False)
-        self.names[conversation_id] = {}
-        return self.names[conversation_id]
-
-    def take_first_step(self, conversation_id: str) -> int:
-        return self.next_steps.pop(conversation_id, 0)
-
-    def add_new(self, after: list[tuple[str, dict[str, str] | None, int | None]]) -> None:
-        """The state of conversations this state does not know, each given once, in the order
-        read, as (id, tool names or None, next step or None): as names_of and set_next_step would
-        leave it, taken at once."""
-        self.names.update((i, names) for i, names, _ in after if names is not None)
-        self.next_steps.update((i, step) for i, _, step in after if step is not None)
-        for held in (self.names, self.next_steps):
-            for _ in range(len(held) - CONVERSATION_WINDOW):
-                held.popitem(last=False)
-
-    def set_next_step(self, conversation_id: str, step: int) -> None:
-        self.next_steps[conversation_id] = step
-        while len(self.next_steps) > CONVERSATION_WINDOW:
-            self.next_steps.popitem(last=False)
-
-
-@dataclass
 class Importer:
     """One import: how records are read (the formats tried, one forced, fields moved), what is
     written (steps or conversations), the state across records and what was found."""
@@ -119,6 +78,7 @@ class Importer:
     field_map: FieldMap | None = None
     run: ImportRun = field(default_factory=ImportRun)
     state: ImportState = field(default_factory=ImportState)
+    _own: dict = field(default_factory=dict, init=False, repr=False)  # own_reader's answer, by file
 
     def __post_init__(self):
         self.forced = format_named(self.format_name) if self.format_name else None
@@ -126,18 +86,22 @@ class Importer:
         # Fine-tuning lines of common shapes go the quick way when nothing else is asked of them.
         self.quick = self.forced in (None, openai_chat, sharegpt) and not self.field_map and not self.conversations
 
-    def _quick_reader(self, data: dict):
-        """The format whose quick path may read `data` (a line of a fine-tuning file): sharegpt's
+    def _quick_reader(self, data: dict) -> tuple[str, Callable] | None:
+        """(format, its quick path) that may read `data` (a line of a fine-tuning file): sharegpt's
         for `conversations` no earlier format claims, openai-chat's (quick_import) else."""
         if "conversations" in data:
-            return sharegpt if self.forced in (None, sharegpt) and _BEFORE_SHAREGPT.isdisjoint(data) else None
-        return _OPENAI_QUICK if self.forced in (None, openai_chat) else None
+            alone = self.forced in (None, sharegpt) and _BEFORE_SHAREGPT.isdisjoint(data)
+            return (sharegpt.NAME, sharegpt.quick_lines) if alone else None
+        return (openai_chat.NAME, quick_lines) if self.forced in (None, openai_chat) else None
 
     def own_reader(self, file: str):
         """The format that reads `file` itself (not as JSON or JSONL records), or None; a stream
-        (streams.py) gives its assembled responses, which any format then reads."""
-        own = next((fmt for fmt in self.readers if hasattr(fmt, "records") and fmt.claims(file)), None)
-        return own if own is not None or not streams.claims(file) else streams
+        (streams/) gives its assembled responses, which any format then reads. Asked once a file:
+        telling a stream reads the file's start."""
+        if file not in self._own:
+            own = next((fmt for fmt in self.readers if hasattr(fmt, "records") and fmt.claims(file)), None)
+            self._own[file] = own if own is not None or not streams.claims(file) else streams
+        return self._own[file]
 
     def records(self, file: str) -> Iterator[Record]:
         own = self.own_reader(file)
@@ -171,15 +135,14 @@ class Importer:
         if self.quick and type(record.data) is dict:
             conversation_id = _name_after(record, 0)
             reader = self._quick_reader(record.data)
-            quick = None if reader is None or self.state.knows(conversation_id) else \
-                reader.quick_lines(record, conversation_id)
+            quick = None if reader is None or self.state.knows(conversation_id) else reader[1](record, conversation_id)
             if quick is not None:
                 lines, names = quick
                 if touched is not None:
                     touched.append(conversation_id)
                 self.state.names_of(conversation_id).update(names)
                 self.state.set_next_step(conversation_id, len(lines))
-                run.read(reader.NAME)
+                run.read(reader[0])
                 run.wrote(len(lines))
                 yield from lines
                 return
@@ -221,18 +184,13 @@ def _readings(record: Record, readers, forced, run: ImportRun, field_map: FieldM
         return
     run.problems.extend(record.problems)
     if found is None:
-        run.problems.append(_unknown(record, forced))
+        run.problems.append(unknown_format(record, forced, IMPORTED_NAMES))
         return
     yield found, Reading(record, found.NAME)
 
 
 # The keys of the formats detection asks before sharegpt: a record with one of them goes the full way.
 _BEFORE_SHAREGPT = frozenset().union(*(fmt.KEYS for fmt in IMPORTED[:IMPORTED.index(sharegpt)]))
-
-
-class _OPENAI_QUICK:  # openai-chat's quick path (quick_import.py), as a reader of the quick protocol
-    NAME = openai_chat.NAME
-    quick_lines = staticmethod(quick_lines)
 
 
 def _format_of(data: Any, readers, forced):
@@ -244,35 +202,6 @@ def _format_of(data: Any, readers, forced):
         return next((fmt for fmt in readers if not fmt.KEYS.isdisjoint(data) and fmt.detect(data)),
                     None) or exchange_format(data, readers)
     return next((fmt for fmt in readers if fmt.detect(data)), None)
-
-
-def _unknown(record: Record, forced) -> Problem:
-    if forced is not None:
-        return problem_at(record, (), f"not a record of the {forced.NAME} format: a record is a JSON object "
-                          "(or an array of them)",
-                          "error", "check the record, or name another format with --from", code="unknown-format")
-    if streams.stream_event(record.data):
-        return problem_at(record, (), "an event of a streamed response: chatconv assembles a stream from its file, "
-                          "not line by line", "error", "name the file (not standard input), so that its events are "
-                          "read together", code="unknown-format")
-    seems = looks_like(record.data)
-    if seems is not None:
-        return problem_at(record, (), f"this looks like {seems}: chatconv does not read that format yet", "error",
-                          f"chatconv imports {', '.join(IMPORTED_NAMES)}; convert the record to one of them",
-                          code="unknown-format")
-    if ai_sdk.detect(record.data) and _has_messages(record.data):
-        return problem_at(record, (), "already a chatconv recording (AI SDK steps): nothing to import", "error",
-                          "use it as it is (`chatconv migrate` rewrites legacy shapes)", code="unknown-format")
-    return problem_at(record, (), "cannot tell which format this record is in", "error",
-                      f"name it with --from ({', '.join(IMPORTED_NAMES)})", code="unknown-format")
-
-
-def _has_messages(data: dict) -> bool:
-    """Whether a record taken for chatconv's own holds a message where a step's input is: the
-    first step's input of a conversation, or the step's own (an object with a role)."""
-    steps = data.get("steps")
-    step = steps[0] if isinstance(steps, list) and steps else data
-    return isinstance(step, dict) and isinstance(step.get("input"), dict) and "role" in step["input"]
 
 
 def _conversations(reading_format, reading: Reading) -> Iterator[Imported]:
