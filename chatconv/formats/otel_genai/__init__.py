@@ -24,15 +24,12 @@ from typing import Any, Iterator
 import orjson
 
 from .messages import KNOWN_TYPES, NAME, messages_of, system_instructions
+from .otlp import INPUT, MESSAGE_KEYS, OUTPUT, SYSTEM, any_value, attributes_of
 from ..reading import Imported, Reading, rest_of
 
-INPUT, OUTPUT, SYSTEM = "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"
-MESSAGE_KEYS = (SYSTEM, INPUT, OUTPUT)
 CONVERSATION_ID = "gen_ai.conversation.id"
-# Attributes whose value is JSON text by the conventions: read as the JSON they hold.
-JSON_ATTRIBUTES = (*MESSAGE_KEYS, "gen_ai.tool.definitions")
 
-__all__ = ["NAME", "detect", "read"]
+__all__ = ["NAME", "any_value", "detect", "read"]
 
 
 KEYS = frozenset({"resourceSpans", "spans", "attributes", *MESSAGE_KEYS})
@@ -164,7 +161,7 @@ def _trace(data: dict, reading: Reading) -> Iterator[Imported]:
         return
     found, skipped, used = 0, 0, set()
     for where, span, metadata in spans:
-        attributes = _attributes(span.get("attributes", []), reading, where + ("attributes",))
+        attributes = attributes_of(span.get("attributes", []), reading, where + ("attributes",))
         if attributes is None:
             found += 1
             yield _left_out(f"{span.get('traceId')}:{span.get('spanId')}")
@@ -248,61 +245,4 @@ def _list(container: Any, key: str, path: tuple, reading: Reading) -> list:
     if not isinstance(value, list):
         reading.error(path + (key,), f"OTLP {key} must be an array", code="wrong-type")
         return []
-    return value
-
-
-def _attributes(items: Any, reading: Reading, path: tuple) -> dict[str, tuple[Any, tuple]] | None:
-    """A span's attributes as {key: (value, path of the value)}: OTLP's typed values decoded."""
-    if not isinstance(items, list):
-        reading.error(path, "OTLP attributes must be an array of {key, value}", code="wrong-type")
-        return None
-    out = {}
-    for index, item in enumerate(items):
-        where = path + (index,)
-        if not (isinstance(item, dict) and isinstance(item.get("key"), str) and isinstance(item.get("value"), dict)
-                and len(item) == 2):
-            reading.error(where, "an OTLP attribute must be {key, value: {stringValue | intValue | ...}} and "
-                          "nothing else", code="wrong-type")
-            return None
-        if item["key"] in out:  # the conversation's metadata holds one value per key
-            reading.error(where + ("key",), f"the attribute {item['key']!r} is given twice in this span",
-                          code="wrong-type")
-            return None
-        value, at = any_value(item["value"]), where + ("value",)
-        if item["key"] in JSON_ATTRIBUTES and isinstance(value, str):
-            at += ("stringValue",)
-            if item["key"] not in MESSAGE_KEYS:  # tool definitions: their JSON read here
-                try:
-                    value = orjson.loads(value)
-                except orjson.JSONDecodeError as exc:
-                    reading.error(at, f"{item['key']} is not JSON text ({exc})", code="invalid-json")
-                    return None
-        out[item["key"]] = (value, at)
-    return out
-
-
-def any_value(value: dict) -> Any:
-    """An OTLP JSON AnyValue as plain JSON: strings, booleans, numbers (int64 written as text is
-    read as a number), arrays and key-value lists (objects). bytesValue, and any shape OTLP does
-    not define, is kept as written."""
-    if len(value) != 1:
-        return None if not value else value
-    (kind, inner), = value.items()
-    if kind in ("stringValue", "boolValue", "doubleValue"):
-        return inner
-    if kind == "intValue" and isinstance(inner, (str, int)) and not isinstance(inner, bool):
-        try:
-            return int(inner)
-        except ValueError:
-            return value
-    # An array or key-value list read into plain JSON only when nothing of it would be lost
-    # (no field beside `values`, each entry {key, value}, no key twice): else kept as written.
-    values = inner.get("values", []) if isinstance(inner, dict) and set(inner) <= {"values"} else None
-    if kind == "arrayValue" and isinstance(values, list):
-        return [any_value(v) if isinstance(v, dict) else v for v in values]
-    if kind == "kvlistValue" and isinstance(values, list) and all(
-            isinstance(kv, dict) and isinstance(kv.get("key"), str) and set(kv) <= {"key", "value"}
-            and isinstance(kv.get("value", {}), dict) for kv in values) \
-            and len({kv["key"] for kv in values}) == len(values):
-        return {kv["key"]: any_value(kv.get("value") or {}) for kv in values}
     return value
