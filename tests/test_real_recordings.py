@@ -19,7 +19,7 @@ import orjson
 import pytest
 from conftest import DATA, run_chatconv, write_jsonl
 
-from chatconv.formats import ExportRun, export_bodies, import_paths
+from chatconv.formats import ExportRun, export_bodies, import_paths, streams
 from chatconv.messages import is_unrecorded
 from chatconv.recordings import step_text, tool_rows
 from chatconv.validate import validate_path
@@ -85,9 +85,7 @@ CASES = [
 ]
 
 
-def _params(test: str) -> list:
-    """The cases, each named by its file, for the test `test`."""
-    return [pytest.param(case, id=case.path) for case in CASES]
+CASE_PARAMS = [pytest.param(case, id=case.path) for case in CASES]  # each named by its file
 
 
 @pytest.fixture(scope="module")
@@ -118,14 +116,14 @@ def test_the_cli_imports_them_all_without_a_traceback(tmp_path):
     assert not refused, result.stderr_text
 
 
-@pytest.mark.parametrize("case", _params("import"))
+@pytest.mark.parametrize("case", CASE_PARAMS)
 def test_import_reads_the_file_with_no_error(imported, case):
     records, problems, _ = imported[case.path]
     assert [p.format_text() for p in problems if p.severity == "error"] == []
     assert records
 
 
-@pytest.mark.parametrize("case", _params("validate"))
+@pytest.mark.parametrize("case", CASE_PARAMS)
 def test_every_step_written_validates(imported, case):
     records, _, out = imported[case.path]
     assert records
@@ -133,7 +131,7 @@ def test_every_step_written_validates(imported, case):
     assert summary.errors == 0, [p.format_text() for p in found]
 
 
-@pytest.mark.parametrize("case", _params("output"))
+@pytest.mark.parametrize("case", CASE_PARAMS)
 def test_the_response_is_the_output_of_one_step_whose_input_was_not_recorded(imported, case):
     records, _, _ = imported[case.path]
     steps = [step for record in records for step in record.get("steps", [record])]
@@ -143,14 +141,14 @@ def test_the_response_is_the_output_of_one_step_whose_input_was_not_recorded(imp
     assert step["output"] and all(message["role"] == "assistant" for message in step["output"])
 
 
-@pytest.mark.parametrize("case", _params("text"))
+@pytest.mark.parametrize("case", CASE_PARAMS)
 def test_text_gives_the_answer(imported, case):
     records, _, _ = imported[case.path]
     steps = [step for record in records for step in record.get("steps", [record])]
     assert [step_text(step) for step in steps] == case.texts
 
 
-@pytest.mark.parametrize("case", _params("tools"))
+@pytest.mark.parametrize("case", CASE_PARAMS)
 def test_tools_gives_the_calls(imported, case):
     _, _, out = imported[case.path]
     problems: list = []
@@ -160,17 +158,53 @@ def test_tools_gives_the_calls(imported, case):
     assert [p for p in problems if p.severity == "error"] == []
 
 
-@pytest.mark.parametrize("case", _params("export"))
-def test_export_writes_no_body_the_sdks_reject(imported, case):
+@pytest.mark.parametrize("case", CASE_PARAMS)
+def test_a_response_alone_exports_no_body_and_says_so(imported, case):
     records, _, out = imported[case.path]
     assert records
+    for target in TARGETS:
+        for per in ("step", "conversation"):
+            run = ExportRun()
+            assert list(export_bodies([str(out)], target, per=per, run=run)) == []
+            assert {p.code for p in run.problems} == {"no-request"}  # a warning, never an error
+
+
+# The request each real response answers, as its API takes it (the files hold responses only).
+REQUESTS = {"anthropic": {"model": "claude-sonnet-4-5", "max_tokens": 1024,
+                          "messages": [{"role": "user", "content": "Go ahead."}]},
+            "openai-chat": {"model": "gpt-4.1", "messages": [{"role": "user", "content": "Go ahead."}]},
+            "gemini": {"contents": [{"role": "user", "parts": [{"text": "Go ahead."}]}]},
+            "responses": {"model": "gpt-4.1", "input": "Go ahead."}}
+
+
+@pytest.mark.parametrize("case", CASE_PARAMS)
+def test_a_real_response_with_a_request_exports_bodies_the_sdks_accept(tmp_path, case):
+    source = REAL / case.path
+    provider = case.path.split("/")[0].removesuffix("-stream").removesuffix("-response")
+    if case.path.split("/")[0].endswith("-stream"):
+        response = next(streams.records(str(source))).data  # the response the stream assembles into
+    else:
+        response = json.loads(source.read_text(encoding="utf-8"))
+    request = dict(REQUESTS[provider])
+    servers = sorted({block["server_name"] for block in response.get("content") or []
+                      if isinstance(block, dict) and block.get("type") == "mcp_tool_use"})
+    if servers:  # an MCP connector's answer: its request named the servers
+        request["mcp_servers"] = [{"type": "url", "url": f"https://{name}.example/sse", "name": name} for name in servers]
+    exchange = write_jsonl(tmp_path / "exchange.jsonl", [{"request": request, "response": response}])
+    steps = import_paths([str(exchange)])
+    assert steps[-1]["input"]["content"] in ("Go ahead.", [{"type": "text", "text": "Go ahead."}])
+    assert steps[-1]["output"] and steps[-1]["output"][0]["role"] == "assistant"
+    recording = write_jsonl(tmp_path / "steps.jsonl", steps)
+    written = 0
     for target, sdk in TARGETS.items():
         for per in ("step", "conversation"):
             run = ExportRun()
-            bodies = [orjson.loads(body) for body in export_bodies([str(out)], target, per=per, run=run)]
+            bodies = [orjson.loads(body) for body in export_bodies([str(recording)], target, per=per, run=run)]
             assert [(i, errors) for i, body in enumerate(bodies) if (errors := CHECKS[sdk](body))] == []
-            # a response alone has no request to write: said with a warning, never an error
-            assert [p.format_text() for p in run.problems if p.severity == "error"] == []
+            # a body not written is refused by the API's rules, and said
+            assert bodies or any(p.code == "provider-rule" for p in run.problems), (target, per)
+            written += len(bodies)
+    assert written  # some target takes every real answer
 
 
 def test_the_cli_reads_the_imported_steps(imported):
