@@ -118,7 +118,25 @@ def _assistant_written(message: dict, own: dict, index: int, notes: list) -> lis
         if not every_part:
             notes.append((index, "part-left-out", "an assistant message with nothing in it is left out"))
         return []  # nothing of it has a place; its parts are noted above
-    return [{**entry, **_extra(message, *MESSAGE_MARKS)}]
+    return [{**entry, **_request_fields(message, own, index, notes)}]
+
+
+# The fields a request's assistant message takes (and a fine-tuning line's `weight`): a response's
+# message holds others (annotations, its own reasoning), which have no place in a request.
+ASSISTANT_REQUEST_FIELDS = frozenset({"name", "refusal", "audio", "function_call", "tool_calls", "weight"})
+
+
+def _request_fields(message: dict, own: dict, index: int, notes: list) -> dict:
+    """The assistant message's own fields as a request body takes them: all of them, unless the
+    message was a response's, whose response-only fields are left out (noted when not empty)."""
+    extra = _extra(message, *MESSAGE_MARKS)
+    if "choice" not in own and "response" not in own:
+        return extra
+    for key, value in extra.items():
+        if key not in ASSISTANT_REQUEST_FIELDS and value not in (None, [], {}, ""):
+            notes.append((index, "part-left-out", f"the response's `{key}` is left out (a request's assistant message "
+                          "has no place for it)"))
+    return {key: value for key, value in extra.items() if key in ASSISTANT_REQUEST_FIELDS}
 
 
 def _call_written(part: dict, index: int, notes: list) -> dict:
