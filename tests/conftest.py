@@ -118,11 +118,13 @@ def legacy_bytes(data: bytes) -> bytes:
                     for line in lines)
 
 
-def round_trip(tmp_path: Path, records: list[dict], format_name: str) -> list[dict]:
-    """`records` of a format imported, then exported to that format again (a row per
-    conversation): the records as export writes them. No error may be found on the way."""
+def round_trip(tmp_path: Path, records: list, format_name: str, forced: bool = False) -> list:
+    """`records` of a format imported (`forced`: as --from that format, else as detected), then
+    exported to that format again (a row per conversation): the records as export writes them.
+    No error may be found on the way."""
     from chatconv.formats import ExportRun, export_bodies, import_paths
-    steps = write_jsonl(tmp_path / "steps.jsonl", import_paths([str(write_jsonl(tmp_path / "rows.jsonl", records))]))
+    rows = write_jsonl(tmp_path / "rows.jsonl", records)
+    steps = write_jsonl(tmp_path / "steps.jsonl", import_paths([str(rows)], format_name if forced else None))
     run = ExportRun()
     back = [orjson.loads(body) for body in export_bodies([str(steps)], format_name, "conversation", run=run)]
     assert [p for p in run.problems if p.is_error] == []

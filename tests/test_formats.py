@@ -152,11 +152,14 @@ def test_a_chatconv_step_is_still_told_apart_from_a_row_with_input_and_output(tm
     assert "already a chatconv recording" in run_chatconv("import", path).stderr_text
 
 
-def test_llama_factory_text_parts_are_named_with_what_to_do(tmp_path):
+def test_llama_factory_text_parts_are_read_as_hf_messages_and_named_with_what_to_do_under_openai_chat(tmp_path):
     path = tmp_path / "lf.jsonl"
     path.write_bytes(orjson.dumps({"messages": [{"role": "user", "content": [{"type": "text", "value": "hi"}]},
                                                 {"role": "assistant", "content": "hello"}]}) + b"\n")
     result = run_chatconv("import", path)
+    assert result.returncode == 0 and "(1 hf-messages)" in result.stderr_text
+    assert orjson.loads(result.stdout.splitlines()[0])["input"]["content"][0]["text"] == "hi"
+    result = run_chatconv("import", "--from", "openai-chat", path)
     assert result.returncode == 1
     assert "$.messages[0].content[0]: a text part with `value` instead of `text`: LLaMA-Factory" in result.stderr_text
-    assert "rename `value` to `text`" in result.stderr_text
+    assert "--from hf-messages" in result.stderr_text

@@ -197,7 +197,8 @@ def _format_of(data: Any, readers, forced):
     if forced is not None:  # an object is read as the format named; an array, if that format reads it
         if isinstance(data, dict):
             return (not forced.detect(data) and exchange_format(data, readers)) or forced
-        return forced if isinstance(data, list) and forced.detect(data) else None
+        takes = getattr(forced, "takes_list", forced.detect)  # a format may read, when named, lists it does not claim
+        return forced if isinstance(data, list) and takes(data) else None
     if isinstance(data, dict):
         return next((fmt for fmt in readers if not fmt.KEYS.isdisjoint(data) and fmt.detect(data)),
                     None) or exchange_format(data, readers)

@@ -12,6 +12,7 @@ import chatconv.formats.alpaca as alpaca
 import chatconv.formats.anthropic as anthropic
 import chatconv.formats.claude_code as claude_code
 import chatconv.formats.gemini as gemini
+import chatconv.formats.hf_messages as hf_messages
 import chatconv.formats.inspect_log as inspect_log
 import chatconv.formats.openai_chat as openai_chat
 import chatconv.formats.openai_responses as openai_responses
@@ -37,7 +38,7 @@ class RecordingFormat(Protocol):
 
 
 IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, otel_genai, openai_responses, claude_code, gemini, anthropic,
-                                         sharegpt, alpaca, openai_chat)
+                                         sharegpt, alpaca, hf_messages, openai_chat)
 FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported
 IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)
 EXPORTED = tuple(fmt.NAME for fmt in IMPORTED if hasattr(fmt, "write"))

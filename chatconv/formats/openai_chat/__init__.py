@@ -60,7 +60,7 @@ def _is_message(message: Any) -> bool:
 def read(reading: Reading) -> Iterator[Imported]:
     data = reading.data
     if isinstance(data, list):
-        messages, paths = _messages(data, reading, ())
+        messages, paths = read_messages(data, reading, ())
         yield Imported(None, messages, {}, paths)
         return
     key = "choices" if "choices" in data else "messages"
@@ -69,7 +69,7 @@ def read(reading: Reading) -> Iterator[Imported]:
                       f"holds `{key}`, a list", code="wrong-type" if key in data else "missing-key")
         return
     if key == "messages":
-        messages, paths = _messages(data["messages"], reading, ("messages",))
+        messages, paths = read_messages(data["messages"], reading, ("messages",))
         yield Imported(None, messages, rest_of(data, ("messages",)), paths)
         return
     yield from _choices(data, reading)
@@ -107,7 +107,7 @@ def from_openai_messages(messages: list[dict]) -> list[dict]:
     if not isinstance(messages, list):
         messages = [messages]
     reading = Reading(Record("<openai log>", 1, data=messages), NAME)
-    converted, paths = _messages(messages, reading, ())
+    converted, paths = read_messages(messages, reading, ())
     name_results(Imported(None, converted, {}, paths), reading, {})
     if reading.failed:
         raise ChatconvError([p for p in reading.problems if p.is_error])
@@ -118,7 +118,7 @@ def from_openai_messages(messages: list[dict]) -> list[dict]:
 # Reading messages
 
 
-def _messages(messages: Any, reading: Reading, where: tuple) -> tuple[list[dict], list[tuple]]:
+def read_messages(messages: Any, reading: Reading, where: tuple) -> tuple[list[dict], list[tuple]]:
     """The model messages of OpenAI's, and each one's path; problems through `reading`."""
     out, paths = [], []
     legacy_calls: dict[str, list[str]] = {}  # function name -> ids given to its unanswered function_calls

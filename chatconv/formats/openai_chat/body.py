@@ -23,7 +23,7 @@ def write(messages: list[dict], metadata: dict, gather_tools: bool = False, note
     written in that form, each noted in `notes` as (message index, problem code, what): an
     assistant's reasoning, files and server tool results; tool-call arguments logged as an object."""
     notes = notes if notes is not None else []
-    out = [entry for index, message in enumerate(messages) for entry in _written(message, index, notes)]
+    out = [entry for index, message in enumerate(messages) for entry in written_message(message, index, notes)]
     body = {"messages": out, **metadata}
     if gather_tools and "tools" not in body:
         names = dict.fromkeys(p["toolName"] for m in messages if isinstance(m["content"], list)
@@ -43,7 +43,7 @@ PART_MARKS = ("role", "refusal", "rawArguments", "arguments", "noType", "noPaylo
                "type", "fileId", "textParts")
 
 
-def _written(message: dict, index: int, notes: list) -> list[dict]:
+def written_message(message: dict, index: int, notes: list) -> list[dict]:
     role, content, own = message["role"], message["content"], kept(message, NAME)
     if role == "system":
         return [{"role": own.get("role", "system"), "content": own.get("content", content),

@@ -47,9 +47,8 @@ def _user_part(part: Any, reading: Reading, path: tuple) -> dict | None:
     except (KeyError, TypeError):
         pass
     if kind == "text" and isinstance(part, dict) and "value" in part and "text" not in part:
-        reading.error(path, "a text part with `value` instead of `text`: LLaMA-Factory's spelling, which chatconv "
-                      "does not read yet", "OpenAI's text parts are {\"type\": \"text\", \"text\": ...}: "
-                      "rename `value` to `text`", code="wrong-type")
+        reading.error(path, "a text part with `value` instead of `text`: LLaMA-Factory's spelling, not OpenAI's",
+                      "import the file as a Hugging Face dataset (--from hf-messages), which reads it", code="wrong-type")
         return None
     reading.error(path, f"{part_named(kind)} chatconv cannot read",
                   "user parts are text, image_url (with url), input_audio (data, format) and file "

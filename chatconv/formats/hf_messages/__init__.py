@@ -1,0 +1,298 @@
+"""Hugging Face chat datasets: rows of `{"messages": [{"role", "content"}, ...], ...}` as TRL,
+LLaMA-Factory, Axolotl and the Hub's chat templates take them, TRL's conversational
+prompt-completion rows (`{"prompt": [...], "completion": [...]}`), and bare message lists.
+
+Messages are OpenAI's chat messages with the Hub's liberties, which tell a row apart from an
+OpenAI fine-tuning line (detect): tool calls with no id or with arguments as an object, tool
+messages with no tool_call_id (each answers the earliest call not yet answered), media parts
+that name their file or stand for the row's `images`/`videos`/`audios` column (`{"type": "image"}`),
+LLaMA-Factory's `{"type": "text", "value": ...}`, media columns. The messages are read by
+openai-chat's reader once these are put in OpenAI's form, each change marked under
+providerOptions["hf-messages"]; export writes them as openai-chat does, then undoes each mark:
+import then export gives the same JSON value, key order too. Ids chatconv gives (`call_<m>_<n>`)
+are never written back. The row's other columns are the conversation's metadata.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from typing import Any, Iterator
+
+from ..openai_chat import NAME as OPENAI, read_messages
+from ..openai_chat.body import written_message
+from ..reading import Imported, Reading, kept
+
+NAME = "hf-messages"
+TARGET = None  # no API's rules: a dataset's rows
+MEDIA_COLUMNS = ("images", "videos", "audios")
+KEYS = frozenset({"messages", "completion", *MEDIA_COLUMNS})
+MEDIA_PARTS = {"image": "images", "video": "videos", "audio": "audios"}  # a media part's type, and its column
+_SOURCE_KEYS = ("image", "video", "audio", "url", "path")  # where a media part names its file, if it does
+_SPLIT = ("prompt", "completion")
+
+
+def detect(data: Any) -> bool:
+    """A row of TRL's prompt-completion lists, or a `messages` row (or a bare list of messages)
+    with a mark of the Hub's."""
+    if isinstance(data, list):
+        return _is_message_list(data) and any(map(_hub_marked, data))
+    if not isinstance(data, dict) or "chosen" in data or "rejected" in data:
+        return False
+    if all(_is_message_list(data.get(key)) for key in _SPLIT):
+        return True
+    messages = data.get("messages")
+    return _is_message_list(messages) and (any(column in data for column in MEDIA_COLUMNS)
+                                           or any(map(_hub_marked, messages)))
+
+
+def takes_list(data: list) -> bool:
+    """Whether --from hf-messages reads a list as one row: any list of messages (detection leaves
+    those with no mark of the Hub's to openai-chat)."""
+    return _is_message_list(data)
+
+
+def _is_message_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(
+        isinstance(m, dict) and isinstance(m.get("role"), str) for m in value)
+
+
+def _hub_marked(message: dict) -> bool:
+    """Whether a message has one of the Hub's liberties that OpenAI's API does not take."""
+    if message["role"] == "tool" and "tool_call_id" not in message and isinstance(message.get("content"), str):
+        return True  # (a model message's tool results are parts, each naming its call)
+    calls = message.get("tool_calls")
+    if isinstance(calls, list) and any(isinstance(c, dict) and ("id" not in c or (
+            isinstance(c.get("function"), dict) and not isinstance(c["function"].get("arguments", ""), str)))
+            for c in calls):
+        return True
+    content = message.get("content")
+    return isinstance(content, list) and any(isinstance(p, dict) and (
+        (p.get("type") in MEDIA_PARTS and "source" not in p)  # Anthropic's media blocks have a source
+        or (p.get("type") == "text" and "value" in p and "text" not in p)) for p in content)
+
+
+def read(reading: Reading) -> Iterator[Imported]:
+    data = reading.data
+    if isinstance(data, list):
+        lists, metadata = [((), data)], {}
+    elif isinstance(data, dict) and all(isinstance(data.get(key), list) for key in _SPLIT):
+        lists = [((key,), data[key]) for key in _SPLIT]
+        # The row with each list's length in its place: export puts the lists back there.
+        metadata = {key: len(value) if key in _SPLIT else value for key, value in data.items()}
+    elif isinstance(data, dict) and isinstance(data.get("messages"), list):
+        lists = [(("messages",), data["messages"])]
+        metadata = {key: value for key, value in data.items() if key != "messages"}
+        if next(iter(data)) != "messages":  # its place, when not first
+            metadata = {key: len(value) if key == "messages" else value for key, value in data.items()}
+    else:
+        reading.error(("messages",) if isinstance(data, dict) and "messages" in data else (),
+                      "a Hugging Face chat row holds `messages` (or TRL's `prompt` and `completion`), a list of "
+                      "messages", code="wrong-type" if isinstance(data, dict) and "messages" in data else "missing-key")
+        return
+    columns = {kind: _column(data, column) for kind, column in MEDIA_PARTS.items()} if isinstance(data, dict) else {}
+    inner = Reading(reading.record, OPENAI, reading.problems)  # problems said once, in one list
+    waiting: list[str] = []  # ids of the calls not yet answered, oldest first
+    messages, paths = [], []
+    for where, source in lists:
+        hub = [_in_openai_form(message, index, where, waiting, columns, reading) for index, message in enumerate(source)]
+        if reading.failed:
+            return
+        read_now, read_paths = read_messages([form for form, _ in hub], inner, where)
+        if reading.failed:
+            return
+        for index, (message, (_, marks)) in enumerate(zip(read_now, hub)):
+            _mark(message, marks, reading)
+            _keep_order(message, source[index], index, reading)
+        if where == ("completion",) and read_now:
+            reading.keep(read_now[0], {"completion": True})  # where export splits the row
+        messages += read_now
+        paths += read_paths
+    if isinstance(data, list) and messages:
+        reading.keep(messages[0], {"list": True})
+    yield Imported(None, messages, metadata, paths)
+
+
+def _column(data: dict, column: str) -> list | None:
+    value = data.get(column)
+    return list(value) if isinstance(value, list) else None
+
+
+def _in_openai_form(message: Any, index: int, where: tuple, waiting: list[str], columns: dict,
+                    reading: Reading) -> tuple[Any, dict]:
+    """The message as OpenAI's chat API has it, and the marks that undo each change: {"calls":
+    {n: mark}, "parts": {n: mark}, "result": mark}."""
+    if not isinstance(message, dict):
+        return message, {}
+    marks: dict[str, Any] = {}
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        written, call_marks = [], {}
+        for number, call in enumerate(calls):
+            if isinstance(call, dict) and "id" not in call:
+                call = {"id": f"call_{index}_{number}", **call}
+                call_marks[number] = {"noId": True}
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                waiting.append(call["id"])
+            written.append(call)
+        message = {**message, "tool_calls": written}
+        marks["calls"] = call_marks
+    if message.get("role") == "tool":
+        if "tool_call_id" not in message:
+            # none waiting: an orphan, which the importer refuses
+            message = {**message, "tool_call_id": waiting.pop(0) if waiting else f"call_{index}"}
+            marks["result"] = {"noId": True}
+        elif message["tool_call_id"] in waiting:
+            waiting.remove(message["tool_call_id"])
+    content = message.get("content")
+    if isinstance(content, list) and message.get("role") == "user":
+        parts, part_marks = [], {}
+        for number, part in enumerate(content):
+            converted = _part_in_openai_form(part, columns, reading, where + (index, "content", number))
+            if converted is not None:
+                part, part_marks[number] = converted
+            parts.append(part)
+        message = {**message, "content": parts}
+        marks["parts"] = part_marks
+    return message, marks
+
+
+def _part_in_openai_form(part: Any, columns: dict, reading: Reading, path: tuple) -> tuple[dict, dict] | None:
+    """A Hub part as a text part of OpenAI's, and its mark (the model part that replaces it, for
+    media); None for a part OpenAI's reader reads as it is."""
+    if not isinstance(part, dict):
+        return None
+    kind = part.get("type")
+    if kind == "text" and "value" in part and "text" not in part:
+        return {key if key != "value" else "text": value for key, value in part.items()}, {"value": True}
+    if kind not in MEDIA_PARTS:
+        return None
+    key = next((k for k in _SOURCE_KEYS if isinstance(part.get(k), str)), None)
+    column = columns.get(kind)
+    if key is not None:
+        source, mark = part[key], {"key": key}
+    elif column:  # the column's next file: the part stands for it
+        entry = column.pop(0)
+        source = entry.get("path") if isinstance(entry, dict) else entry
+        mark = {"column": True}
+        if not isinstance(source, str):
+            reading.error(path, f"the {kind} this part stands for, the next of the row's `{MEDIA_PARTS[kind]}`, "
+                          "is not a file name or URL", code="wrong-type")
+            return {"type": "text", "text": ""}, {}
+    else:
+        reading.error(path, f"a {kind} part that names no file, in a row with no `{MEDIA_PARTS[kind]}` left for it",
+                      f"name the file in the part ({{\"type\": \"{kind}\", \"{kind}\": ...}}) or list it in the row's "
+                      f"`{MEDIA_PARTS[kind]}`", code="missing-key")
+        return {"type": "text", "text": ""}, {}
+    own = {k: v for k, v in part.items() if k != key}
+    if kind == "image":
+        model = {"type": "image", "image": source}
+    else:
+        guessed = mimetypes.guess_type(source)[0]
+        model = {"type": "file", "data": source,
+                 "mediaType": guessed if guessed and guessed.startswith(kind + "/") else f"{kind}/*"}
+    mark["part"] = own
+    mark["at"] = list(part).index(key) if key is not None else None
+    return {"type": "text", "text": ""}, {"model": model, **mark}
+
+
+def _mark(message: dict, marks: dict, reading: Reading) -> None:
+    """The read message with the marks of what was put in OpenAI's form (and media parts replaced
+    by their model parts)."""
+    content = message["content"]
+    if "result" in marks:
+        reading.keep(content[0], marks["result"])
+    if marks.get("calls"):
+        calls = [part for part in content if part["type"] == "tool-call"]
+        for number, mark in marks["calls"].items():
+            reading.keep(calls[number], mark)
+    for number, mark in (marks.get("parts") or {}).items():
+        if "model" in mark:
+            content[number] = reading.keep(mark["model"], {k: v for k, v in mark.items() if k != "model"})
+        else:
+            reading.keep(content[number], mark)
+
+
+def _keep_order(message: dict, source: dict, index: int, reading: Reading) -> None:
+    """Mark the source's key order on the message when writing it would give another."""
+    if len(source) < 3:
+        return
+    entries = written_message(message, index, [])
+    if len(entries) == 1 and list(_undone(entries[0], message)) != list(source):
+        reading.keep(message["content"][0] if message["role"] == "tool" else message, {"keys": list(source)})
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing a row
+
+
+def write(messages: list[dict], metadata: dict, gather_tools: bool = False, notes: list | None = None) -> Any:
+    """A row of the messages, each written as openai-chat writes it, then put back in the form it
+    was read in (marks under providerOptions["hf-messages"]); the row's other columns after them."""
+    notes = notes if notes is not None else []
+    out: list[dict] = []
+    split = None  # where the completion starts, in a prompt-completion row
+    for index, message in enumerate(messages):
+        if kept(message, NAME).get("completion") and split is None:
+            split = len(out)
+        own_notes: list = []
+        entries = written_message(message, index, own_notes)
+        if any(kept(p, OPENAI).get("argumentsObject") for p in _parts(message)):  # written as objects again below
+            own_notes = [note for note in own_notes if note[1] != "export-changed"]
+        notes += own_notes
+        out += [_undone(entry, message) for entry in entries]
+    if messages and kept(messages[0], NAME).get("list"):
+        return out
+    if all(isinstance(metadata.get(key), int) for key in _SPLIT):
+        split = len(out) if split is None else split
+        return {**metadata, "prompt": out[:split], "completion": out[split:]}
+    if isinstance(metadata.get("messages"), int):
+        return {**metadata, "messages": out}
+    return {"messages": out, **metadata}
+
+
+def _parts(message: dict) -> list[dict]:
+    return message["content"] if isinstance(message["content"], list) else []
+
+
+def _undone(entry: dict, message: dict) -> dict:
+    """An entry openai-chat wrote, with what import put in OpenAI's form put back."""
+    parts = _parts(message)
+    if entry.get("role") == "tool":
+        part = next(p for p in parts if p["type"] == "tool-result" and p["toolCallId"] == entry.get("tool_call_id"))
+        if kept(part, NAME).get("noId"):
+            entry = {k: v for k, v in entry.items() if k != "tool_call_id"}
+        return _in_order(entry, kept(part, NAME).get("keys"))
+    if isinstance(entry.get("tool_calls"), list):
+        calls = [p for p in parts if p["type"] == "tool-call" and not p.get("providerExecuted")]
+        entry["tool_calls"] = [_call_undone(call, part) for call, part in zip(entry["tool_calls"], calls)]
+    if entry.get("role") == "user" and isinstance(entry.get("content"), list):
+        entry["content"] = [_part_undone(written, part) for written, part in zip(entry["content"], parts)]
+    return _in_order(entry, kept(message, NAME).get("keys"))
+
+
+def _in_order(entry: dict, keys: Any) -> dict:
+    """The entry with its keys in the order read (those it no longer has left out, new ones after)."""
+    if not isinstance(keys, list):
+        return entry
+    return {**{key: entry[key] for key in keys if key in entry}, **entry}
+
+
+def _call_undone(call: dict, part: dict) -> dict:
+    if kept(part, OPENAI).get("argumentsObject") and isinstance(call.get("function"), dict):
+        call["function"]["arguments"] = part.get("input")
+    return {k: v for k, v in call.items() if k != "id"} if kept(part, NAME).get("noId") else call
+
+
+def _part_undone(written: dict, part: dict) -> dict:
+    own = kept(part, NAME)
+    if own.get("value") and part["type"] == "text":
+        return {key if key != "text" else "value": value for key, value in written.items()}
+    if not isinstance(own.get("part"), dict):
+        return written
+    source = part.get("image") if part["type"] == "image" else part.get("data")
+    hub = dict(own["part"])
+    if own.get("column"):
+        return hub
+    items = list(hub.items())
+    items.insert(own.get("at") or 0, (own.get("key") or "image", source))
+    return dict(items)
