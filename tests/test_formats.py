@@ -127,7 +127,8 @@ CONVERSE_REQUEST = {"modelId": "anthropic.claude-3-5-sonnet", "system": [{"text"
 
 
 @pytest.mark.parametrize("record, words", [
-    ({"prompt": "hi", "chosen": "hello", "rejected": "go away"}, "a preference pair"),
+    ({"prompt": "hi", "chosen": {"from": "gpt", "value": "a"}, "rejected": {"from": "gpt", "value": "b"}},
+     "a preference pair"),
     ({"input": {"messages": [{"role": "user", "content": "hi"}]}, "preferred_output": [], "non_preferred_output": []},
      "a preference pair"),
     (CONVERSE_REQUEST, "an Amazon Bedrock Converse request or response"),

@@ -17,6 +17,7 @@ import chatconv.formats.inspect_log as inspect_log
 import chatconv.formats.openai_chat as openai_chat
 import chatconv.formats.openai_responses as openai_responses
 import chatconv.formats.otel_genai as otel_genai
+import chatconv.formats.preference as preference
 import chatconv.formats.sharegpt as sharegpt
 import chatconv.formats.streams as streams
 
@@ -38,7 +39,7 @@ class RecordingFormat(Protocol):
 
 
 IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, otel_genai, openai_responses, claude_code, gemini, anthropic,
-                                         sharegpt, alpaca, hf_messages, openai_chat)
+                                         sharegpt, alpaca, preference, hf_messages, openai_chat)
 FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported
 IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)
 EXPORTED = tuple(fmt.NAME for fmt in IMPORTED if hasattr(fmt, "write"))

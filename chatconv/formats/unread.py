@@ -25,7 +25,7 @@ def looks_like(data: Any) -> str | None:
     if not isinstance(data, dict):
         return None
     if ("chosen" in data and "rejected" in data) or ("preferred_output" in data and "non_preferred_output" in data):
-        return "a preference pair (chosen/rejected, as DPO datasets hold them)"
+        return "a preference pair (chosen/rejected, as DPO datasets hold them) whose sides are not text or messages"
     if is_converse(data):
         return "an Amazon Bedrock Converse request or response (content blocks keyed by kind: text, toolUse, ...)"
     if isinstance(data.get("outputs"), list) and "status" in data and ("model" in data or "agent" in data):

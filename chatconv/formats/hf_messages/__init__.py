@@ -89,27 +89,40 @@ def read(reading: Reading) -> Iterator[Imported]:
                       "a Hugging Face chat row holds `messages` (or TRL's `prompt` and `completion`), a list of "
                       "messages", code="wrong-type" if isinstance(data, dict) and "messages" in data else "missing-key")
         return
+    read_now = read_lists(lists, data, reading)
+    if read_now is None:
+        return
+    messages, paths = read_now
+    if len(lists) == 2 and len(messages) > len(data["prompt"]):
+        reading.keep(messages[len(data["prompt"])], {"completion": True})  # where export splits the row
+    if isinstance(data, list) and messages:
+        reading.keep(messages[0], {"list": True})
+    yield Imported(None, messages, metadata, paths)
+
+
+def read_lists(lists: list[tuple[tuple, list]], data: Any, reading: Reading) -> tuple[list, list] | None:
+    """The messages of one conversation written as lists (each at its path in `data`), and each
+    one's path; None when one cannot be read (the problem is said). The marks go under
+    providerOptions["hf-messages"], whichever format reads (preference rows read theirs here)."""
+    hub_reading = reading if reading.format == NAME else Reading(reading.record, NAME, reading.problems)
     columns = {kind: _column(data, column) for kind, column in MEDIA_PARTS.items()} if isinstance(data, dict) else {}
     inner = Reading(reading.record, OPENAI, reading.problems)  # problems said once, in one list
     waiting: list[str] = []  # ids of the calls not yet answered, oldest first
     messages, paths = [], []
     for where, source in lists:
-        hub = [_in_openai_form(message, index, where, waiting, columns, reading) for index, message in enumerate(source)]
+        hub = [_in_openai_form(message, index, where, waiting, columns, hub_reading)
+               for index, message in enumerate(source)]
         if reading.failed:
-            return
+            return None
         read_now, read_paths = read_messages([form for form, _ in hub], inner, where)
         if reading.failed:
-            return
+            return None
         for index, (message, (_, marks)) in enumerate(zip(read_now, hub)):
-            _mark(message, marks, reading)
-            _keep_order(message, source[index], index, reading)
-        if where == ("completion",) and read_now:
-            reading.keep(read_now[0], {"completion": True})  # where export splits the row
+            _mark(message, marks, hub_reading)
+            _keep_order(message, source[index], index, hub_reading)
         messages += read_now
         paths += read_paths
-    if isinstance(data, list) and messages:
-        reading.keep(messages[0], {"list": True})
-    yield Imported(None, messages, metadata, paths)
+    return messages, paths
 
 
 def _column(data: dict, column: str) -> list | None:
@@ -229,17 +242,9 @@ def write(messages: list[dict], metadata: dict, gather_tools: bool = False, note
     """A row of the messages, each written as openai-chat writes it, then put back in the form it
     was read in (marks under providerOptions["hf-messages"]); the row's other columns after them."""
     notes = notes if notes is not None else []
-    out: list[dict] = []
-    split = None  # where the completion starts, in a prompt-completion row
-    for index, message in enumerate(messages):
-        if kept(message, NAME).get("completion") and split is None:
-            split = len(out)
-        own_notes: list = []
-        entries = written_message(message, index, own_notes)
-        if any(kept(p, OPENAI).get("argumentsObject") for p in _parts(message)):  # written as objects again below
-            own_notes = [note for note in own_notes if note[1] != "export-changed"]
-        notes += own_notes
-        out += [_undone(entry, message) for entry in entries]
+    out, starts = written_lists(messages, notes)
+    # where the completion starts, in a prompt-completion row
+    split = next((starts[i] for i, m in enumerate(messages) if kept(m, NAME).get("completion")), None)
     if messages and kept(messages[0], NAME).get("list"):
         return out
     if all(isinstance(metadata.get(key), int) for key in _SPLIT):
@@ -248,6 +253,21 @@ def write(messages: list[dict], metadata: dict, gather_tools: bool = False, note
     if isinstance(metadata.get("messages"), int):
         return {**metadata, "messages": out}
     return {"messages": out, **metadata}
+
+
+def written_lists(messages: list[dict], notes: list) -> tuple[list[dict], list[int]]:
+    """The messages as the Hub's rows hold them, and where each message's entries start."""
+    out: list[dict] = []
+    starts = []
+    for index, message in enumerate(messages):
+        starts.append(len(out))
+        own_notes: list = []
+        entries = written_message(message, index, own_notes)
+        if any(kept(p, OPENAI).get("argumentsObject") for p in _parts(message)):  # written as objects again below
+            own_notes = [note for note in own_notes if note[1] != "export-changed"]
+        notes += own_notes
+        out += [_undone(entry, message) for entry in entries]
+    return out, starts
 
 
 def _parts(message: dict) -> list[dict]:
