@@ -129,3 +129,33 @@ def round_trip(tmp_path: Path, records: list, format_name: str, forced: bool = F
     back = [orjson.loads(body) for body in export_bodies([str(steps)], format_name, "conversation", run=run)]
     assert [p for p in run.problems if p.is_error] == []
     return back
+
+
+def json_leaves(value, into: set | None = None) -> set:
+    """Every key, string and number in a JSON value (and in JSON text its strings hold): what an
+    import that loses nothing must still hold somewhere."""
+    into = set() if into is None else into
+    if isinstance(value, dict):
+        for key, item in value.items():
+            into.add(("s", key))
+            json_leaves(item, into)
+    elif isinstance(value, list):
+        for item in value:
+            json_leaves(item, into)
+    elif isinstance(value, str):
+        into.add(("s", value))
+        if value[:1] in ("{", "["):
+            try:
+                json_leaves(orjson.loads(value), into)
+            except orjson.JSONDecodeError:
+                pass
+    elif not isinstance(value, bool) and value is not None:
+        into.add(("n", value))
+    return into
+
+
+def assert_nothing_lost(source, steps: list[dict], vocabulary: tuple[str, ...] = ()) -> None:
+    """Every key, string and number of `source` is somewhere in the imported steps, but for the
+    format's own `vocabulary` (its type names and keys, read into the model messages' own)."""
+    missing = json_leaves(source) - json_leaves(steps) - {("s", word) for word in vocabulary}
+    assert not missing, sorted(missing, key=str)[:10]

@@ -10,6 +10,7 @@ from typing import Any, Iterator, Protocol
 import chatconv.formats.ai_sdk as ai_sdk
 import chatconv.formats.alpaca as alpaca
 import chatconv.formats.anthropic as anthropic
+import chatconv.formats.claude_agent_sdk as claude_agent_sdk
 import chatconv.formats.claude_code as claude_code
 import chatconv.formats.gemini as gemini
 import chatconv.formats.hf_messages as hf_messages
@@ -38,7 +39,8 @@ class RecordingFormat(Protocol):
         """The record's conversations as model messages; problems through reading.warn / error."""
 
 
-IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, otel_genai, openai_responses, claude_code, gemini, anthropic,
+IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, otel_genai, openai_responses, claude_code, claude_agent_sdk,
+                                         gemini, anthropic,
                                          sharegpt, alpaca, preference, hf_messages, openai_chat)
 FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported
 IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)

@@ -14,51 +14,26 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ...problems import ChatconvError
-from ...sources import Record, data_suffix, iter_jsonl_stream, open_binary
 from ..anthropic import read_message
 from ..reading import Imported, Reading, rest_of
+from ..session_files import claims_by_lines, whole_file_records
 
 NAME = "claude-code"
 MESSAGE_LINES = ("user", "assistant")
-_LOOK_AHEAD = 20  # lines read to tell a transcript: summaries and snapshots may come before the first message
 
 
 def claims(file: str) -> bool:
     """A .jsonl file whose lines are typed objects, the first message line with its sessionId."""
-    if file == "-" or data_suffix(file) not in (".jsonl", ".jsonl.gz", ".jsonl.zst"):
-        return False
-    try:
-        with open_binary(file) as stream:  # a compressed transcript too
-            for number, record in enumerate(iter_jsonl_stream(stream, file)):
-                if number >= _LOOK_AHEAD:
-                    return False
-                data = record.data  # a broken line (told on its own when read) says nothing either way
-                if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-                    continue
-                if data["type"] in MESSAGE_LINES:
-                    return isinstance(data.get("sessionId"), str) and isinstance(data.get("message"), dict)
-    except (OSError, ChatconvError):  # unreadable: told when the file is read as records
-        return False
-    return False
+    return claims_by_lines(file, _decides)
 
 
-def records(file: str) -> Iterator[Record]:
-    """The lines that cannot be parsed (each a record with its error), then the file as one record."""
-    lines, positions, texts = [], {}, []
-    with open_binary(file) as stream:
-        for record in iter_jsonl_stream(stream, file):  # a line past --max-line-bytes is not held
-            if record.error:
-                yield record
-                continue
-            positions[(len(lines),)] = (record.line, 1)
-            lines.append(record.data)
-            texts.append(record.text)
-    if lines:
-        first = positions[(0,)][0]
-        # The lines' text as one JSON array: what tells an integer beyond 64 bits (read as a float) when written.
-        yield Record(file, first, data=lines, positions={(): (first, 1), **positions},
-                     text=b"[" + b",".join(texts) + b"]")
+def _decides(data: Any) -> bool | None:
+    if not isinstance(data, dict) or data.get("type") not in MESSAGE_LINES:
+        return None  # summaries and snapshots may come before the first message
+    return isinstance(data.get("sessionId"), str) and isinstance(data.get("message"), dict)
+
+
+records = whole_file_records
 
 
 KEYS = frozenset({"sessionId"})
