@@ -13,6 +13,7 @@ import chatconv.formats.anthropic as anthropic
 import chatconv.formats.claude_agent_sdk as claude_agent_sdk
 import chatconv.formats.claude_code as claude_code
 import chatconv.formats.gemini as gemini
+import chatconv.formats.gemini_cli as gemini_cli
 import chatconv.formats.hf_messages as hf_messages
 import chatconv.formats.inspect_log as inspect_log
 import chatconv.formats.openai_chat as openai_chat
@@ -40,7 +41,7 @@ class RecordingFormat(Protocol):
 
 
 IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, otel_genai, openai_responses, claude_code, claude_agent_sdk,
-                                         gemini, anthropic,
+                                         gemini_cli, gemini, anthropic,
                                          sharegpt, alpaca, preference, hf_messages, openai_chat)
 FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported
 IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)
