@@ -143,12 +143,14 @@ def json_leaves(value, into: set | None = None) -> set:
         for item in value:
             json_leaves(item, into)
     elif isinstance(value, str):
-        into.add(("s", value))
-        if value[:1] in ("{", "["):
-            try:
-                json_leaves(orjson.loads(value), into)
-            except orjson.JSONDecodeError:
-                pass
+        try:  # JSON text (a call's arguments) counts by what it holds, which a reader may parse
+            parsed = orjson.loads(value) if value[:1] in ("{", "[") else None
+        except orjson.JSONDecodeError:
+            parsed = None
+        if parsed is None:
+            into.add(("s", value))
+        else:
+            json_leaves(parsed, into)
     elif not isinstance(value, bool) and value is not None:
         into.add(("n", value))
     return into

@@ -12,6 +12,7 @@ import chatconv.formats.alpaca as alpaca
 import chatconv.formats.anthropic as anthropic
 import chatconv.formats.claude_agent_sdk as claude_agent_sdk
 import chatconv.formats.claude_code as claude_code
+import chatconv.formats.codex_cli as codex_cli
 import chatconv.formats.gemini as gemini
 import chatconv.formats.gemini_cli as gemini_cli
 import chatconv.formats.hf_messages as hf_messages
@@ -40,7 +41,7 @@ class RecordingFormat(Protocol):
         """The record's conversations as model messages; problems through reading.warn / error."""
 
 
-IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, otel_genai, openai_responses, claude_code, claude_agent_sdk,
+IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, otel_genai, openai_responses, claude_code, claude_agent_sdk, codex_cli,
                                          gemini_cli, gemini, anthropic,
                                          sharegpt, alpaca, preference, hf_messages, openai_chat)
 FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported

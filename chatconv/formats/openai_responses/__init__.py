@@ -79,7 +79,7 @@ def _has_marks(item: dict) -> bool:
 
 def read(reading: Reading) -> Iterator[Imported]:
     data = reading.data
-    conversation = _Conversation(reading)
+    conversation = Conversation(reading)
     if isinstance(data, list):
         conversation.items(data, ())
         yield Imported(None, conversation.messages, {}, conversation.paths)
@@ -114,7 +114,7 @@ def _conversation_id(data: dict) -> str | None:
     return own if isinstance(own, str) and own else None
 
 
-class _Conversation:
+class Conversation:
     """The model messages read so far, each one's path, and the message items are being added to."""
 
     def __init__(self, reading: Reading):
@@ -139,25 +139,28 @@ class _Conversation:
             self.reading.error(where, "items must be a list", code="wrong-type")
             return
         for index, item in enumerate(items):
-            kind = item.get("type", "message" if "role" in item else None) if isinstance(item, dict) else None
-            path = where + (index,)
-            if kind == "message":
-                self._message(item, path)
-            elif kind in CALLS:
-                payload = "input" if kind == "custom_tool_call" else "arguments"
-                self._parts("assistant", _call(item, self.reading, path), item, path, ("call_id", "name", payload))
-            elif kind in OUTPUTS:
-                self._parts("tool", _result(item, self.reading, path), item, path, ("call_id", "output"))
-            elif kind == "reasoning":
-                # A reasoning item with no summary keeps its `summary` (empty, or none) with the item.
-                known = ("summary",) if item.get("summary") else ()
-                self._parts("assistant", _reasoning(item, self.reading, path), item, path, known)
-            elif kind in KEPT_WHOLE:
-                self._kept_whole(item, kind, path)
-            else:
-                self.reading.error(path, f"an item of type {kind!r} chatconv cannot read" if kind else
-                                   "not a Responses item (an object with a type, or a message with a role)",
-                                   f"items are {', '.join(ITEM_TYPES)}", code="wrong-type")
+            self.item(item, where + (index,))
+
+    def item(self, item: Any, path: tuple) -> None:
+        """One item at `path`, its parts added to the conversation (problems said at it)."""
+        kind = item.get("type", "message" if "role" in item else None) if isinstance(item, dict) else None
+        if kind == "message":
+            self._message(item, path)
+        elif kind in CALLS:
+            payload = "input" if kind == "custom_tool_call" else "arguments"
+            self._parts("assistant", _call(item, self.reading, path), item, path, ("call_id", "name", payload))
+        elif kind in OUTPUTS:
+            self._parts("tool", _result(item, self.reading, path), item, path, ("call_id", "output"))
+        elif kind == "reasoning":
+            # A reasoning item with no summary keeps its `summary` (empty, or none) with the item.
+            known = ("summary",) if item.get("summary") else ()
+            self._parts("assistant", _reasoning(item, self.reading, path), item, path, known)
+        elif kind in KEPT_WHOLE:
+            self._kept_whole(item, kind, path)
+        else:
+            self.reading.error(path, f"an item of type {kind!r} chatconv cannot read" if kind else
+                               "not a Responses item (an object with a type, or a message with a role)",
+                               f"items are {', '.join(ITEM_TYPES)}", code="wrong-type")
 
     def _parts(self, role: str, parts: list[dict] | None, item: dict, path: tuple, known: tuple) -> None:
         """The item's parts added to the open message of `role`; the first keeps the item's fields."""
