@@ -109,7 +109,8 @@ def test_an_array_of_bodies_is_read_element_by_element_each_adapted_and_located(
     (tmp_path / name).write_text(text)
     result = run_chatconv("import", name, "--field", "messages=payload.messages", cwd=tmp_path)
     [step] = _lines(result.stdout_text)
-    assert step["input"] == {"role": "user", "content": "hi"} and step["metadata"] == {"openai-chat": {"payload": {"model": "m"}}}
+    # the line's other keys (no Chat Completions body has `payload`) kept as a dataset row's columns
+    assert step["input"] == {"role": "user", "content": "hi"} and step["metadata"] == {"hf-messages": {"payload": {"model": "m"}}}
     assert step["conversationId"] == f"{name}:{2 if name.endswith('json') else 1}"  # the element's own line
     assert result.returncode == 1 and f"{where}" in result.stderr_text, result.stderr_text
     assert "error: $[1].messages[0]: tool result 'gone' answers no earlier tool call" in result.stderr_text
@@ -190,7 +191,9 @@ def test_import_reads_a_body_wrapped_in_a_log_line_with_field(tmp_path):
     assert result.returncode == 0, result.stderr_text
     steps = _lines(result.stdout_text)
     assert [s["input"]["content"] for s in steps][1:] == ["What's the capital of France?", "Can you be more sarcastic?"]
-    assert steps[0]["metadata"]["openai-chat"]["ts"] == "2026-11-01T10:00:00Z"  # the line's other keys kept
+    assert steps[0]["metadata"]["hf-messages"]["ts"] == "2026-11-01T10:00:00Z"  # the line's other keys kept
+    forced = run_chatconv("import", str(log), "--field", "messages=payload.messages", "--from", "openai-chat")
+    assert _lines(forced.stdout_text)[0]["metadata"]["openai-chat"]["ts"] == "2026-11-01T10:00:00Z"
 
 
 def test_export_reads_several_paths_and_json_arrays_of_steps(tmp_path):

@@ -253,14 +253,15 @@ def test_import_then_export_gives_back_any_body(tmp_path_factory, body):
     folder = tmp_path_factory.mktemp("roundtrip")
     source = folder / "bodies.jsonl"
     source.write_text(json.dumps(body) + "\n")  # json: orjson refuses integers beyond 64 bits
-    records = import_paths([str(source)])
+    # named: a body with fields of its own (x_note) is a dataset's row to detection (hf-messages)
+    records = import_paths([str(source)], "openai-chat")
     steps = folder / "steps.jsonl"
     steps.write_text("".join(json.dumps(r) + "\n" for r in records))
     [exported] = [json.loads(b) for b in export_bodies([str(steps)], "openai-chat", per="conversation")]
     assert exported == body
     # Import is stable: the exported body imports into the same records.
     source.write_text(json.dumps(exported) + "\n")
-    assert import_paths([str(source)]) == records
+    assert import_paths([str(source)], "openai-chat") == records
 
 
 # The common shapes read sooner: the same message as the full reading, or the full reading

@@ -116,11 +116,14 @@ def test_any_pair_comes_back_whole(tmp_path, rows):
     assert [json.dumps(r) for r in back] == [json.dumps(r) for r in rows]  # values and key order
 
 
-def test_a_real_preference_file_comes_back_whole(tmp_path):
-    # Microsoft's DPO demo output (tests/data/formats/README.md): OpenAI's preference fine-tuning form.
-    source = REAL / "validation_run.jsonl"
+@pytest.mark.parametrize("name", sorted(p.name for p in REAL.iterdir()))
+def test_a_real_preference_file_comes_back_whole(tmp_path, name):
+    # Microsoft's DPO demo output (OpenAI's preference form) and torchtune's implicit-prompt pair
+    # (tests/data/formats/README.md).
+    source = REAL / name
     steps = import_and_validate(tmp_path, source)
     run = ExportRun()
     back = [orjson.loads(body) for body in export_bodies([str(steps)], "preference", "conversation", run=run)]
-    assert back == [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
-    assert run.problems == []
+    text = source.read_text(encoding="utf-8")
+    rows = json.loads(text) if name.endswith(".json") else [json.loads(line) for line in text.splitlines()]
+    assert [json.dumps(r) for r in back] == [json.dumps(r) for r in rows] and run.problems == []

@@ -123,13 +123,19 @@ def test_any_record_comes_back_whole(tmp_path, rows):
         [(t["from"], t["value"]) for t in r["conversations"]] for r in rows]
 
 
-def test_a_real_sharegpt_file_comes_back_whole(tmp_path):
-    # axolotl's own fixture (tests/data/formats/README.md): one record, human/gpt turns.
-    source = Path(__file__).parent / "data" / "formats" / "sharegpt" / "real" / "conversation.json"
+REAL = Path(__file__).parent / "data" / "formats" / "sharegpt" / "real"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in REAL.iterdir()))
+def test_a_real_sharegpt_file_comes_back_whole(tmp_path, name):
+    # axolotl's, LLaMA-Factory's and torchtune's own files (tests/data/formats/README.md): human/gpt,
+    # system turns, function_call/observation turns with a tools column of JSON text.
+    source = REAL / name
     steps = import_and_validate(tmp_path, source)
     run = ExportRun()
     back = [orjson.loads(body) for body in export_bodies([str(steps)], "sharegpt", "conversation", run=run)]
-    assert back == [json.loads(source.read_text(encoding="utf-8"))] and run.problems == []
+    value = json.loads(source.read_text(encoding="utf-8"))
+    assert back == (value if isinstance(value, list) else [value]) and run.problems == []
 
 
 # --- the quick path (a line of the common shape in one pass) is the full path's equal --------

@@ -14,6 +14,7 @@ path refuses.
 from __future__ import annotations
 
 from ..sources import NotWritten, Record, exact_json
+from .openai_chat.body import BODY_FIELDS
 from .openai_chat.common import common_message
 from .reading import STARTS_A_STEP
 from .registry import IMPORTED, openai_chat
@@ -31,7 +32,8 @@ def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict
     conversation `conversation_id` from step 0, and the tool names of its calls by id; None when
     the record is not one of common shapes whose every line is valid and written exactly."""
     data = record.data
-    if record.error or record.problems or type(data) is not dict or not _CLAIMED.isdisjoint(data):
+    if record.error or record.problems or type(data) is not dict or not _CLAIMED.isdisjoint(data) \
+            or not BODY_FIELDS.issuperset(data):  # a dataset's row with columns of its own: hf-messages
         return None
     messages = data.get("messages")
     if type(messages) is not list or not messages or type(messages[0]) is not dict or messages[0].get("role") not in STARTS_A_STEP:

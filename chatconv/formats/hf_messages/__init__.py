@@ -19,7 +19,7 @@ import mimetypes
 from typing import Any, Iterator
 
 from ..openai_chat import NAME as OPENAI, read_messages
-from ..openai_chat.body import written_message
+from ..openai_chat.body import ASSISTANT_REQUEST_FIELDS, BODY_FIELDS, MESSAGE_MARKS, PART_MARKS, written_message
 from ..reading import Imported, Reading, kept
 
 NAME = "hf-messages"
@@ -29,6 +29,8 @@ KEYS = frozenset({"messages", "completion", *MEDIA_COLUMNS})
 MEDIA_PARTS = {"image": "images", "video": "videos", "audio": "audios"}  # a media part's type, and its column
 _SOURCE_KEYS = ("image", "video", "audio", "url", "path")  # where a media part names its file, if it does
 _SPLIT = ("prompt", "completion")
+# A message's own fields that Chat Completions takes (an assistant's; `name` of the others)
+API_MESSAGE_FIELDS = ASSISTANT_REQUEST_FIELDS - {"function_call", "tool_calls"}
 
 
 def detect(data: Any) -> bool:
@@ -41,8 +43,19 @@ def detect(data: Any) -> bool:
     if all(_is_message_list(data.get(key)) for key in _SPLIT):
         return True
     messages = data.get("messages")
-    return _is_message_list(messages) and (any(column in data for column in MEDIA_COLUMNS)
-                                           or any(map(_hub_marked, messages)))
+    if not _is_message_list(messages):
+        return False
+    # A column no Chat Completions body has (an id, a source, image sizes) makes a dataset's row, of
+    # messages in OpenAI's shapes (not Anthropic's `system` body, an inspect sample's `input`).
+    return any(map(_hub_marked, messages)) or (
+        not BODY_FIELDS.issuperset(data) and "system" not in data and "input" not in data
+        and all(_typed_content(m.get("content")) for m in messages))
+
+
+def _typed_content(content: Any) -> bool:
+    """Text, none, or parts that say their type (Bedrock's blocks say it by their key)."""
+    return content is None or isinstance(content, str) or (
+        isinstance(content, list) and all(isinstance(p, dict) and "type" in p for p in content))
 
 
 def takes_list(data: list) -> bool:
@@ -119,6 +132,7 @@ def read_lists(lists: list[tuple[tuple, list]], data: Any, reading: Reading) -> 
             return None
         for index, (message, (_, marks)) in enumerate(zip(read_now, hub)):
             _mark(message, marks, hub_reading)
+            _own_fields(message, hub_reading)
             _keep_order(message, source[index], index, hub_reading)
         messages += read_now
         paths += read_paths
@@ -179,9 +193,11 @@ def _part_in_openai_form(part: Any, columns: dict, reading: Reading, path: tuple
         return {key if key != "value" else "text": value for key, value in part.items()}, {"value": True}
     if kind not in MEDIA_PARTS:
         return None
-    key = next((k for k in _SOURCE_KEYS if isinstance(part.get(k), str)), None)
+    key = next((k for k in _SOURCE_KEYS if isinstance(part.get(k), str) or _url_of(part.get(k))), None)
     column = columns.get(kind)
-    if key is not None:
+    if key is not None and not isinstance(part[key], str):  # an object naming the file by url, with facts of it
+        source, mark = _url_of(part[key]), {"key": key, "object": part[key]}
+    elif key is not None:
         source, mark = part[key], {"key": key}
     elif column:  # the column's next file: the part stands for it
         entry = column.pop(0)
@@ -208,6 +224,11 @@ def _part_in_openai_form(part: Any, columns: dict, reading: Reading, path: tuple
     return {"type": "text", "text": ""}, {"model": model, **mark}
 
 
+def _url_of(value: Any) -> str | None:
+    """The url of a media object (`{"url": ..., ...}`, as xtuner writes a video with its facts)."""
+    return value["url"] if isinstance(value, dict) and isinstance(value.get("url"), str) else None
+
+
 def _mark(message: dict, marks: dict, reading: Reading) -> None:
     """The read message with the marks of what was put in OpenAI's form (and media parts replaced
     by their model parts)."""
@@ -225,10 +246,28 @@ def _mark(message: dict, marks: dict, reading: Reading) -> None:
             reading.keep(content[number], mark)
 
 
+def _own_fields(message: dict, reading: Reading) -> None:
+    """A message's fields that no Chat Completions message has (`loss`, `reasoning_content`, a tool
+    message's `name`) kept under hf-messages (`fields`) rather than where openai-chat keeps a
+    message's own: a row exported to openai-chat is then a body the API takes, and one exported
+    to hf-messages has them back."""
+    holder = message["content"][0] if message["role"] == "tool" else message
+    own = kept(holder, OPENAI)
+    marks, allowed = (PART_MARKS, ()) if message["role"] == "tool" else (
+        MESSAGE_MARKS, API_MESSAGE_FIELDS if message["role"] == "assistant" else ("name",))
+    moved = {key: value for key, value in own.items() if key not in marks and key not in allowed}
+    if moved:
+        for key in moved:
+            del own[key]
+        if not own:
+            del holder["providerOptions"][OPENAI]
+        reading.keep(holder, {"fields": moved})
+
+
 def _keep_order(message: dict, source: dict, index: int, reading: Reading) -> None:
     """Mark the source's key order on the message when writing it would give another."""
-    if len(source) < 3:
-        return
+    if len(source) < 3 and next(iter(source), "role") == "role":
+        return  # {role, content}: as written
     entries = written_message(message, index, [])
     if len(entries) == 1 and list(_undone(entries[0], message)) != list(source):
         reading.keep(message["content"][0] if message["role"] == "tool" else message, {"keys": list(source)})
@@ -281,13 +320,13 @@ def _undone(entry: dict, message: dict) -> dict:
         part = next(p for p in parts if p["type"] == "tool-result" and p["toolCallId"] == entry.get("tool_call_id"))
         if kept(part, NAME).get("noId"):
             entry = {k: v for k, v in entry.items() if k != "tool_call_id"}
-        return _in_order(entry, kept(part, NAME).get("keys"))
+        return _in_order({**entry, **(kept(part, NAME).get("fields") or {})}, kept(part, NAME).get("keys"))
     if isinstance(entry.get("tool_calls"), list):
         calls = [p for p in parts if p["type"] == "tool-call" and not p.get("providerExecuted")]
         entry["tool_calls"] = [_call_undone(call, part) for call, part in zip(entry["tool_calls"], calls)]
     if entry.get("role") == "user" and isinstance(entry.get("content"), list):
         entry["content"] = [_part_undone(written, part) for written, part in zip(entry["content"], parts)]
-    return _in_order(entry, kept(message, NAME).get("keys"))
+    return _in_order({**entry, **(kept(message, NAME).get("fields") or {})}, kept(message, NAME).get("keys"))
 
 
 def _in_order(entry: dict, keys: Any) -> dict:
@@ -313,6 +352,8 @@ def _part_undone(written: dict, part: dict) -> dict:
     hub = dict(own["part"])
     if own.get("column"):
         return hub
+    if isinstance(own.get("object"), dict):  # the object it was, its url the part's file now
+        source = {**own["object"], "url": source}
     items = list(hub.items())
     items.insert(own.get("at") or 0, (own.get("key") or "image", source))
     return dict(items)

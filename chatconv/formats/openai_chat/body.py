@@ -37,10 +37,19 @@ def _extra(item: dict, *drop: str) -> dict:
     return {key: value for key, value in kept(item, NAME).items() if key not in drop}
 
 
+# The fields of a Chat Completions request body (the openai SDK's CompletionCreateParams): a
+# `{"messages": [...]}` record with any other column is a dataset's row (hf-messages), not a body.
+BODY_FIELDS = frozenset({
+    "messages", "model", "audio", "frequency_penalty", "function_call", "functions", "logit_bias", "logprobs",
+    "max_completion_tokens", "max_tokens", "metadata", "modalities", "n", "parallel_tool_calls", "prediction",
+    "presence_penalty", "prompt_cache_key", "prompt_cache_retention", "reasoning_effort", "response_format",
+    "safety_identifier", "seed", "service_tier", "stop", "store", "stream", "stream_options", "temperature",
+    "tool_choice", "tools", "top_logprobs", "top_p", "user", "verbosity", "web_search_options"})
+
 # What read() marks (as opposed to the source's own fields, kept beside them), by where it marks.
 MESSAGE_MARKS = ("role", "content", "contentParts", "noContent", "choice", "response")
 PART_MARKS = ("role", "refusal", "rawArguments", "arguments", "noType", "noPayload", "argumentsObject", "legacy",
-               "type", "fileId", "textParts")
+               "type", "fileId", "textParts", "notUrl")
 
 
 def written_message(message: dict, index: int, notes: list) -> list[dict]:
@@ -61,7 +70,8 @@ def _user_written(part: dict) -> dict:
     if part["type"] == "text":
         return {"type": "text", "text": part["text"], **extra}
     if part["type"] == "image":
-        url = part["image"] if is_url(part["image"]) else f"data:{part.get('mediaType', 'image/png')};base64,{part['image']}"
+        as_is = is_url(part["image"]) or own.get("notUrl")
+        url = part["image"] if as_is else f"data:{part.get('mediaType', 'image/png')};base64,{part['image']}"
         return {"type": "image_url", "image_url": {"url": url, **_inner(own, "image_url")}, **_extra(part, *PART_MARKS, "image_url")}
     if own.get("type") == "input_audio":
         audio = {"data": part["data"], "format": part["mediaType"].rpartition("/")[2], **_inner(own, "input_audio")}

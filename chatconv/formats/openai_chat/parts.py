@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...providers.rules import is_url
 from ..reading import Reading, part_named, rest_of, string_value
 
 AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
@@ -33,8 +34,12 @@ def _user_part(part: Any, reading: Reading, path: tuple) -> dict | None:
             return reading.keep({"type": "text", "text": string_value(part["text"])}, {}, rest_of(part, ("type", "text")))
         if kind == "image_url":
             image = part["image_url"]
-            return reading.keep({"type": "image", "image": string_value(image["url"])},
-                                {"image_url": rest_of(image, ("url",)) or None}, rest_of(part, ("type", "image_url")))
+            url = string_value(image["url"])
+            # A url that is neither a web nor a data URL (a dataset's relative path) is written back as
+            # it is, not taken for base64 data.
+            return reading.keep({"type": "image", "image": url},
+                                {"image_url": rest_of(image, ("url",)) or None, "notUrl": True if not is_url(url) else None},
+                                rest_of(part, ("type", "image_url")))
         if kind == "input_audio":
             audio = part["input_audio"]
             audio_format = string_value(audio["format"])
