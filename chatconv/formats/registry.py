@@ -21,6 +21,7 @@ import chatconv.formats.openai_chat as openai_chat
 import chatconv.formats.openai_responses as openai_responses
 import chatconv.formats.otel_genai as otel_genai
 import chatconv.formats.preference as preference
+import chatconv.formats.pydantic_ai as pydantic_ai
 import chatconv.formats.sharegpt as sharegpt
 import chatconv.formats.streams as streams
 
@@ -42,7 +43,7 @@ class RecordingFormat(Protocol):
 
 
 IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, otel_genai, openai_responses, claude_code, claude_agent_sdk, codex_cli,
-                                         gemini_cli, gemini, anthropic,
+                                         gemini_cli, pydantic_ai, gemini, anthropic,
                                          sharegpt, alpaca, preference, hf_messages, openai_chat)
 FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported
 IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)
