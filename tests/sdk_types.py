@@ -1,5 +1,5 @@
-"""Request bodies checked against the providers' own SDK types (the `openai`, `anthropic` and
-`google-genai` packages, test extras): what each SDK would build, in strict mode. A key the type
+"""Request bodies checked against the providers' own SDK types (the `openai`, `anthropic`,
+`google-genai` and `botocore` packages, test extras): what each SDK would build, in strict mode. A key the type
 does not have is refused, so is a value of the wrong type (no coercion: "1" is no integer).
 
 Each function returns readable error strings, `$.path: what is wrong`; none: the body is accepted.
@@ -13,6 +13,9 @@ How strictness is had:
   snake_case alike (as the REST API does). The REST body's `contents` are `Content`s, its
   `generationConfig` a `GenerationConfig`, and its other fields those of `GenerateContentConfig`
   of the same name. Validated from JSON, so that `bytes` (inline data) must be base64, as on the wire.
+- botocore: the Converse operation's input shape from botocore's own service model, through its
+  ParamValidator (unknown keys, types, tagged unions of one key). Blobs are base64 in a JSON
+  recording, as botocore writes them on the wire: they are decoded to bytes first.
 """
 
 from __future__ import annotations
@@ -177,4 +180,32 @@ def gemini_errors(body: dict) -> list[str]:
     return errors
 
 
-CHECKS = {"openai-chat": openai_errors, "openai": openai_errors, "anthropic": anthropic_errors, "gemini": gemini_errors}
+@functools.cache
+def _converse_shape():
+    import botocore.session
+    return botocore.session.get_session().get_service_model("bedrock-runtime").operation_model("Converse").input_shape
+
+
+def _blobs_decoded(value: Any) -> Any:
+    """The body with each `source.bytes` (base64 in JSON) as the bytes boto3 takes."""
+    import base64
+    if isinstance(value, dict):
+        return {key: base64.b64decode(item) if key == "bytes" and isinstance(item, str) else _blobs_decoded(item)
+                for key, item in value.items()}
+    return [_blobs_decoded(item) for item in value] if isinstance(value, list) else value
+
+
+def converse_errors(body: dict, model: str = "anthropic.claude-3-5-sonnet-20240620-v1:0") -> list[str]:
+    """A Converse request body against botocore's Converse input shape (the model is the caller's)."""
+    import binascii
+
+    from botocore.validate import ParamValidator
+    try:
+        decoded = _blobs_decoded({"modelId": model, **body})
+    except (binascii.Error, ValueError) as exc:
+        return [f"a source's bytes are not base64: {exc}"]
+    report = ParamValidator().validate(decoded, _converse_shape())
+    return [line.strip() for line in report.generate_report().splitlines() if line.strip()] if report.has_errors() else []
+
+
+CHECKS = {"bedrock-converse": converse_errors, "openai-chat": openai_errors, "openai": openai_errors, "anthropic": anthropic_errors, "gemini": gemini_errors}

@@ -118,22 +118,12 @@ def test_an_object_a_format_detects_has_one_of_the_keys_that_format_is_asked_for
     assert detected >= 20  # the fixtures' records, and the messages and bodies nested in them
 
 
-# Records of formats chatconv does not read yet: named for what they are, not a wrong guess
-# (Bedrock Converse's `system` is not Anthropic's).
-CONVERSE_REQUEST = {"modelId": "anthropic.claude-3-5-sonnet", "system": [{"text": "Be brief."}],
-                    "messages": [{"role": "user", "content": [{"text": "Weather?"}]},
-                                 {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "w",
-                                                                                "input": {}}}]}]}
-
-
+# Records of formats chatconv does not read yet: named for what they are, not a wrong guess.
 @pytest.mark.parametrize("record, words", [
     ({"prompt": "hi", "chosen": {"from": "gpt", "value": "a"}, "rejected": {"from": "gpt", "value": "b"}},
      "a preference pair"),
     ({"input": {"messages": [{"role": "user", "content": "hi"}]}, "preferred_output": [], "non_preferred_output": []},
      "a preference pair"),
-    (CONVERSE_REQUEST, "an Amazon Bedrock Converse request or response"),
-    ({"output": {"message": {"role": "assistant", "content": [{"text": "hello"}]}}, "stopReason": "end_turn"},
-     "an Amazon Bedrock Converse request or response"),
     ({"id": "v1_abc", "status": "completed", "model": "gemini-2.5-flash", "input": "hi",
       "outputs": [{"type": "text", "text": "hello"}]}, "a Gemini Interactions API interaction"),
 ])

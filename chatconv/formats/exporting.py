@@ -205,7 +205,9 @@ def _body(fmt, steps: list[Step], gather_tools: bool, run: ExportRun, strict: bo
     places = [place for item in steps for place in
               [("input",), *([("output", k) for k in range(len(item.step["output"]))]
                              if isinstance(item.step["output"], list) else [("output",)])]]
-    if fmt.TARGET is None:  # a dataset's row (sharegpt) may start with the model: an input never recorded is no turn
+    # A dataset's row (sharegpt) may start with the model: an input never recorded is no turn. A
+    # format of requests (an API's, even with no renderer of chatconv's: bedrock-converse) writes none.
+    if fmt.TARGET is None and not getattr(fmt, "REQUESTS", False):
         kept_at = [index for index, message in enumerate(messages) if not is_unrecorded(message)]
         messages, owners, places = ([seq[i] for i in kept_at] for seq in (messages, owners, places))
     unrecorded = next((index for index, message in enumerate(messages) if is_unrecorded(message)), None)

@@ -10,6 +10,7 @@ from typing import Any, Iterator, Protocol
 import chatconv.formats.ai_sdk as ai_sdk
 import chatconv.formats.alpaca as alpaca
 import chatconv.formats.anthropic as anthropic
+import chatconv.formats.bedrock_converse as bedrock_converse
 import chatconv.formats.claude_agent_sdk as claude_agent_sdk
 import chatconv.formats.claude_code as claude_code
 import chatconv.formats.codex_cli as codex_cli
@@ -43,7 +44,8 @@ class RecordingFormat(Protocol):
 
 
 IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, otel_genai, openai_responses, claude_code, claude_agent_sdk, codex_cli,
-                                         gemini_cli, pydantic_ai, gemini, anthropic,
+                                         gemini_cli, pydantic_ai, gemini, bedrock_converse,
+                                         anthropic,
                                          sharegpt, alpaca, preference, hf_messages, openai_chat)
 FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported
 IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)

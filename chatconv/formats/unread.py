@@ -1,8 +1,7 @@
 """Shapes of other tools' records that chatconv recognises but does not read yet. A record no
 format reads is named for what it is ("this looks like Alpaca rows"), rather than left to a
-guess: Alpaca's `input`/`output` make a row look like a chatconv step, and Bedrock Converse's
-`system` list a body Anthropic's reader would refuse block by block. unknown_format is the
-problem of any record no format reads.
+guess: a preference pair whose sides are not messages, a Gemini Interactions record.
+unknown_format is the problem of any record no format reads.
 """
 
 from __future__ import annotations
@@ -14,10 +13,6 @@ from ..sources import Record, problem_at
 from .ai_sdk import detect as ai_sdk_detect
 from .streams import stream_event
 
-# Bedrock Converse content blocks are keyed by kind ({"text": ...}, {"toolUse": {...}}), with no `type`.
-_CONVERSE_BLOCKS = frozenset({"text", "image", "document", "video", "toolUse", "toolResult", "guardContent",
-                              "reasoningContent", "cachePoint", "citationsContent"})
-
 
 def looks_like(data: Any) -> str | None:
     """What `data` seems to be, for a record no format reads: e.g. "Alpaca rows
@@ -26,24 +21,9 @@ def looks_like(data: Any) -> str | None:
         return None
     if ("chosen" in data and "rejected" in data) or ("preferred_output" in data and "non_preferred_output" in data):
         return "a preference pair (chosen/rejected, as DPO datasets hold them) whose sides are not text or messages"
-    if is_converse(data):
-        return "an Amazon Bedrock Converse request or response (content blocks keyed by kind: text, toolUse, ...)"
     if isinstance(data.get("outputs"), list) and "status" in data and ("model" in data or "agent" in data):
         return "a Gemini Interactions API interaction (outputs, status)"
     return None
-
-
-def is_converse(data: dict) -> bool:
-    """A Bedrock Converse request (messages of blocks keyed by kind) or response (output.message)."""
-    output = data.get("output")
-    if isinstance(output, dict) and isinstance(output.get("message"), dict) and "stopReason" in data:
-        return True
-    messages = data.get("messages")
-    return isinstance(messages, list) and bool(messages) and all(
-        isinstance(message, dict) and isinstance(message.get("content"), list) and message["content"] and all(
-            isinstance(block, dict) and "type" not in block and len(block) == 1 and not _CONVERSE_BLOCKS.isdisjoint(block)
-            for block in message["content"])
-        for message in messages)
 
 
 def unknown_format(record: Record, forced, names: tuple[str, ...]) -> Problem:

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 from .blocks import read_block, write_block
 from ..reading import Imported, Reading, free_of_marks, kept, rest_of
-from ..unread import is_converse
+from ..bedrock_converse import detect as is_converse
 
 NAME = "anthropic"
 TARGET = "anthropic"
