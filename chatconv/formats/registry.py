@@ -20,6 +20,7 @@ import chatconv.formats.hf_messages as hf_messages
 import chatconv.formats.inspect_log as inspect_log
 import chatconv.formats.openai_chat as openai_chat
 import chatconv.formats.openai_responses as openai_responses
+import chatconv.formats.openinference as openinference
 import chatconv.formats.otel_genai as otel_genai
 import chatconv.formats.preference as preference
 import chatconv.formats.pydantic_ai as pydantic_ai
@@ -43,7 +44,7 @@ class RecordingFormat(Protocol):
         """The record's conversations as model messages; problems through reading.warn / error."""
 
 
-IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, otel_genai, openai_responses, claude_code, claude_agent_sdk, codex_cli,
+IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, openinference, otel_genai, openai_responses, claude_code, claude_agent_sdk, codex_cli,
                                          gemini_cli, pydantic_ai, gemini, bedrock_converse,
                                          anthropic,
                                          sharegpt, alpaca, preference, hf_messages, openai_chat)

@@ -23,8 +23,10 @@ from typing import Any, Iterator
 
 import orjson
 
+from .flattened import has_flattened, message_values
 from .messages import KNOWN_TYPES, NAME, messages_of, system_instructions
 from .otlp import INPUT, MESSAGE_KEYS, OUTPUT, SYSTEM, any_value, attributes_of
+from ...sources import integers_beyond_64_bits
 from ..reading import Imported, Reading, rest_of
 
 CONVERSATION_ID = "gen_ai.conversation.id"
@@ -32,7 +34,11 @@ CONVERSATION_ID = "gen_ai.conversation.id"
 __all__ = ["NAME", "any_value", "detect", "read"]
 
 
-KEYS = frozenset({"resourceSpans", "spans", "attributes", *MESSAGE_KEYS})
+# (the flattened conventions' keys have indices in them: those of a first message's role say them)
+KEYS = frozenset({"resourceSpans", "spans", "attributes", *MESSAGE_KEYS, "gen_ai.prompt", "gen_ai.completion",
+                  "gen_ai.prompt.0.role", "gen_ai.prompt.0.content", "gen_ai.completion.0.role",
+                  "gen_ai.completion.0.content", "llm.input_messages.0.message.role",
+                  "llm.output_messages.0.message.role", "openinference.span.kind"})
 
 
 def detect(data: Any) -> bool:
@@ -41,7 +47,7 @@ def detect(data: Any) -> bool:
     written as `content`, never a plain OpenAI or Gemini list)."""
     if isinstance(data, dict):
         return (isinstance(data.get("resourceSpans"), list) or any(key in data for key in MESSAGE_KEYS)
-                or _is_sdk_span(data) or _is_sdk_spans(data.get("spans")))
+                or has_flattened(data) or _is_sdk_span(data) or _is_sdk_spans(data.get("spans")))
     return _is_message_list(data)
 
 
@@ -50,8 +56,8 @@ def _is_sdk_span(data: Any) -> bool:
     (or, a span of a file of spans, its `context` naming it: a tool or HTTP span is skipped, told)."""
     attributes = data.get("attributes") if isinstance(data, dict) else None
     context = data.get("context") if isinstance(data, dict) else None
-    return isinstance(attributes, dict) and (any(key in attributes for key in MESSAGE_KEYS) or (
-        isinstance(context, dict) and "span_id" in context and "trace_id" in context))
+    return isinstance(attributes, dict) and (any(key in attributes for key in MESSAGE_KEYS) or has_flattened(attributes)
+                                             or (isinstance(context, dict) and "span_id" in context and "trace_id" in context))
 
 
 def _is_sdk_spans(spans: Any) -> bool:
@@ -100,7 +106,7 @@ def read(reading: Reading) -> Iterator[Imported]:
         spans = [(("spans", index), span) for index, span in enumerate(data["spans"])]
         yield from _sdk_spans(spans, rest_of(data, ("spans",)), reading)
         return
-    values = {key: (data[key], (key,)) for key in MESSAGE_KEYS if key in data}
+    values, own = span_values(data, ())
     if not values:  # named with --from, but none of the format's marks
         reading.error((), "not an OTel GenAI record: no resourceSpans, gen_ai.input.messages, "
                       "gen_ai.output.messages or gen_ai.system_instructions",
@@ -108,8 +114,19 @@ def read(reading: Reading) -> Iterator[Imported]:
                       code="unknown-format")
         return
     conversation_id = data.get(CONVERSATION_ID)
-    yield from _conversations(values, conversation_id if isinstance(conversation_id, str) else None,
-                              rest_of(data, MESSAGE_KEYS), reading)
+    yield from _conversations(values, conversation_id if isinstance(conversation_id, str) else None, own, reading)
+
+
+def span_values(attributes: dict, where: tuple) -> tuple[dict[str, tuple[Any, tuple]], dict]:
+    """A span's messages by gen_ai key (each with its path) and its other attributes: the
+    conventions' message JSON, or messages written as flattened attributes (flattened.py)."""
+    values = {key: (attributes[key], where + (key,)) for key in MESSAGE_KEYS if key in attributes}
+    own = rest_of(attributes, MESSAGE_KEYS)
+    if has_flattened(attributes):
+        flat, consumed = message_values(attributes, values)
+        values.update({key: (value, where + (name,)) for key, (value, name) in flat.items()})
+        own = {key: value for key, value in own.items() if key not in consumed}
+    return values, own
 
 
 def _conversations(values: dict[str, tuple[Any, tuple]], conversation_id: str | None, metadata: dict,
@@ -166,11 +183,12 @@ def _trace(data: dict, reading: Reading) -> Iterator[Imported]:
             found += 1
             yield _left_out(f"{span.get('traceId')}:{span.get('spanId')}")
             continue
-        if INPUT not in attributes and OUTPUT not in attributes:
+        plain = {key: value for key, (value, _) in attributes.items()}
+        values, own = span_values(plain, where + ("attributes",))
+        if INPUT not in values and OUTPUT not in values:
             skipped += 1
             continue
-        values = {key: attributes[key] for key in MESSAGE_KEYS if key in attributes}
-        own = {key: value for key, (value, _) in attributes.items() if key not in MESSAGE_KEYS}
+        values = {key: attributes[key] if key in attributes else value for key, value in values.items()}
         conversation_id = _span_conversation(own, span.get("traceId"), span.get("spanId"), used)
         found += 1
         span_metadata = {**metadata, "span": rest_of(span, ("attributes",)), "attributes": own}
@@ -204,15 +222,14 @@ def _sdk_spans(spans: list[tuple[tuple, dict]], export: dict, reading: Reading) 
     and (once) the file's other keys are the conversation's metadata, as for OTLP."""
     skipped, used = 0, set()
     for where, span in spans:
-        attributes = span.get("attributes") or {}
-        if INPUT not in attributes and OUTPUT not in attributes:
+        values, own = span_values(span.get("attributes") or {}, where + ("attributes",))
+        if INPUT not in values and OUTPUT not in values:
             skipped += 1
             continue
-        values = {key: (attributes[key], where + ("attributes", key)) for key in MESSAGE_KEYS if key in attributes}
-        own = rest_of(attributes, MESSAGE_KEYS)
-        context = span.get("context") if isinstance(span.get("context"), dict) else {}
+        fields = _ids_as_text(rest_of(span, ("attributes",)), reading, where)
+        context = fields.get("context") if isinstance(fields.get("context"), dict) else {}
         conversation_id = _span_conversation(own, context.get("trace_id"), context.get("span_id"), used)
-        metadata = {"span": rest_of(span, ("attributes",)), "attributes": own}
+        metadata = {"span": fields, "attributes": own}
         if export:
             metadata["export"], export = export, {}
         yield from _conversations(values, conversation_id, metadata, reading)
@@ -220,6 +237,39 @@ def _sdk_spans(spans: list[tuple[tuple, dict]], export: dict, reading: Reading) 
         reading.warn(("spans",) if len(spans) > 1 or spans[0][0] else (), f"{skipped} span(s) without {INPUT} or "
                      f"{OUTPUT}: not imported", "only model-call spans hold messages; the others (tools, HTTP, "
                      "agents) have none", code="import-skipped")
+
+
+def _ids_as_text(span: dict, reading: Reading, where: tuple) -> dict:
+    """The span's own fields, its trace and span ids written as integers beyond 64 bits (as some
+    exporters dump them: any-agent) kept as their digits, with a warning: chatconv writes
+    integers exactly within 64 bits, and these are names, not numbers."""
+    big = [value for value in _floats(span) if abs(value) >= 2 ** 63]
+    if not big:
+        return span
+    digits = {float(text): text for text in integers_beyond_64_bits(reading.record.text or b"")}
+
+    def as_text(value: Any) -> Any:
+        if isinstance(value, float) and value in digits:
+            return digits[value]
+        if isinstance(value, dict):
+            return {key: as_text(item) for key, item in value.items()}
+        return [as_text(item) for item in value] if isinstance(value, list) else value
+
+    reading.warn(where, "the span's ids are integers beyond 64 bits: kept as their digits (text)",
+                 "OTel writes trace and span ids as hex text; chatconv keeps integers exactly within 64 bits",
+                 code="import-changed")
+    return as_text(span)
+
+
+def _floats(value: Any) -> Iterator[float]:
+    if isinstance(value, float):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _floats(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _floats(item)
 
 
 def _spans(data: dict, reading: Reading) -> Iterator[tuple[tuple, dict, dict]]:
