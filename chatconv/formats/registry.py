@@ -9,6 +9,7 @@ from typing import Any, Iterator, Protocol
 # __init__ imports this registry.
 import chatconv.formats.agentv_run as agentv_run
 import chatconv.formats.ai_sdk as ai_sdk
+import chatconv.formats.ai_sdk_ui as ai_sdk_ui
 import chatconv.formats.alpaca as alpaca
 import chatconv.formats.anthropic as anthropic
 import chatconv.formats.bedrock_converse as bedrock_converse
@@ -45,7 +46,7 @@ class RecordingFormat(Protocol):
         """The record's conversations as model messages; problems through reading.warn / error."""
 
 
-IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, agentv_run, openinference, otel_genai, openai_responses, claude_code, claude_agent_sdk, codex_cli,
+IMPORTED: tuple[RecordingFormat, ...] = (inspect_log, agentv_run, ai_sdk_ui, openinference, otel_genai, openai_responses, claude_code, claude_agent_sdk, codex_cli,
                                          gemini_cli, pydantic_ai, gemini, bedrock_converse,
                                          anthropic,
                                          sharegpt, alpaca, preference, hf_messages, openai_chat)
