@@ -154,3 +154,11 @@ def test_llama_factory_text_parts_are_read_as_hf_messages_and_named_with_what_to
     assert result.returncode == 1
     assert "$.messages[0].content[0]: a text part with `value` instead of `text`: LLaMA-Factory" in result.stderr_text
     assert "--from hf-messages" in result.stderr_text
+
+
+def test_the_detection_table_lists_every_format_in_the_order_detection_asks():
+    from chatconv.formats import IMPORTED_NAMES
+    text = (Path(__file__).parent.parent / "docs" / "formats.md").read_text(encoding="utf-8")
+    table = text[text.index("## How a record's format is told"):text.index("## What every format shares")]
+    rows = [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    assert rows[1:] == list(IMPORTED_NAMES)  # (the first row is the table's head)
