@@ -2,7 +2,8 @@
 """Measure `chatconv import` of a large fine-tuning JSONL against an orjson round trip, in one run.
 
 DESIGN.md, "Speed and memory": import should run at >= 40% of the rate of an orjson parse + dump
-loop over the same file (>= 50% for a ShareGPT file, `--format sharegpt`: issue 30), with a peak
+loop over the same file (>= 50% for a ShareGPT or Hugging Face chat file, `--format sharegpt` or
+`--format hf-messages`: issue 30), with a peak
 memory that is flat in the file size (<= 150 MiB).
 
 The file is made of fine-tuning lines (`messages` + `tools`): the real recordings in
@@ -15,6 +16,7 @@ each target as PASS or FAIL and exits 0 whatever the figures (it is not run in C
     python benchmarks/bench_import.py                 # 200k lines, and 50k for the memory slope
     python benchmarks/bench_import.py --lines 20000 --repeat 1
     python benchmarks/bench_import.py --format sharegpt   # the recordings as ShareGPT rows
+    python benchmarks/bench_import.py --format hf-messages  # as Hugging Face chat rows
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ sys.path[:0] = [str(HERE), str(CHECKOUT / "tests"), str(CHECKOUT)]
 from bench_migrate import FLAT_FACTOR, FLAT_SLACK_MIB, MAX_PEAK_MIB, MiB, ORJSON_LOOP, run  # noqa: E402
 from conftest import recorded_files  # noqa: E402
 
-MIN_ORJSON_RATIO = {"openai-chat": 0.40, "sharegpt": 0.50}
-FORMATS = {"openai-chat": ("--gather-tools",), "sharegpt": ()}  # export's options for each
+MIN_ORJSON_RATIO = {"openai-chat": 0.40, "sharegpt": 0.50, "hf-messages": 0.50}
+FORMATS = {"openai-chat": ("--gather-tools",), "sharegpt": (), "hf-messages": ()}  # export's options for each
 
 
 def fine_tuning_lines(format_name: str) -> list[bytes]:
@@ -47,8 +49,11 @@ def fine_tuning_lines(format_name: str) -> list[bytes]:
     data = CHECKOUT / "tests" / "data" / "formats"
     if format_name == "openai-chat":
         fixtures = (data / "openai-chat" / "finetune.jsonl").read_bytes().splitlines()
-    else:  # axolotl's ShareGPT fixture, one record, written as a line
+    elif format_name == "sharegpt":  # axolotl's ShareGPT fixture, one record, written as a line
         fixtures = [orjson.dumps(orjson.loads((data / "sharegpt" / "real" / "conversation.json").read_bytes()))]
+    else:  # rows with a dataset's id column (as on the Hub), and xtuner's rows of the Hub's liberties
+        exported = [b'{"id":%d,' % number + line[1:] for number, line in enumerate(exported) if line.strip()]
+        fixtures = (data / "hf-messages" / "real" / "qwen35_tokenize_data.jsonl").read_bytes().splitlines()
     return [line + b"\n" for line in exported + fixtures if line.strip() and len(line) <= 4096]
 
 

@@ -189,3 +189,61 @@ def test_real_files_are_told_apart_by_their_marks(tmp_path):
         text = (REAL / name).read_text(encoding="utf-8")
         rows = json.loads(text) if name.endswith(".json") else [json.loads(line) for line in text.splitlines()]
         assert {tuple(_detected(row)) for row in rows} == {(expected,)}, name
+
+
+# --- the quick path (a row of common messages in one pass) is the full path's equal -------------
+
+COLUMNS = st.dictionaries(st.sampled_from(["id", "source", "images", "system", "tools", "model"]),
+                          st.one_of(st.integers(0, 9), TEXT), max_size=2)
+
+
+@st.composite
+def common_rows(draw) -> dict:
+    messages: list[dict] = []
+    for index in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["user", "assistant", "system", "calls", "weighted", "reversed"]))
+        if kind in ("user", "assistant", "system"):
+            messages.append({"role": kind, "content": draw(TEXT)})
+        elif kind == "weighted":
+            messages.append({"role": draw(st.sampled_from(["assistant", "user"])), "content": draw(TEXT),
+                             "weight": draw(st.sampled_from([0, 1]))})
+        elif kind == "reversed":
+            messages.append({"content": draw(TEXT), "role": "user"})
+        else:
+            call = {"id": f"c{index}", "type": "function",
+                    "function": {"name": "f", "arguments": json.dumps(draw(ARGUMENTS), separators=(",", ":"))}}
+            messages.append({"role": "assistant", "content": draw(st.none() | TEXT), "tool_calls": [call]})
+            messages.append(draw(st.sampled_from([{"role": "tool", "tool_call_id": f"c{index}", "content": "r"},
+                                                  {"role": "tool", "content": "r", "tool_call_id": f"c{index}"}])))
+    row = {"messages": messages, **draw(COLUMNS)}
+    return dict(draw(st.permutations(list(row.items()))))
+
+
+def _imported(lines: list[bytes], quick: bool) -> tuple:
+    import io
+
+    from chatconv.formats.importing import Importer
+    from chatconv.sources import iter_jsonl
+    importer = Importer()
+    importer.quick = quick
+    out = [line for record in iter_jsonl(io.BytesIO(b"\n".join(lines) + b"\n"), "rows.jsonl", 1)
+           for line in importer.lines_of(record)]
+    run = importer.run
+    return out, (run.records, run.conversations, run.steps), run.formats, run.problems, list(importer.state.next_steps.items())
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(common_rows(), min_size=1, max_size=4))
+def test_the_quick_way_reads_as_the_full_path_does(rows):
+    lines = [json.dumps(row, ensure_ascii=False).encode() for row in rows]
+    assert _imported(lines, quick=True) == _imported(lines, quick=False)
+
+
+def test_common_dataset_rows_go_the_quick_way(monkeypatch):
+    # Counted: the full reading is not asked for a row of plain messages and an id column.
+    calls = []
+    monkeypatch.setattr(hf_messages, "read", lambda reading: calls.append(reading) or iter(()))
+    row = {"id": 3, "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
+    out, counts, formats, problems, _ = _imported([json.dumps(row).encode()], quick=True)
+    assert calls == [] and counts == (1, 1, 1) and formats == {"hf-messages": 1} and problems == []
+    assert orjson.loads(out[0])["metadata"] == {"hf-messages": {"id": 3, "messages": 2}}

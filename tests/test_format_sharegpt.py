@@ -168,3 +168,7 @@ def test_common_rows_go_the_quick_way(monkeypatch):
     row = {"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello"}], "system": "s"}
     out, counts, formats, problems, _ = _imported([json.dumps(row).encode()], quick=True)
     assert calls == [] and counts == (1, 1, 2) and formats == {"sharegpt": 1} and problems == []
+    # and rows with tool turns (a call, its observation), as LLaMA-Factory's glaive rows
+    out, counts, formats, problems, _ = _imported([json.dumps(RECORD).encode()], quick=True)
+    assert calls == [] and counts == (1, 1, 2) and problems == []
+    assert orjson.loads(out[1])["output"][1]["content"][0]["toolName"] == "get_weather"

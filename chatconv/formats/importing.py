@@ -23,9 +23,10 @@ from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record
 from ..validate import check_schema
 from .exchanges import exchange_format
 from .import_state import ImportState
-from .quick_import import quick_lines
+from .openai_chat.body import BODY_FIELDS
+from .quick_import import hf_quick_lines, quick_lines
 from .reading import STARTS_A_STEP, Imported, Reading, name_results
-from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, format_named, openai_chat, sharegpt, streams
+from .registry import IMPORTED, IMPORTED_NAMES, OWN_SUFFIXES, format_named, hf_messages, openai_chat, sharegpt, streams
 from .unread import unknown_format
 
 
@@ -84,7 +85,8 @@ class Importer:
         self.forced = format_named(self.format_name) if self.format_name else None
         self.readers = [self.forced] if self.forced else IMPORTED
         # Fine-tuning lines of common shapes go the quick way when nothing else is asked of them.
-        self.quick = self.forced in (None, openai_chat, sharegpt) and not self.field_map and not self.conversations
+        self.quick = self.forced in (None, openai_chat, sharegpt, hf_messages) and not self.field_map \
+            and not self.conversations
 
     def _quick_reader(self, data: dict) -> tuple[str, Callable] | None:
         """(format, its quick path) that may read `data` (a line of a fine-tuning file): sharegpt's
@@ -92,7 +94,9 @@ class Importer:
         if "conversations" in data:
             alone = self.forced in (None, sharegpt) and _BEFORE_SHAREGPT.isdisjoint(data)
             return (sharegpt.NAME, sharegpt.quick_lines) if alone else None
-        return (openai_chat.NAME, quick_lines) if self.forced in (None, openai_chat) else None
+        if self.forced in (None, openai_chat) and (self.forced is openai_chat or BODY_FIELDS.issuperset(data)):
+            return openai_chat.NAME, quick_lines
+        return (hf_messages.NAME, hf_quick_lines) if self.forced in (None, hf_messages) else None
 
     def own_reader(self, file: str):
         """The format that reads `file` itself (not as JSON or JSONL records), or None; a stream

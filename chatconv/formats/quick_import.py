@@ -17,7 +17,7 @@ from ..sources import NotWritten, Record, exact_json
 from .openai_chat.body import BODY_FIELDS
 from .openai_chat.common import common_message
 from .reading import STARTS_A_STEP
-from .registry import IMPORTED, openai_chat
+from .registry import IMPORTED, hf_messages, openai_chat
 
 # Keys by which another format could claim a `{"messages": [...]}` object before openai-chat
 # does (detection asks formats in registry order), and openai-chat's own `choices` and Anthropic's
@@ -35,6 +35,30 @@ def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict
     if record.error or record.problems or type(data) is not dict or not _CLAIMED.isdisjoint(data) \
             or not BODY_FIELDS.issuperset(data):  # a dataset's row with columns of its own: hf-messages
         return None
+    return _quick(record, conversation_id, openai_chat.NAME, False)
+
+
+# A Hugging Face row's columns no earlier format claims (Anthropic's `system`, an inspect sample's `input`).
+_HF_CLAIMED = frozenset().union(*(fmt.KEYS for fmt in IMPORTED[:IMPORTED.index(hf_messages)])) - {
+    "messages", *hf_messages.MEDIA_COLUMNS} | {"system", "input", "choices"}
+# The key orders hf-messages writes a message of each common shape in: another is marked, so the full path reads it.
+_HF_ORDERS = {("role", "content"), ("role", "content", "weight"), ("role", "tool_call_id", "content"),
+              ("role", "content", "tool_calls"), ("role", "tool_calls")}
+
+
+def hf_quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict[str, str]] | None:
+    """quick_lines for a Hugging Face row (hf-messages): `messages` of the common shapes beside
+    columns no Chat Completions body has (an id, a source), as hf_messages.read and the importer
+    would make it; None for any other row."""
+    data = record.data
+    if record.error or record.problems or type(data) is not dict or not _HF_CLAIMED.isdisjoint(data) \
+            or BODY_FIELDS.issuperset(data):
+        return None
+    return _quick(record, conversation_id, hf_messages.NAME, True)
+
+
+def _quick(record: Record, conversation_id: str, format_name: str, hub: bool) -> tuple[list[bytes], dict[str, str]] | None:
+    data = record.data
     messages = data.get("messages")
     if type(messages) is not list or not messages or type(messages[0]) is not dict or messages[0].get("role") not in STARTS_A_STEP:
         return None  # none, or a response's messages alone: the full path gives them an unrecorded input
@@ -43,7 +67,8 @@ def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict
     output: list[dict] = []
     for source in messages:
         message = common_message(source)
-        if message is None:
+        if message is None or (hub and (tuple(source) not in _HF_ORDERS or (
+                "weight" in source and source["role"] != "assistant"))):  # (the Hub's row keeps a user's weight apart)
             return None
         role = message["role"]
         if role == "assistant" and type(message["content"]) is list:
@@ -63,7 +88,11 @@ def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict
         else:
             output.append(message)
     if len(data) > 1:
-        steps[0]["metadata"] = {openai_chat.NAME: {key: value for key, value in data.items() if key != "messages"}}
+        if hub and next(iter(data)) != "messages":  # its place, as hf_messages.read keeps it
+            steps[0]["metadata"] = {format_name: {key: len(value) if key == "messages" else value
+                                                  for key, value in data.items()}}
+        else:
+            steps[0]["metadata"] = {format_name: {key: value for key, value in data.items() if key != "messages"}}
     try:
         return [exact_json(step, record.text) for step in steps], names
     except NotWritten:  # too deep, an integer beyond 64 bits: the full path says so

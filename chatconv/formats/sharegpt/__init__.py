@@ -104,10 +104,11 @@ def _calls_text(parts: list[dict], as_list: bool) -> str:
 
 
 def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict[str, str]] | None:
-    """The step lines of a record of the common shape (turns of the default tags human, gpt and
-    system, each only `from` and `value`, its value text; a text `system` column), made in one
-    pass as read() and the importer would make them (a property test holds them equal); None for
-    any other record, which the full path reads."""
+    """The step lines of a record of the common shapes (turns of the default tags human, gpt,
+    system, function_call and observation, each only `from` and `value`, its value text, each
+    observation answering a call; a text `system` column), made in one pass as read() and the
+    importer would make them (a property test holds them equal), and its calls' names by id;
+    None for any other record, which the full path reads."""
     data = record.data
     if record.error or record.problems or type(data) is not dict:
         return None
@@ -116,12 +117,28 @@ def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict
         return None
     messages = [{"role": "system", "content": data["system"], "providerOptions": {NAME: {"column": True}}}] \
         if "system" in data else []
-    for turn in turns:
-        role = _QUICK_ROLES.get(turn.get("from")) if type(turn) is dict and len(turn) == 2 else None
-        value = turn.get("value") if role else None
+    waiting: list[tuple[str, str]] = []  # (id, name) of the calls not yet answered, oldest first
+    names: dict[str, str] = {}
+    for index, turn in enumerate(turns):
+        if type(turn) is not dict or len(turn) != 2:
+            return None
+        tag, value = turn.get("from"), turn.get("value")
         if type(value) is not str:
             return None
-        messages.append({"role": role, "content": value})
+        role = _QUICK_ROLES.get(tag)
+        if role is not None:
+            messages.append({"role": role, "content": value})
+        elif tag == "function_call":
+            message = _quick_calls(value, index, waiting, names)
+            if message is None:
+                return None
+            messages.append(message)
+        elif tag == "observation" and waiting:  # (none waiting: an orphan, which the full path refuses)
+            call_id, name = waiting.pop(0)
+            messages.append({"role": "tool", "content": [{"type": "tool-result", "toolCallId": call_id,
+                                                          "toolName": name, "output": {"type": "text", "value": value}}]})
+        else:
+            return None
     steps: list[dict] = []
     if messages[0]["role"] not in STARTS_A_STEP:
         steps.append({"conversationId": conversation_id, "stepIndex": 0, "input": unrecorded_input(), "output": []})
@@ -134,9 +151,39 @@ def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict
     if rest:
         steps[0]["metadata"] = {NAME: rest}
     try:
-        return [exact_json(step, record.text) for step in steps], {}
+        return [exact_json(step, record.text) for step in steps], names
     except NotWritten:  # too deep, an integer beyond 64 bits: the full path says so
         return None
+
+
+def _quick_calls(value: str, index: int, waiting: list, names: dict) -> dict | None:
+    """A function_call turn's message as _calls makes it, for calls of only a name and arguments."""
+    try:
+        parsed = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return None
+    calls = parsed if type(parsed) is list else [parsed]
+    if not calls or not all(type(c) is dict and len(c) == 2 and type(c.get("name")) is str and c["name"]
+                            and "arguments" in c for c in calls):
+        return None
+    parts = []
+    for number, call in enumerate(calls):
+        call_id = f"call_{index}" if len(calls) == 1 else f"call_{index}_{number}"
+        waiting.append((call_id, call["name"]))
+        names[call_id] = call["name"]
+        parts.append({"type": "tool-call", "toolCallId": call_id, "toolName": call["name"], "input": call["arguments"],
+                      "providerOptions": {NAME: {"noId": True}}})
+    message: dict = {"role": "assistant", "content": parts}
+    marks = {}
+    # As written when compact with name first (what export writes): the calls' own text, no mark.
+    compact = all(next(iter(c)) == "name" for c in calls) and orjson.dumps(parsed) == value.encode()
+    if not compact and _calls_text(parts, type(parsed) is list) != value:
+        marks["value"] = value
+    if type(parsed) is list:
+        marks["list"] = True
+    if marks:
+        message["providerOptions"] = {NAME: marks}
+    return message
 
 
 _QUICK_ROLES = {"human": "user", "gpt": "assistant", "system": "system"}
