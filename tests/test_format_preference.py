@@ -30,6 +30,9 @@ def _picked(data) -> str | None:
 
 
 def test_each_form_is_a_preference_pair_and_a_prompt_completion_row_is_not():
+    assert _picked({"conversations": [{"from": "human", "value": "q"}], "chosen": {"from": "gpt", "value": "a"},
+                    "rejected": {"from": "gpt", "value": "b"}}) == "preference"
+    assert _picked({"conversations": [{"from": "human", "value": "q"}, {"from": "gpt", "value": "a"}]}) == "sharegpt"
     assert _picked({"prompt": "q", "chosen": "a", "rejected": "b"}) == "preference"
     assert _picked({"chosen": [{"role": "user", "content": "q"}], "rejected": [{"role": "user", "content": "q"}]}) \
         == "preference"
@@ -90,7 +93,7 @@ def sides(draw, role: str):
 
 @st.composite
 def pairs(draw) -> dict:
-    form = draw(st.sampled_from(["trl", "implicit", "openai"]))
+    form = draw(st.sampled_from(["trl", "implicit", "openai", "sharegpt"]))
     extra = draw(st.dictionaries(st.sampled_from(["id", "score", "source"]), TEXT, max_size=2))
     if form == "openai":
         prompt = draw(sides("user"))
@@ -99,6 +102,14 @@ def pairs(draw) -> dict:
         row = {"input": {"messages": prompt, **draw(st.dictionaries(st.just("tools"), st.just([]), max_size=1))},
                "preferred_output": chosen if isinstance(chosen, list) else [{"role": "assistant", "content": chosen}],
                "non_preferred_output": rejected if isinstance(rejected, list) else []}
+    elif form == "sharegpt":  # LLaMA-Factory's pairs
+        turns = [{"from": "human", "value": draw(TEXT)}]
+        if draw(st.booleans()):
+            turns += [{"from": "function_call", "value": '{"name": "w", "arguments": {}}'},
+                      {"from": "observation", "value": draw(TEXT)}]
+        row = {"conversations": turns, "chosen": {"from": "gpt", "value": draw(TEXT)},
+               "rejected": {"from": "gpt", "value": draw(TEXT)},
+               **draw(st.sampled_from([{}, {"system": "s"}, {"tools": "[]"}]))}
     elif form == "implicit":
         asked = [{"role": "user", "content": draw(TEXT)}]
         row = {"chosen": asked + [{"role": "assistant", "content": draw(TEXT)}],

@@ -48,7 +48,7 @@ class RecordingFormat(Protocol):
 
 IMPORTED: tuple[RecordingFormat, ...] = (
     inspect_log, agentv_run, ai_sdk_ui, openinference, otel_genai, openai_responses, claude_code, claude_agent_sdk,
-    codex_cli, gemini_cli, pydantic_ai, gemini, bedrock_converse, anthropic, sharegpt, alpaca, preference, hf_messages,
+    codex_cli, gemini_cli, pydantic_ai, gemini, bedrock_converse, anthropic, preference, sharegpt, alpaca, hf_messages,
     openai_chat)
 FORMATS: tuple[Any, ...] = (ai_sdk, *IMPORTED)  # ai-sdk: chatconv's own recordings, never imported
 IMPORTED_NAMES = tuple(fmt.NAME for fmt in IMPORTED)

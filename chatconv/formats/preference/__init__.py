@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from ..sharegpt import NAME as SHAREGPT, read as read_sharegpt, write as write_sharegpt
 from ..hf_messages import read_lists, written_lists
-from ..reading import STARTS_A_STEP, Imported, Reading, kept
+from ..reading import STARTS_A_STEP, Imported, Reading, kept, rest_of
 
 NAME = "preference"
 TARGET = None  # no API's rules: a dataset's rows
@@ -31,10 +32,16 @@ def detect(data: Any) -> bool:
     if not isinstance(data, dict):
         return False
     if "chosen" in data and "rejected" in data:
+        if isinstance(data.get("conversations"), list):  # LLaMA-Factory's: ShareGPT turns, the sides a turn each
+            return _is_turn(data["chosen"]) and _is_turn(data["rejected"])
         return _is_side(data["chosen"]) and _is_side(data["rejected"]) and _is_side(data.get("prompt", ""))
     given = data.get("input")
     return (isinstance(given, dict) and _is_messages(given.get("messages")) and "non_preferred_output" in data
             and _is_messages(data.get("preferred_output")))
+
+
+def _is_turn(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("from"), str) and isinstance(value.get("value"), str)
 
 
 def _is_side(value: Any) -> bool:
@@ -47,6 +54,9 @@ def _is_messages(value: Any) -> bool:
 
 def read(reading: Reading) -> Iterator[Imported]:
     data = reading.data
+    if isinstance(data.get("conversations"), list):
+        yield from _sharegpt_pair(data, reading)
+        return
     form = "openai" if isinstance(data.get("input"), dict) and "preferred_output" in data else "trl"
     prompt_key, chosen_key, rejected_key = FORMS[form]
     marks: dict[str, Any] = {"form": form if form != "trl" else None}
@@ -87,6 +97,30 @@ def read(reading: Reading) -> Iterator[Imported]:
     yield Imported(None, messages, metadata, paths)
 
 
+def _sharegpt_pair(data: dict, reading: Reading) -> Iterator[Imported]:
+    """LLaMA-Factory's pair: the prompt as ShareGPT turns (read by sharegpt, its marks its own),
+    the chosen side a turn of the model's; the rejected one checked and kept as written."""
+    for key in ("chosen", "rejected"):
+        if not _is_turn(data.get(key)) or ROLES_OF_TURNS.get(data[key]["from"]) != "assistant":
+            reading.error((key,), f"`{key}` of a ShareGPT pair is a turn of the model's ({{\"from\": \"gpt\", "
+                          "\"value\": TEXT}})", code="wrong-type")
+            return
+    inner = Reading(reading.record, SHAREGPT, reading.problems)
+    prompt = next(iter(read_sharegpt(inner)), None)
+    if prompt is None or reading.failed:
+        return
+    turn = data["chosen"]
+    chosen = reading.keep({"role": "assistant", "content": turn["value"]},
+                          {"side": "chosen", "from": turn["from"] if turn["from"] != "gpt" else None},
+                          rest_of(turn, ("from", "value")))
+    reading.keep(prompt.messages[0], {"form": "sharegpt", "keys": list(data)})
+    metadata = {key: value for key, value in prompt.metadata.items() if key != "chosen"}
+    yield Imported(None, [*prompt.messages, chosen], metadata, [*prompt.paths, ("chosen",)])
+
+
+ROLES_OF_TURNS = {"gpt": "assistant", "assistant": "assistant", "function_call": None}
+
+
 def _in_order(metadata: dict, form: str, marks: dict) -> dict:
     """A row's columns in the order export writes them: prompt, chosen, then the others."""
     prompt_key, chosen_key, _ = FORMS[form]
@@ -100,6 +134,8 @@ def write(messages: list[dict], metadata: dict, gather_tools: bool = False, note
     the rejected side and the other columns from the metadata."""
     notes = notes if notes is not None else []
     marks = kept(messages[0], NAME) if messages else {}
+    if marks.get("form") == "sharegpt":
+        return _sharegpt_row(messages, metadata, marks, notes)
     form = marks.get("form", "trl") if marks.get("form") in FORMS else "trl"
     prompt_key, chosen_key, rejected_key = FORMS[form]
     entries, starts = written_lists(messages, notes)
@@ -129,3 +165,19 @@ def _side(entries: list[dict], mark: Any) -> Any:
             and isinstance(entries[0]["content"], str):
         return entries[0]["content"]
     return entries
+
+
+def _sharegpt_row(messages: list[dict], metadata: dict, marks: dict, notes: list) -> dict:
+    """LLaMA-Factory's pair: the turns before the chosen side as sharegpt writes them, the chosen
+    side a turn, the rest from the metadata, in the order read."""
+    first = next((i for i, m in enumerate(messages) if kept(m, NAME).get("side") == "chosen"), len(messages) - 1)
+    row = write_sharegpt(messages[:first], {}, notes=notes)
+    answer = messages[first] if first < len(messages) else {"role": "assistant", "content": ""}
+    own = kept(answer, NAME)
+    text = answer["content"] if isinstance(answer["content"], str) else "\n".join(
+        p["text"] for p in answer["content"] if p["type"] == "text")
+    row["chosen"] = {"from": own.get("from", "gpt"), "value": text,
+                     **{k: v for k, v in own.items() if k not in ("side", "from")}}
+    row.update(metadata)
+    keys = marks.get("keys")
+    return {**{key: row[key] for key in keys if key in row}, **row} if isinstance(keys, list) else row
