@@ -117,7 +117,8 @@ def test_any_chat_comes_back_whole(tmp_path, records):
     assert [json.dumps(r) for r in back] == [json.dumps(r) for r in records]  # values and key order
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in REAL.iterdir()))
+@pytest.mark.parametrize("name", sorted(p.name for p in REAL.iterdir() if p.suffix == ".json"
+                                         and not p.name.endswith(".chunks.json")))
 def test_a_real_ui_file_comes_back_whole(tmp_path, name):
     # The AI SDK's own snapshots of useChat's messages and request body (tests/data/formats/README.md).
     source = REAL / name
@@ -125,3 +126,28 @@ def test_a_real_ui_file_comes_back_whole(tmp_path, name):
     run = ExportRun()
     [back] = [orjson.loads(body) for body in export_bodies([str(steps)], "ai-sdk-ui", "conversation", run=run)]
     assert json.dumps(back) == json.dumps(json.loads(source.read_text(encoding="utf-8"))) and run.problems == []
+
+
+STREAMS = sorted(p.name for p in REAL.iterdir() if p.suffix == ".sse" or p.name.endswith(".chunks.json"))
+
+
+@pytest.mark.parametrize("name", STREAMS)
+def test_a_real_ui_message_stream_is_assembled_into_the_message_use_chat_makes(tmp_path, name):
+    # The AI SDK's own snapshots of toUIMessageStream (tests/data/formats/README.md).
+    from conftest import run_chatconv
+    result = run_chatconv("import", REAL / name)
+    assert result.returncode == 0, result.stderr_text
+    [step] = [orjson.loads(line) for line in result.stdout.splitlines()]
+    assert step["input"]["providerOptions"] == {"chatconv": {"unrecorded": True}}  # the stream is the answer
+    answer = step["output"][0]
+    assert answer["role"] == "assistant"
+    if "reasoning" in name:
+        texts = [p["text"] for p in answer["content"] if p["type"] == "reasoning"]
+        assert texts[0] == "I will open the conversation with witty banter."
+        assert answer["content"][0]["providerOptions"]["testProvider"] == {"signature": "1234567890"}
+    if "tool-call" in name:
+        call, result_message = answer["content"][0], step["output"][1]
+        assert call["input"] == {"value": "value"}
+        assert result_message["content"][0]["output"] == {"type": "json", "value": "value-result"}
+    if "error" in name:
+        assert "the stream holds an error event (error)" in result.stderr_text

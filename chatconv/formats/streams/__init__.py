@@ -5,7 +5,7 @@ A file is a stream when its events are: Server-Sent Events (`event:` / `data:` l
 APIs send them), or JSON lines (or a JSON array) of the events themselves: OpenAI chat chunks
 (`chat.completion.chunk`), Responses events (`response.*`), Anthropic's Messages events
 (`message_start` ...), Gemini chunks (responses that share a `responseId`; Gemini CLI writes them
-as an array). A file may hold several streams, one after the other: each is a record of its own,
+as an array), the AI SDK's UI message stream (`start`, `text-delta`, `tool-input-available`, ...). A file may hold several streams, one after the other: each is a record of its own,
 at the line its first event is on (problems are placed there; their paths are the assembled
 response's).
 This module tells and cuts a file into streams; assembly.py makes each one's response.
@@ -31,8 +31,14 @@ _PEEK_BYTES = 64 * 1024
 
 _ANTHROPIC_EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop",
                                "message_delta", "message_stop", "ping"})
+# The AI SDK's UI message stream chunks (toUIMessageStream; data-* parts beside them).
+_UI_CHUNKS = frozenset({"start", "start-step", "finish-step", "finish", "text-start", "text-delta", "text-end",
+                        "reasoning-start", "reasoning-delta", "reasoning-end", "tool-input-start", "tool-input-delta",
+                        "tool-input-available", "tool-input-error", "tool-output-available", "tool-output-error",
+                        "source-url", "source-document", "file", "message-metadata", "abort"})
 # The event that ends each provider's stream; a stream without it was cut short.
-_ENDS = {"anthropic": lambda e: e.get("type") == "message_stop",
+_ENDS = {"ai-sdk-ui": lambda e: e.get("type") == "finish",
+         "anthropic": lambda e: e.get("type") == "message_stop",
          "openai-responses": lambda e: e.get("type") in ("response.completed", "response.incomplete", "response.failed"),
          "openai-chat": lambda e: any(isinstance(c, dict) and c.get("finish_reason") for c in e.get("choices") or []),
          "gemini": lambda e: any(isinstance(c, dict) and c.get("finishReason") for c in e.get("candidates") or [])}
@@ -107,7 +113,7 @@ def _assembled(file: str, events: list[tuple[int, Any]]) -> Record:
 
 
 def _error_text(event: dict) -> str:
-    error = event.get("error")
+    error = event.get("error", event.get("errorText"))  # (the AI SDK's UI stream says errorText)
     message = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
     return message if isinstance(message, str) else "no message"
 
@@ -183,6 +189,8 @@ def _provider(event: Any) -> str | None:
         return "anthropic"
     if isinstance(event.get("candidates"), list) or "usageMetadata" in event:
         return "gemini"
+    if kind in _UI_CHUNKS or (isinstance(kind, str) and kind.startswith("data-") and "data" in event):
+        return "ai-sdk-ui"
     return None
 
 
@@ -246,4 +254,6 @@ def _starts_a_stream(before: dict, event: dict) -> bool:
         return event.get("type") == "response.created"
     if provider == "openai-chat":
         return event.get("id") != before.get("id")
+    if provider == "ai-sdk-ui":
+        return event.get("type") == "start"
     return event.get("responseId") != before.get("responseId")

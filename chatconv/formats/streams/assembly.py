@@ -1,6 +1,7 @@
 """Each provider's stream events assembled into the response the API returns unstreamed: OpenAI
 chat chunks into a chat.completion, Responses events into the response, Anthropic's Messages
-events into a message, Gemini chunks into a generateContent response. An assembler notes in
+events into a message, Gemini chunks into a generateContent response, the AI SDK's UI message
+chunks into the UIMessage useChat makes of them. An assembler notes in
 `notes` what the response lacks for having been cut short.
 """
 
@@ -10,6 +11,8 @@ import copy
 from typing import Any
 
 import orjson
+
+from .ui_messages import ui_message
 
 
 # --- OpenAI chat: chunks -> a chat.completion ----------------------------------------------------
@@ -190,4 +193,4 @@ def _add_gemini_parts(parts: list[dict], pieces: list) -> None:
 
 
 ASSEMBLERS = {"openai-chat": _openai_chat, "openai-responses": _openai_responses, "anthropic": _anthropic,
-              "gemini": _gemini}
+              "gemini": _gemini, "ai-sdk-ui": ui_message}
