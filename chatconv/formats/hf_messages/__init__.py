@@ -21,14 +21,14 @@ from typing import Any, Iterator
 from ..openai_chat import NAME as OPENAI, read_messages
 from ..openai_chat.body import ASSISTANT_REQUEST_FIELDS, BODY_FIELDS, MESSAGE_MARKS, PART_MARKS, written_message
 from ..reading import Imported, Reading, kept
+from .write import NAME, SPLIT, undone, write, written_lists
 
-NAME = "hf-messages"
+__all__ = ["NAME", "detect", "read", "read_lists", "takes_list", "write", "written_lists"]
 TARGET = None  # no API's rules: a dataset's rows
 MEDIA_COLUMNS = ("images", "videos", "audios")
 KEYS = frozenset({"messages", "completion", *MEDIA_COLUMNS})
 MEDIA_PARTS = {"image": "images", "video": "videos", "audio": "audios"}  # a media part's type, and its column
 _SOURCE_KEYS = ("image", "video", "audio", "url", "path")  # where a media part names its file, if it does
-_SPLIT = ("prompt", "completion")
 # A message's own fields that Chat Completions takes (an assistant's; `name` of the others)
 API_MESSAGE_FIELDS = ASSISTANT_REQUEST_FIELDS - {"function_call", "tool_calls"}
 
@@ -40,7 +40,7 @@ def detect(data: Any) -> bool:
         return _is_message_list(data) and any(map(_hub_marked, data))
     if not isinstance(data, dict) or "chosen" in data or "rejected" in data:
         return False
-    if all(_is_message_list(data.get(key)) for key in _SPLIT):
+    if all(_is_message_list(data.get(key)) for key in SPLIT):
         return True
     messages = data.get("messages")
     if not _is_message_list(messages):
@@ -88,10 +88,10 @@ def read(reading: Reading) -> Iterator[Imported]:
     data = reading.data
     if isinstance(data, list):
         lists, metadata = [((), data)], {}
-    elif isinstance(data, dict) and all(isinstance(data.get(key), list) for key in _SPLIT):
-        lists = [((key,), data[key]) for key in _SPLIT]
+    elif isinstance(data, dict) and all(isinstance(data.get(key), list) for key in SPLIT):
+        lists = [((key,), data[key]) for key in SPLIT]
         # The row with each list's length in its place: export puts the lists back there.
-        metadata = {key: len(value) if key in _SPLIT else value for key, value in data.items()}
+        metadata = {key: len(value) if key in SPLIT else value for key, value in data.items()}
     elif isinstance(data, dict) and isinstance(data.get("messages"), list):
         lists = [(("messages",), data["messages"])]
         metadata = {key: value for key, value in data.items() if key != "messages"}
@@ -269,91 +269,5 @@ def _keep_order(message: dict, source: dict, index: int, reading: Reading) -> No
     if len(source) < 3 and next(iter(source), "role") == "role":
         return  # {role, content}: as written
     entries = written_message(message, index, [])
-    if len(entries) == 1 and list(_undone(entries[0], message)) != list(source):
+    if len(entries) == 1 and list(undone(entries[0], message)) != list(source):
         reading.keep(message["content"][0] if message["role"] == "tool" else message, {"keys": list(source)})
-
-
-# ---------------------------------------------------------------------------------------------
-# Writing a row
-
-
-def write(messages: list[dict], metadata: dict, gather_tools: bool = False, notes: list | None = None) -> Any:
-    """A row of the messages, each written as openai-chat writes it, then put back in the form it
-    was read in (marks under providerOptions["hf-messages"]); the row's other columns after them."""
-    notes = notes if notes is not None else []
-    out, starts = written_lists(messages, notes)
-    # where the completion starts, in a prompt-completion row
-    split = next((starts[i] for i, m in enumerate(messages) if kept(m, NAME).get("completion")), None)
-    if messages and kept(messages[0], NAME).get("list"):
-        return out
-    if all(isinstance(metadata.get(key), int) for key in _SPLIT):
-        split = len(out) if split is None else split
-        return {**metadata, "prompt": out[:split], "completion": out[split:]}
-    if isinstance(metadata.get("messages"), int):
-        return {**metadata, "messages": out}
-    return {"messages": out, **metadata}
-
-
-def written_lists(messages: list[dict], notes: list) -> tuple[list[dict], list[int]]:
-    """The messages as the Hub's rows hold them, and where each message's entries start."""
-    out: list[dict] = []
-    starts = []
-    for index, message in enumerate(messages):
-        starts.append(len(out))
-        own_notes: list = []
-        entries = written_message(message, index, own_notes)
-        if any(kept(p, OPENAI).get("argumentsObject") for p in _parts(message)):  # written as objects again below
-            own_notes = [note for note in own_notes if note[1] != "export-changed"]
-        notes += own_notes
-        out += [_undone(entry, message) for entry in entries]
-    return out, starts
-
-
-def _parts(message: dict) -> list[dict]:
-    return message["content"] if isinstance(message["content"], list) else []
-
-
-def _undone(entry: dict, message: dict) -> dict:
-    """An entry openai-chat wrote, with what import put in OpenAI's form put back."""
-    parts = _parts(message)
-    if entry.get("role") == "tool":
-        part = next(p for p in parts if p["type"] == "tool-result" and p["toolCallId"] == entry.get("tool_call_id"))
-        if kept(part, NAME).get("noId"):
-            entry = {k: v for k, v in entry.items() if k != "tool_call_id"}
-        return _in_order({**entry, **(kept(part, NAME).get("fields") or {})}, kept(part, NAME).get("keys"))
-    if isinstance(entry.get("tool_calls"), list):
-        calls = [p for p in parts if p["type"] == "tool-call" and not p.get("providerExecuted")]
-        entry["tool_calls"] = [_call_undone(call, part) for call, part in zip(entry["tool_calls"], calls)]
-    if entry.get("role") == "user" and isinstance(entry.get("content"), list):
-        entry["content"] = [_part_undone(written, part) for written, part in zip(entry["content"], parts)]
-    return _in_order({**entry, **(kept(message, NAME).get("fields") or {})}, kept(message, NAME).get("keys"))
-
-
-def _in_order(entry: dict, keys: Any) -> dict:
-    """The entry with its keys in the order read (those it no longer has left out, new ones after)."""
-    if not isinstance(keys, list):
-        return entry
-    return {**{key: entry[key] for key in keys if key in entry}, **entry}
-
-
-def _call_undone(call: dict, part: dict) -> dict:
-    if kept(part, OPENAI).get("argumentsObject") and isinstance(call.get("function"), dict):
-        call["function"]["arguments"] = part.get("input")
-    return {k: v for k, v in call.items() if k != "id"} if kept(part, NAME).get("noId") else call
-
-
-def _part_undone(written: dict, part: dict) -> dict:
-    own = kept(part, NAME)
-    if own.get("value") and part["type"] == "text":
-        return {key if key != "text" else "value": value for key, value in written.items()}
-    if not isinstance(own.get("part"), dict):
-        return written
-    source = part.get("image") if part["type"] == "image" else part.get("data")
-    hub = dict(own["part"])
-    if own.get("column"):
-        return hub
-    if isinstance(own.get("object"), dict):  # the object it was, its url the part's file now
-        source = {**own["object"], "url": source}
-    items = list(hub.items())
-    items.insert(own.get("at") or 0, (own.get("key") or "image", source))
-    return dict(items)
