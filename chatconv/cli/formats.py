@@ -134,7 +134,9 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
             selection)
 
 
-@click.command(help=f"""Write chatconv's recordings as request bodies of another API, one per line.
+@click.command(help=f"""Write chatconv's recordings in another tool's format, one per line: an API's
+    request bodies, a dataset's rows (sharegpt, alpaca, hf-messages, preference), a library's
+    histories (pydantic-ai, ai-sdk-ui).
 
     PATHS are recordings (files, folders, -): step or conversation per line, legacy shapes too.
     Formats: {', '.join(EXPORTED)}.
@@ -142,8 +144,8 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
     \b
     --per step (the default): for each step that has an output, a body holding its
     conversation up to and with that step. --per conversation: one body per conversation (an
-    OpenAI fine-tuning line, with --gather-tools for the `tools` its calls use).
-    Import then export gives the imported body back (the README lists what is normalized).
+    OpenAI fine-tuning line, with --gather-tools for the `tools` its calls use; a dataset's row).
+    Import then export gives the imported body back (docs/formats/ says what is normalized).
     A body the API would refuse (its rules, as `chatconv prompt` keeps them) is not written:
     an error at its step (exit status 1). A part the API has no place for is left out with a
     warning (part-left-out, blank-text), counted in the summary; --strict makes it an error.
@@ -152,10 +154,11 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
     Examples:
       chatconv export steps.jsonl --to openai-chat --per conversation --gather-tools > finetune.jsonl
       chatconv export run.jsonl --to anthropic -o bodies.jsonl
+      chatconv export steps.jsonl --to sharegpt --per conversation -o train.jsonl
     """)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option("--to", "format_name", type=click.Choice(EXPORTED), required=True, metavar="FORMAT",
-              help=f"The API whose request bodies to write: {', '.join(EXPORTED)}.")
+              help=f"The format to write (an API's bodies, a dataset's rows): {', '.join(EXPORTED)}.")
 @click.option("--per", type=click.Choice(["step", "conversation"]), default="step", show_default=True,
               help="One body per step (the conversation so far) or per conversation.")
 @click.option("--gather-tools", is_flag=True,
