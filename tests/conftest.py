@@ -161,3 +161,25 @@ def assert_nothing_lost(source, steps: list[dict], vocabulary: tuple[str, ...] =
     format's own `vocabulary` (its type names and keys, read into the model messages' own)."""
     missing = json_leaves(source) - json_leaves(steps) - {("s", word) for word in vocabulary}
     assert not missing, sorted(missing, key=str)[:10]
+
+
+def exported(steps: Path, format_name: str, per: str = "conversation") -> tuple[list, object]:
+    """What `chatconv export --to format_name` writes of a steps file (JSON values), and its run."""
+    from chatconv.formats import ExportRun, export_bodies
+    run = ExportRun()
+    return [orjson.loads(body) for body in export_bodies([str(steps)], format_name, per, run=run)], run
+
+
+def imported_lines(lines: list[bytes], quick: bool, file: str = "rows.jsonl") -> tuple:
+    """What the importer makes of JSONL `lines` (lines, counts, formats, problems, next steps),
+    the quick paths allowed or not: a property test holds the two equal."""
+    import io
+
+    from chatconv.formats.importing import Importer
+    from chatconv.sources import iter_jsonl
+    importer = Importer()
+    importer.quick = quick
+    out = [line for record in iter_jsonl(io.BytesIO(b"\n".join(lines) + b"\n"), file, 1)
+           for line in importer.lines_of(record)]
+    run = importer.run
+    return out, (run.records, run.conversations, run.steps), run.formats, run.problems, list(importer.state.next_steps.items())

@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chatconv.eras import era_of
-from chatconv.problems import ChatconvError
 from chatconv.migrate import (LineRejected, Refused, migrate_document, migrate_lines, migrate_paths, migrate_record,
                               migrations)
 from chatconv.sources import discover

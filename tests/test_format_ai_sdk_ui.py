@@ -11,7 +11,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl
+from conftest import import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl, exported
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -123,8 +123,7 @@ def test_a_real_ui_file_comes_back_whole(tmp_path, name):
     # The AI SDK's own snapshots of useChat's messages and request body (tests/data/formats/README.md).
     source = REAL / name
     steps = import_and_validate(tmp_path, source)
-    run = ExportRun()
-    [back] = [orjson.loads(body) for body in export_bodies([str(steps)], "ai-sdk-ui", "conversation", run=run)]
+    [back], run = exported(steps, "ai-sdk-ui")
     assert json.dumps(back) == json.dumps(json.loads(source.read_text(encoding="utf-8"))) and run.problems == []
 
 

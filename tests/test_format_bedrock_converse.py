@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import orjson
 import pytest
-from conftest import assert_nothing_lost, import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl
+from conftest import assert_nothing_lost, import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl, exported
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sdk_types import converse_errors
 
-from chatconv.formats import FORMATS, IMPORTED, ExportRun, export_bodies
+from chatconv.formats import FORMATS, IMPORTED
 from chatconv.formats.importing import _format_of
 
 REAL = Path(__file__).parent / "data" / "formats" / "bedrock-converse" / "real"
@@ -125,7 +124,6 @@ def test_a_real_request_comes_back_whole_and_botocore_takes_it(tmp_path, name):
     # (tests/data/formats/README.md): parallel calls, thinking with signatures, a failed tool.
     source = REAL / name
     steps = import_and_validate(tmp_path, source)
-    run = ExportRun()
-    [back] = [orjson.loads(body) for body in export_bodies([str(steps)], "bedrock-converse", "conversation", run=run)]
+    [back], run = exported(steps, "bedrock-converse")
     assert json.dumps(back) == json.dumps(json.loads(source.read_text(encoding="utf-8")))
     assert run.problems == [] and converse_errors(back) == []

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl
+from conftest import import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl, imported_lines, exported
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -174,8 +174,7 @@ def test_a_real_dataset_file_comes_back_whole(tmp_path, name):
     # Files LLaMA-Factory and Microsoft's fine-tuning samples ship (tests/data/formats/README.md).
     source = REAL / name
     steps = import_and_validate(tmp_path, source, format_name="hf-messages")
-    run = ExportRun()
-    back = [orjson.loads(body) for body in export_bodies([str(steps)], "hf-messages", "conversation", run=run)]
+    back, run = exported(steps, "hf-messages")
     text = source.read_text(encoding="utf-8")
     rows = json.loads(text) if name.endswith(".json") else [json.loads(line) for line in text.splitlines()]
     assert back == rows and run.problems == []
@@ -219,24 +218,11 @@ def common_rows(draw) -> dict:
     return dict(draw(st.permutations(list(row.items()))))
 
 
-def _imported(lines: list[bytes], quick: bool) -> tuple:
-    import io
-
-    from chatconv.formats.importing import Importer
-    from chatconv.sources import iter_jsonl
-    importer = Importer()
-    importer.quick = quick
-    out = [line for record in iter_jsonl(io.BytesIO(b"\n".join(lines) + b"\n"), "rows.jsonl", 1)
-           for line in importer.lines_of(record)]
-    run = importer.run
-    return out, (run.records, run.conversations, run.steps), run.formats, run.problems, list(importer.state.next_steps.items())
-
-
 @settings(max_examples=150, deadline=None)
 @given(st.lists(common_rows(), min_size=1, max_size=4))
 def test_the_quick_way_reads_as_the_full_path_does(rows):
     lines = [json.dumps(row, ensure_ascii=False).encode() for row in rows]
-    assert _imported(lines, quick=True) == _imported(lines, quick=False)
+    assert imported_lines(lines, quick=True) == imported_lines(lines, quick=False)
 
 
 def test_common_dataset_rows_go_the_quick_way(monkeypatch):
@@ -244,6 +230,6 @@ def test_common_dataset_rows_go_the_quick_way(monkeypatch):
     calls = []
     monkeypatch.setattr(hf_messages, "read", lambda reading: calls.append(reading) or iter(()))
     row = {"id": 3, "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
-    out, counts, formats, problems, _ = _imported([json.dumps(row).encode()], quick=True)
+    out, counts, formats, problems, _ = imported_lines([json.dumps(row).encode()], quick=True)
     assert calls == [] and counts == (1, 1, 1) and formats == {"hf-messages": 1} and problems == []
     assert orjson.loads(out[0])["metadata"] == {"hf-messages": {"id": 3, "messages": 2}}

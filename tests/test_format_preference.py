@@ -8,13 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import orjson
 import pytest
-from conftest import import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl
+from conftest import import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl, exported
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chatconv.formats import IMPORTED, ExportRun, export_bodies
+from chatconv.formats import IMPORTED
 from chatconv.formats.importing import _format_of
 
 REAL = Path(__file__).parent / "data" / "formats" / "preference" / "real"
@@ -54,8 +53,7 @@ def test_a_conversation_of_another_format_exported_as_a_pair_says_it_has_no_reje
     rows = write_jsonl(tmp_path / "chat.jsonl", [{"messages": [{"role": "user", "content": "q"},
                                                                {"role": "assistant", "content": "a"}]}])
     steps = import_and_validate(tmp_path, rows)
-    run = ExportRun()
-    [pair] = [orjson.loads(b) for b in export_bodies([str(steps)], "preference", "conversation", run=run)]
+    [pair], run = exported(steps, "preference")
     assert pair == {"prompt": [{"role": "user", "content": "q"}], "chosen": [{"role": "assistant", "content": "a"}]}
     assert [(p.code, p.severity) for p in run.problems] == [("part-left-out", "warning")]
     assert "no rejected side" in run.problems[0].message
@@ -133,8 +131,7 @@ def test_a_real_preference_file_comes_back_whole(tmp_path, name):
     # (tests/data/formats/README.md).
     source = REAL / name
     steps = import_and_validate(tmp_path, source)
-    run = ExportRun()
-    back = [orjson.loads(body) for body in export_bodies([str(steps)], "preference", "conversation", run=run)]
+    back, run = exported(steps, "preference")
     text = source.read_text(encoding="utf-8")
     rows = json.loads(text) if name.endswith(".json") else [json.loads(line) for line in text.splitlines()]
     assert [json.dumps(r) for r in back] == [json.dumps(r) for r in rows] and run.problems == []

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl
+from conftest import import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl, exported
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-from chatconv.formats import IMPORTED, ExportRun, export_bodies
+from chatconv.formats import IMPORTED
 from chatconv.formats.importing import _format_of
 
 REAL = Path(__file__).parent / "data" / "formats" / "pydantic-ai" / "real"
@@ -64,8 +64,7 @@ def test_a_conversation_of_another_format_becomes_a_history_pydantic_ai_loads(tm
                          {"role": "tool", "tool_call_id": "c", "content": "r"},
                          {"role": "assistant", "content": "done"}]}
     steps = import_and_validate(tmp_path, write_jsonl(tmp_path / "b.jsonl", [body]))
-    run = ExportRun()
-    [history] = [orjson.loads(b) for b in export_bodies([str(steps)], "pydantic-ai", "conversation", run=run)]
+    [history], run = exported(steps, "pydantic-ai")
     loaded = _loads(history)
     assert [m.kind for m in loaded] == ["request", "response", "request", "response"]
     assert [p.part_kind for p in loaded[0].parts] == ["system-prompt", "user-prompt"]
@@ -142,7 +141,6 @@ def test_a_real_history_comes_back_whole_and_pydantic_ai_loads_it(tmp_path, name
     # Histories an application persisted with pydantic-ai (tests/data/formats/README.md).
     source = REAL / name
     steps = import_and_validate(tmp_path, source)
-    run = ExportRun()
-    [back] = [orjson.loads(body) for body in export_bodies([str(steps)], "pydantic-ai", "conversation", run=run)]
+    [back], run = exported(steps, "pydantic-ai")
     assert json.dumps(back) == json.dumps(json.loads(source.read_text(encoding="utf-8")))
     assert run.problems == [] and len(_loads(back)) == len(back)

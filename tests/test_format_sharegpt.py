@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl
+from conftest import import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl, imported_lines, exported
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -132,8 +132,7 @@ def test_a_real_sharegpt_file_comes_back_whole(tmp_path, name):
     # system turns, function_call/observation turns with a tools column of JSON text.
     source = REAL / name
     steps = import_and_validate(tmp_path, source)
-    run = ExportRun()
-    back = [orjson.loads(body) for body in export_bodies([str(steps)], "sharegpt", "conversation", run=run)]
+    back, run = exported(steps, "sharegpt")
     value = json.loads(source.read_text(encoding="utf-8"))
     assert back == (value if isinstance(value, list) else [value]) and run.problems == []
 
@@ -141,24 +140,11 @@ def test_a_real_sharegpt_file_comes_back_whole(tmp_path, name):
 # --- the quick path (a line of the common shape in one pass) is the full path's equal --------
 
 
-def _imported(lines: list[bytes], quick: bool) -> tuple:
-    import io
-
-    from chatconv.formats.importing import Importer
-    from chatconv.sources import iter_jsonl
-    importer = Importer()
-    importer.quick = quick
-    out = [line for record in iter_jsonl(io.BytesIO(b"\n".join(lines) + b"\n"), "train.jsonl", 1)
-           for line in importer.lines_of(record)]
-    run = importer.run
-    return out, (run.records, run.conversations, run.steps), run.formats, run.problems, list(importer.state.next_steps.items())
-
-
 @settings(max_examples=150, deadline=None)
 @given(st.lists(records(), min_size=1, max_size=4))
 def test_the_quick_way_reads_as_the_full_path_does(rows):
     lines = [json.dumps(row, ensure_ascii=False).encode() for row in rows]
-    assert _imported(lines, quick=True) == _imported(lines, quick=False)
+    assert imported_lines(lines, quick=True) == imported_lines(lines, quick=False)
 
 
 def test_common_rows_go_the_quick_way(monkeypatch):
@@ -166,9 +152,9 @@ def test_common_rows_go_the_quick_way(monkeypatch):
     calls = []
     monkeypatch.setattr(sharegpt, "read", lambda reading: calls.append(reading) or iter(()))
     row = {"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello"}], "system": "s"}
-    out, counts, formats, problems, _ = _imported([json.dumps(row).encode()], quick=True)
+    out, counts, formats, problems, _ = imported_lines([json.dumps(row).encode()], quick=True)
     assert calls == [] and counts == (1, 1, 2) and formats == {"sharegpt": 1} and problems == []
     # and rows with tool turns (a call, its observation), as LLaMA-Factory's glaive rows
-    out, counts, formats, problems, _ = _imported([json.dumps(RECORD).encode()], quick=True)
+    out, counts, formats, problems, _ = imported_lines([json.dumps(RECORD).encode()], quick=True)
     assert calls == [] and counts == (1, 1, 2) and problems == []
     assert orjson.loads(out[1])["output"][1]["content"][0]["toolName"] == "get_weather"

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..anthropic import read_message
-from ..reading import Imported, Reading, rest_of
+from ..claude_code import read_message_line
+from ..reading import Imported, Reading
 from ..session_files import claims_by_lines, whole_file_records
 
 NAME = "claude-agent-sdk"
@@ -64,17 +64,9 @@ def read(reading: Reading) -> Iterator[Imported]:
         if line.get("type") not in MESSAGE_LINES:
             entries.append({"index": index, "entry": line})
             continue
-        message = line.get("message")
-        if not isinstance(message, dict) or message.get("role") not in MESSAGE_LINES:
-            article = "an" if line["type"] == "assistant" else "a"
-            reading.error(path + ("message",), f"{article} {line['type']} line needs a message with role user or "
-                          "assistant", code="wrong-type")
+        converted = read_message_line(line, reading, path)
+        if converted is None:
             continue
-        converted = read_message({"role": message["role"], "content": message.get("content")}, reading,
-                                  path + ("message",))
-        if converted:
-            reading.keep(converted[0], {"message": rest_of(message, ("role", "content")) or None},
-                         rest_of(line, ("message",)))
         imported = sessions.setdefault(session, Imported(session, []))
         imported.messages.extend(converted)
         imported.paths.extend([path + ("message",)] * len(converted))

@@ -63,17 +63,26 @@ def read(reading: Reading) -> Iterator[Imported]:
         if line.get("type") not in MESSAGE_LINES:
             entries.append({"index": index, "entry": line})
             continue
-        message = line.get("message")
-        if not isinstance(message, dict) or message.get("role") not in MESSAGE_LINES:
-            article = "an" if line["type"] == "assistant" else "a"
-            reading.error(path + ("message",), f"{article} {line['type']} line needs a message with role user or assistant",
-                          code="wrong-type")
+        converted = read_message_line(line, reading, path)
+        if converted is None:
             continue
-        converted = read_message({"role": message["role"], "content": message.get("content")}, reading,
-                                  path + ("message",))
-        if converted:
-            own = rest_of(message, ("role", "content"))
-            reading.keep(converted[0], {"message": own or None}, rest_of(line, ("message",)))
         messages.extend(converted)
         paths.extend([path + ("message",)] * len(converted))
     yield Imported(session, messages, {"entries": entries} if entries else {}, paths)
+
+
+def read_message_line(line: dict, reading: Reading, path: tuple) -> list[dict] | None:
+    """The model messages of a user or assistant line (Claude Code's, the Agent SDK's): its
+    Anthropic `message` read as anthropic reads one, the message's own fields kept as `message`
+    and the line's beside them on the first; None, with the problem said, when it has none."""
+    message = line.get("message")
+    if not isinstance(message, dict) or message.get("role") not in MESSAGE_LINES:
+        article = "an" if line["type"] == "assistant" else "a"
+        reading.error(path + ("message",), f"{article} {line['type']} line needs a message with role user or assistant",
+                      code="wrong-type")
+        return None
+    converted = read_message({"role": message["role"], "content": message.get("content")}, reading,
+                             path + ("message",))
+    if converted:
+        reading.keep(converted[0], {"message": rest_of(message, ("role", "content")) or None}, rest_of(line, ("message",)))
+    return converted
