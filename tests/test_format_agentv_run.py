@@ -65,3 +65,12 @@ def test_raw_rows_beside_a_transcript_are_not_read_twice(tmp_path):
     (copy / "transcript.json").unlink()  # an older run: its rows are read
     [record] = import_paths([str(copy)])
     assert record["conversationId"] == "t--0/sample-1" and record["output"][0]["content"][0]["text"].startswith("```")
+
+
+def test_files_beside_a_folder_named_sample_are_not_taken_for_a_run(tmp_path):
+    (tmp_path / "proj" / "sample-data").mkdir(parents=True)
+    (tmp_path / "proj" / "chats").mkdir()
+    chat = tmp_path / "proj" / "chats" / "a.jsonl"
+    chat.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]})
+                    + "\n")
+    assert len(import_paths([str(chat)])) == 1

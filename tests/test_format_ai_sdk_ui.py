@@ -150,3 +150,13 @@ def test_a_real_ui_message_stream_is_assembled_into_the_message_use_chat_makes(t
         assert result_message["content"][0]["output"] == {"type": "json", "value": "value-result"}
     if "error" in name:
         assert "the stream holds an error event (error)" in result.stderr_text
+
+
+def test_a_call_id_used_again_later_and_an_error_beside_an_output_come_back(tmp_path):
+    chat = [{"id": "u", "role": "user", "parts": [{"type": "text", "text": "q"}]},
+            {"id": "a", "role": "assistant", "parts": [{"type": "tool-f", "toolCallId": "c", "state": "output-available",
+                                                        "input": {}, "output": {"a": 1}, "errorText": "late"}]},
+            {"id": "u2", "role": "user", "parts": [{"type": "text", "text": "again"}]},
+            {"id": "b", "role": "assistant", "parts": [{"type": "tool-f", "toolCallId": "c", "state": "output-available",
+                                                        "input": {}, "output": {"a": 2}}]}]
+    assert round_trip(tmp_path, [chat], "ai-sdk-ui") == [chat]

@@ -82,12 +82,15 @@ def requests(draw) -> dict:
     for _ in range(draw(st.integers(1, 3))):
         asked = [{"text": draw(TEXT)}]
         if draw(st.booleans()):
-            asked.append({"image": {"format": "png", "source": {"bytes": "iVBORw0KGgo="}}})
+            asked.append({"image": draw(st.sampled_from([{"format": "png", "source": {"bytes": "iVBORw0KGgo="}},
+                                                         {"source": {"bytes": "iVBORw0KGgo="}, "format": "png"}]))})
+        if draw(st.booleans()):
+            asked.append({"document": {"format": "pdf", "name": "a", "source": {"bytes": "JVBERi0="}}})
         if draw(st.booleans()):
             asked.append({"cachePoint": {"type": "default"}})
         if messages and messages[-1]["role"] == "assistant" and any("toolUse" in b for b in messages[-1]["content"]):
             results = [{"toolResult": {"toolUseId": b["toolUse"]["toolUseId"], "content": draw(st.sampled_from([
-                [{"text": "ok"}], [{"json": {"a": 1}}], [{"text": "a"}, {"json": [1]}]])),
+                [{"text": "ok"}], [{"json": {"a": 1}}], [{"json": "a scalar"}], [{"text": "a"}, {"json": [1]}]])),
                 **draw(st.sampled_from([{}, {"status": "success"}, {"status": "error"}]))}}
                 for b in messages[-1]["content"] if "toolUse" in b]
             asked = results + (asked if draw(st.booleans()) else [])
@@ -107,6 +110,8 @@ def requests(draw) -> dict:
                 **body}
     if draw(st.booleans()):
         body["inferenceConfig"] = {"maxTokens": draw(st.integers(1, 4096))}
+    if draw(st.booleans()):
+        body = {"modelId": "anthropic.claude-3-5-sonnet", **body}  # a body's field before its messages
     return body
 
 

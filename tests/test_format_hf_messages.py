@@ -233,3 +233,22 @@ def test_common_dataset_rows_go_the_quick_way(monkeypatch):
     out, counts, formats, problems, _ = imported_lines([json.dumps(row).encode()], quick=True)
     assert calls == [] and counts == (1, 1, 1) and formats == {"hf-messages": 1} and problems == []
     assert orjson.loads(out[0])["metadata"] == {"hf-messages": {"id": 3, "messages": 2}}
+
+
+def test_bad_part_types_are_problems_and_columns_named_like_trls_are_columns(tmp_path):
+    from conftest import run_chatconv
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{"messages": [{"role": "user", "content": [{"type": []}]}], "id": 1}])
+    result = run_chatconv("import", bad)  # (run_chatconv fails on a traceback)
+    assert result.returncode == 1 and "$.messages[0].content[0]" in result.stderr_text
+    # integer columns that happen to be named prompt and completion are the row's own
+    row = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}],
+           "prompt": 12, "completion": 30}
+    assert round_trip(tmp_path, [row], "hf-messages") == [row]
+    # TRL rows: the ids given to calls without one are the row's, not each list's
+    trl = {"prompt": [{"role": "user", "content": "q"}, {"role": "assistant", "tool_calls": [
+        {"type": "function", "function": {"name": "f", "arguments": {}}}]}, {"role": "tool", "content": "r"}],
+           "completion": [{"role": "assistant", "tool_calls": [
+               {"type": "function", "function": {"name": "f", "arguments": {}}}]}, {"role": "tool", "content": "s"}]}
+    steps = read_jsonl(import_and_validate(tmp_path, write_jsonl(tmp_path / "trl.jsonl", [trl])))
+    ids = [p["toolCallId"] for s in steps for m in s["output"] if m["role"] == "assistant" for p in m["content"]]
+    assert len(ids) == len(set(ids)) == 2

@@ -144,3 +144,9 @@ def test_a_real_history_comes_back_whole_and_pydantic_ai_loads_it(tmp_path, name
     [back], run = exported(steps, "pydantic-ai")
     assert json.dumps(back) == json.dumps(json.loads(source.read_text(encoding="utf-8")))
     assert run.problems == [] and len(_loads(back)) == len(back)
+
+
+def test_a_message_of_no_part_comes_back_as_it_was(tmp_path):
+    history = [{"parts": [], "instructions": "Be brief.", "kind": "request"},
+               {"parts": [{"content": "hi", "part_kind": "text"}], "kind": "response"}]
+    assert round_trip(tmp_path, [history], "pydantic-ai") == [history]

@@ -158,3 +158,10 @@ def test_common_rows_go_the_quick_way(monkeypatch):
     out, counts, formats, problems, _ = imported_lines([json.dumps(RECORD).encode()], quick=True)
     assert calls == [] and counts == (1, 1, 2) and problems == []
     assert orjson.loads(out[1])["output"][1]["content"][0]["toolName"] == "get_weather"
+
+
+def test_a_tag_that_is_not_text_is_a_problem_on_the_quick_way_too(tmp_path):
+    from conftest import run_chatconv
+    rows = write_jsonl(tmp_path / "rows.jsonl", [{"conversations": [{"from": ["human"], "value": "hi"}]}])
+    result = run_chatconv("import", rows)  # (run_chatconv fails on a traceback)
+    assert result.returncode == 1 and "$.conversations[0].from" in result.stderr_text

@@ -40,7 +40,7 @@ def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict
 
 # A Hugging Face row's columns no earlier format claims (Anthropic's `system`, an inspect sample's `input`).
 _HF_CLAIMED = frozenset().union(*(fmt.KEYS for fmt in IMPORTED[:IMPORTED.index(hf_messages)])) - {
-    "messages", *hf_messages.MEDIA_COLUMNS} | {"system", "input", "choices"}
+    "messages", *hf_messages.MEDIA_COLUMNS} | {"system", "input", "choices", "prompt", "completion"}
 # The key orders hf-messages writes a message of each common shape in: another is marked, so the full path reads it.
 _HF_ORDERS = {("role", "content"), ("role", "content", "weight"), ("role", "tool_call_id", "content"),
               ("role", "content", "tool_calls"), ("role", "tool_calls")}
@@ -87,6 +87,9 @@ def _quick(record: Record, conversation_id: str, format_name: str, hub: bool) ->
                           "output": output})
         else:
             output.append(message)
+    if hub and next(iter(data)) != "messages":  # the row's form, on its first message, as hf_messages.read marks it
+        first = steps[0]["input"]
+        first["providerOptions"] = {**first.get("providerOptions", {}), format_name: {"row": "placed"}}
     if len(data) > 1:
         if hub and next(iter(data)) != "messages":  # its place, as hf_messages.read keeps it
             steps[0]["metadata"] = {format_name: {key: len(value) if key == "messages" else value

@@ -40,11 +40,21 @@ def claims(file: str) -> bool:
         return True
     if name in BESIDE and any(os.path.isfile(os.path.join(folder, other)) for other in (TRANSCRIPT, RAW)):
         return True
-    for _ in range(3):  # the sample's, the test's or the run's folder, or one below them
-        if _holds_samples(folder) or any(_holds_samples(os.path.join(folder, entry)) for entry in _entries(folder)
-                                         if "--" in entry):  # a test's folder: <test id>--<hash>
+    return _in_run(folder)
+
+
+def _in_run(folder: str) -> bool:
+    """Whether a folder is in a run's layout: a sample's (`sample-N` in a `<test>--<hash>`
+    folder), a test's, the run's (holding tests), or one below a sample's or the run's."""
+    for _ in range(3):
+        name, parent = os.path.basename(folder), os.path.dirname(folder)
+        if name.startswith("sample-") and "--" in os.path.basename(parent):
             return True
-        folder = os.path.dirname(folder)
+        if "--" in name and _holds_samples(folder):
+            return True
+        if any("--" in entry and _holds_samples(os.path.join(folder, entry)) for entry in _entries(folder)):
+            return True
+        folder = parent
     return False
 
 
@@ -138,10 +148,12 @@ def _turns(data: dict, reading: Reading) -> tuple[list[dict], list[tuple]]:
             if part["type"] == "tool-call" and isinstance(result, dict):
                 results.append(_result(part, result.get("output"), result.get("status"), rest_of(result, ("output",)),
                                        reading))
+            elif part["type"] == "tool-call" and "result" in block:  # a result of another shape, kept as written
+                reading.keep(part, {"result": result})
         if role == "system":
             message = {"role": "system", "content": "\n".join(p.get("text", "") for p in parts)}
-            reading.keep(message, {"blocks": turn["content"] if len(parts) != 1 or parts[0]["type"] != "text"
-                                   else None})
+            plain = len(parts) == 1 and parts[0]["type"] == "text" and "providerOptions" not in parts[0]
+            reading.keep(message, {"blocks": None if plain else turn["content"]})
         else:
             message = {"role": role, "content": parts}
         messages.append(reading.keep(message, {}, rest_of(turn, ("type", "content"))))
@@ -190,16 +202,20 @@ def _rows(rows: list, reading: Reading) -> tuple[list[dict], list[tuple]]:
                           "tool_calls?}", code="wrong-type")
             return [], []
         calls = row.get("tool_calls") or []
+        if not isinstance(calls, list):
+            reading.error(path + ("tool_calls",), "a row's tool_calls are a list", code="wrong-type")
+            return [], []
         parts: list[dict] = [{"type": "text", "text": content}] if content else []
         results = []
         for number, call in enumerate(calls if isinstance(calls, list) else []):
             if not (isinstance(call, dict) and isinstance(call.get("tool"), str)):
                 reading.error(path + ("tool_calls", number), "a tool call names its tool", code="wrong-type")
                 return [], []
-            call_id = call.get("id") if isinstance(call.get("id"), str) else f"call_{index}_{number}"
+            named = isinstance(call.get("id"), str) and call["id"]
+            call_id = call["id"] if named else f"call_{index}_{number}"
             part = reading.keep({"type": "tool-call", "toolCallId": call_id, "toolName": call["tool"],
                                  "input": call.get("input", {})}, {"noId": True if "id" not in call else None},
-                                rest_of(call, ("tool", "input", "output", "id")))
+                                rest_of(call, ("tool", "input", "output") + (("id",) if named else ())))
             parts.append(part)
             if "output" in call:
                 results.append(_result(part, call["output"], call.get("status"), {}, reading))

@@ -89,7 +89,7 @@ def _message(item: dict, reading: Reading, path: tuple) -> list[dict] | None:
             return None
         result = converted.get("_result")
         written = _ui_part({k: v for k, v in converted.items() if k != "_result"},
-                           {result["toolCallId"]: result} if result else {})
+                           {result["toolCallId"]: [result]} if result else {})
         if written is not None and list(written) != list(part):
             reading.keep(converted, {"keys": list(part)})
         blocks[-1].append(converted)
@@ -148,8 +148,8 @@ def _part(part: dict, role: str, reading: Reading, path: tuple) -> dict | None:
             return None
         call = {"type": "tool-call", "toolCallId": part["toolCallId"], "toolName": name,
                 "input": part.get("input", {})}
-        consumed = ("type", "toolCallId", "input", "output", "errorText", "state") + (
-            ("toolName",) if kind == "dynamic-tool" else ())
+        consumed = ("type", "toolCallId", "input", "output" if "output" in part else "errorText", "state") + (
+            ("toolName",) if kind == "dynamic-tool" else ())  # (an errorText beside an output is the part's own)
         if part.get("providerExecuted") is True:
             call["providerExecuted"] = True
             consumed += ("providerExecuted",)
@@ -177,8 +177,12 @@ def write(messages: list[dict], metadata: dict, gather_tools: bool = False, note
     back in the form read (a list, one message, or a request body)."""
     notes = notes if notes is not None else []
     out: list[tuple[dict, dict, list]] = []  # (the message's marks, its fields, its parts)
-    results = {part["toolCallId"]: part for message in messages if message["role"] == "tool"
-               for part in message["content"] if part["type"] == "tool-result"}
+    results: dict[str, list[dict]] = {}  # each call's results in order (an id may come again in a later message)
+    for message in messages:
+        if message["role"] == "tool":
+            for part in message["content"]:
+                if part["type"] == "tool-result":
+                    results.setdefault(part["toolCallId"], []).append(part)
     for index, message in enumerate(messages):
         own = kept(message, NAME)
         if message["role"] == "tool":
@@ -247,7 +251,8 @@ def _ui_part(part: dict, results: dict) -> dict | None:
             written["filename"] = part["filename"]
         written = {**written, **extra, **tail}
     elif part["type"] == "tool-call":
-        written = _tool_part(part, own, extra, results.get(part["toolCallId"]))
+        waiting = results.get(part["toolCallId"])
+        written = _tool_part(part, own, extra, waiting.pop(0) if waiting else None)
     else:
         return None
     return _in_order(written, own.get("keys"))

@@ -91,8 +91,11 @@ def read(reading: Reading) -> Iterator[Imported]:
             return
         messages += read_now
         paths += [("messages", index)] * len(read_now)
-    if system is not None and messages and "messages" in data and list(data).index("system") < list(data).index("messages"):
-        reading.keep(messages[0], {"first": True})  # the body's system before its messages
+    first = system is not None and "messages" in data and list(data).index("system") < list(data).index("messages")
+    rest = rest_of(data, ("messages", "system") if system is not None else ("messages",))
+    written = (["system", "messages"] if first else ["messages"] + (["system"] if system is not None else [])) + list(rest)
+    if messages:  # the body's system before its messages; its keys' order when export would write another
+        reading.keep(messages[0], {"first": True if first else None, "bodyKeys": list(data) if list(data) != written else None})
     yield Imported(None, messages, rest_of(data, ("messages", "system") if system is not None else ("messages",)),
                    paths)
 
@@ -142,7 +145,9 @@ def _block(block: Any, role: str, reading: Reading, path: tuple) -> dict | None:
             if isinstance(value.get("name"), str):
                 part["filename"] = value["name"]
                 rest.pop("name")
-        return reading.keep(part, {"format": value["format"]} | {k: v for k, v in rest.items() if v is not None})
+        order = ["format", "source", *(["name"] if "filename" in part else []), *(k for k in rest if k not in ("source",))]
+        return reading.keep(part, {"format": value["format"], "keys": list(value) if list(value) != order else None}
+                            | {k: v for k, v in rest.items() if v is not None})
     if kind == "toolUse" and isinstance(value, dict) and isinstance(value.get("toolUseId"), str) \
             and isinstance(value.get("name"), str) and role == "assistant":
         part = {"type": "tool-call", "toolCallId": value["toolUseId"], "toolName": value["name"],

@@ -20,7 +20,7 @@ DOCUMENT_TYPES = {"pdf": "application/pdf", "csv": "text/csv", "doc": "applicati
                   "html": "text/html", "txt": "text/plain", "md": "text/markdown"}
 
 
-MARKS = ("joined", "system", "first", "response", "output", "cachePoint", "format", "source", "noInput", "keys",
+MARKS = ("joined", "system", "first", "bodyKeys", "response", "output", "cachePoint", "format", "source", "noInput", "keys",
          "reasoningText", "contentList")
 
 
@@ -44,10 +44,10 @@ def write(messages: list[dict], metadata: dict, gather_tools: bool = False, note
         else:
             out.append({"role": role, "content": blocks, **_extra(own)})
     body: dict[str, Any] = {"messages": out}
+    own = kept(messages[0], NAME) if messages else {}
     if system:
-        first = messages and kept(messages[0], NAME).get("first")
-        body = {"system": system, **body} if first else {**body, "system": system}
-    return {**body, **metadata}
+        body = {"system": system, **body} if own.get("first") else {**body, "system": system}
+    return _ordered({**body, **metadata}, own.get("bodyKeys"))
 
 
 def _extra(own: dict) -> dict:
@@ -103,7 +103,7 @@ def _media(data: str, media: str, own: dict, name: str | None, index: int, notes
     value: dict[str, Any] = {"format": fmt, "source": {**source, **(own.get("source") or {})}}
     if kind == "document":
         value["name"] = name or f"document-{index}"  # Converse requires a name
-    return {kind: {**value, **_extra(own)}}
+    return {kind: _ordered({**value, **_extra(own)}, own.get("keys"))}
 
 
 def _is_base64(data: str) -> bool:
@@ -158,4 +158,4 @@ def _result_content(output: dict, own: dict, index: int, notes: list) -> list:
                 if block is not None:
                     blocks.append(block)
         return blocks
-    return [{"json": value if isinstance(value, (dict, list)) else {"value": value}}]
+    return [{"json": value}]  # (Converse's json block holds any JSON value)

@@ -56,7 +56,8 @@ def is_response(data: dict) -> bool:
 
 def _is_contents(contents: Any) -> bool:
     return isinstance(contents, list) and bool(contents) and all(
-        isinstance(c, dict) and isinstance(c.get("parts"), list) and c.get("role", "user") in ROLES for c in contents)
+        isinstance(c, dict) and isinstance(c.get("parts"), list) and isinstance(c.get("role", "user"), str)
+        and c.get("role", "user") in ROLES for c in contents)
 
 
 def read(reading: Reading) -> Iterator[Imported]:

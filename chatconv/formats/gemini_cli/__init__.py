@@ -97,10 +97,11 @@ def _gemini(message: dict, reading: Reading, path: tuple) -> list[dict] | None:
         if "result" in call:
             results.append({"type": "tool-result", "toolCallId": call["id"], "toolName": call["name"],
                             "output": _output(call["result"], call)})
-    known = ("type", "content", "thoughts", "toolCalls")
+    # (a null thoughts or toolCalls stays the message's own field, as written)
+    known = ("type", "content", *(key for key in ("thoughts", "toolCalls") if isinstance(message.get(key), list)))
     marks = {"noContent": True if "content" not in message else None,
-             "thoughts": thoughts if not thoughts and "thoughts" in message else None,
-             "toolCalls": calls if not calls and "toolCalls" in message else None}
+             "thoughts": [] if message.get("thoughts") == [] else None,
+             "toolCalls": [] if message.get("toolCalls") == [] else None}
     answer = reading.keep({"role": "assistant", "content": parts}, marks, rest_of(message, known))
     return [answer] + ([{"role": "tool", "content": results}] if results else [])
 

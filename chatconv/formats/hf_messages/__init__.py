@@ -38,7 +38,7 @@ def detect(data: Any) -> bool:
     with a mark of the Hub's."""
     if isinstance(data, list):
         return _is_message_list(data) and any(map(_hub_marked, data))
-    if not isinstance(data, dict) or "chosen" in data or "rejected" in data:
+    if not isinstance(data, dict) or "chosen" in data or "rejected" in data or "choices" in data:
         return False
     if all(_is_message_list(data.get(key)) for key in SPLIT):
         return True
@@ -79,9 +79,9 @@ def _hub_marked(message: dict) -> bool:
             for c in calls):
         return True
     content = message.get("content")
-    return isinstance(content, list) and any(isinstance(p, dict) and (
-        (p.get("type") in MEDIA_PARTS and "source" not in p)  # Anthropic's media blocks have a source
-        or (p.get("type") == "text" and "value" in p and "text" not in p)) for p in content)
+    return isinstance(content, list) and any(isinstance(p, dict) and isinstance(p.get("type"), str) and (
+        (p["type"] in MEDIA_PARTS and "source" not in p)  # Anthropic's media blocks have a source
+        or (p["type"] == "text" and "value" in p and "text" not in p)) for p in content)
 
 
 def read(reading: Reading) -> Iterator[Imported]:
@@ -108,8 +108,10 @@ def read(reading: Reading) -> Iterator[Imported]:
     messages, paths = read_now
     if len(lists) == 2 and len(messages) > len(data["prompt"]):
         reading.keep(messages[len(data["prompt"])], {"completion": True})  # where export splits the row
-    if isinstance(data, list) and messages:
-        reading.keep(messages[0], {"list": True})
+    if messages:  # the row's form: a list, TRL's prompt-completion, or messages after other columns
+        form = "list" if isinstance(data, list) else "prompt-completion" if len(lists) == 2 else (
+            "placed" if isinstance(metadata.get("messages"), int) else None)
+        reading.keep(messages[0], {"row": form})
     yield Imported(None, messages, metadata, paths)
 
 
@@ -123,7 +125,8 @@ def read_lists(lists: list[tuple[tuple, list]], data: Any, reading: Reading) -> 
     waiting: list[str] = []  # ids of the calls not yet answered, oldest first
     messages, paths = [], []
     for where, source in lists:
-        hub = [_in_openai_form(message, index, where, waiting, columns, hub_reading)
+        # (an id given to a call names the message's place in the whole row: the lists' ids are one row's)
+        hub = [_in_openai_form(message, len(messages) + index, where, index, waiting, columns, hub_reading)
                for index, message in enumerate(source)]
         if reading.failed:
             return None
@@ -144,7 +147,7 @@ def _column(data: dict, column: str) -> list | None:
     return list(value) if isinstance(value, list) else None
 
 
-def _in_openai_form(message: Any, index: int, where: tuple, waiting: list[str], columns: dict,
+def _in_openai_form(message: Any, number: int, where: tuple, index: int, waiting: list[str], columns: dict,
                     reading: Reading) -> tuple[Any, dict]:
     """The message as OpenAI's chat API has it, and the marks that undo each change: {"calls":
     {n: mark}, "parts": {n: mark}, "result": mark}."""
@@ -154,10 +157,10 @@ def _in_openai_form(message: Any, index: int, where: tuple, waiting: list[str], 
     calls = message.get("tool_calls")
     if isinstance(calls, list):
         written, call_marks = [], {}
-        for number, call in enumerate(calls):
+        for place, call in enumerate(calls):
             if isinstance(call, dict) and "id" not in call:
-                call = {"id": f"call_{index}_{number}", **call}
-                call_marks[number] = {"noId": True}
+                call = {"id": f"call_{number}_{place}", **call}
+                call_marks[place] = {"noId": True}
             if isinstance(call, dict) and isinstance(call.get("id"), str):
                 waiting.append(call["id"])
             written.append(call)
@@ -166,17 +169,17 @@ def _in_openai_form(message: Any, index: int, where: tuple, waiting: list[str], 
     if message.get("role") == "tool":
         if "tool_call_id" not in message:
             # none waiting: an orphan, which the importer refuses
-            message = {**message, "tool_call_id": waiting.pop(0) if waiting else f"call_{index}"}
+            message = {**message, "tool_call_id": waiting.pop(0) if waiting else f"call_{number}"}
             marks["result"] = {"noId": True}
         elif message["tool_call_id"] in waiting:
             waiting.remove(message["tool_call_id"])
     content = message.get("content")
     if isinstance(content, list) and message.get("role") == "user":
         parts, part_marks = [], {}
-        for number, part in enumerate(content):
-            converted = _part_in_openai_form(part, columns, reading, where + (index, "content", number))
+        for at, part in enumerate(content):
+            converted = _part_in_openai_form(part, columns, reading, where + (index, "content", at))
             if converted is not None:
-                part, part_marks[number] = converted
+                part, part_marks[at] = converted
             parts.append(part)
         message = {**message, "content": parts}
         marks["parts"] = part_marks
@@ -188,7 +191,7 @@ def _part_in_openai_form(part: Any, columns: dict, reading: Reading, path: tuple
     media); None for a part OpenAI's reader reads as it is."""
     if not isinstance(part, dict):
         return None
-    kind = part.get("type")
+    kind = part.get("type") if isinstance(part.get("type"), str) else None
     if kind == "text" and "value" in part and "text" not in part:
         return {key if key != "value" else "text": value for key, value in part.items()}, {"value": True}
     if kind not in MEDIA_PARTS:

@@ -23,12 +23,13 @@ def write(messages: list[dict], metadata: dict, gather_tools: bool = False, note
     out, starts = written_lists(messages, notes)
     # where the completion starts, in a prompt-completion row
     split = next((starts[i] for i, m in enumerate(messages) if kept(m, NAME).get("completion")), None)
-    if messages and kept(messages[0], NAME).get("list"):
+    form = kept(messages[0], NAME).get("row") if messages else None
+    if form == "list":
         return out
-    if all(isinstance(metadata.get(key), int) for key in SPLIT):
+    if form == "prompt-completion" and all(key in metadata for key in SPLIT):
         split = len(out) if split is None else split
         return {**metadata, "prompt": out[:split], "completion": out[split:]}
-    if isinstance(metadata.get("messages"), int):
+    if form == "placed" and "messages" in metadata:
         return {**metadata, "messages": out}
     return {"messages": out, **metadata}
 

@@ -79,19 +79,25 @@ def _message(fields: dict, output: bool) -> dict:
         parts.append({"type": "tool_call_response", "id": fields.get("tool_call_id"), "response": content})
     elif content is not None:
         parts.append({"type": "text", "content": content})
-    for _, item in sorted((fields.get("contents") or {}).items(), key=lambda kv: _order(kv[0])):
-        inner = item.get("message_content", item) if isinstance(item, dict) else {}
-        if inner.get("type") == "image":
-            url = ((inner.get("image") or {}).get("image") or {}).get("url")
+    contents = fields.get("contents") if isinstance(fields.get("contents"), dict) else {}
+    for _, item in sorted(contents.items(), key=lambda kv: _order(kv[0])):
+        inner = item.get("message_content", item) if isinstance(item, dict) else {"value": item}
+        image = inner.get("image") if isinstance(inner.get("image"), dict) else {}
+        url = image.get("image", {}).get("url") if isinstance(image.get("image"), dict) else None
+        if inner.get("type") == "image" and isinstance(url, str) and set(inner) == {"type", "image"}:
             parts.append({"type": "uri", "modality": "image", "uri": url})
-        else:
-            parts.append({"type": "text", "content": inner.get("text", "")})
-    for _, item in sorted((fields.get("tool_calls") or {}).items(), key=lambda kv: _order(kv[0])):
+        elif inner.get("type") == "text" and isinstance(inner.get("text"), str) and set(inner) == {"type", "text"}:
+            parts.append({"type": "text", "content": inner["text"]})
+        else:  # anything else (audio, a field of its own) has no model part: kept whole, said, by the reader
+            parts.append(inner if isinstance(inner.get("type"), str) else {"type": "content", **inner})
+    calls = fields.get("tool_calls") if isinstance(fields.get("tool_calls"), dict) else {}
+    for _, item in sorted(calls.items(), key=lambda kv: _order(kv[0])):
         call = item.get("tool_call", item) if isinstance(item, dict) else {}
         function = call.get("function") if isinstance(call.get("function"), dict) else call
         parts.append({"type": "tool_call", "id": call.get("id"), "name": function.get("name"),
                       "arguments": _parsed(function.get("arguments"))})
-    known = ("role", "content", "contents", "tool_calls") + (("tool_call_id",) if role == "tool" else ())
+    known = ("role", "content") + (("contents",) if isinstance(fields.get("contents"), dict) else ()) + (
+        ("tool_calls",) if isinstance(fields.get("tool_calls"), dict) else ()) + (("tool_call_id",) if role == "tool" else ())
     return {"role": role, "parts": parts, **{k: v for k, v in fields.items() if k not in known}}
 
 

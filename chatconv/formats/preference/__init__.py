@@ -29,7 +29,7 @@ FORMS = {"trl": ("prompt", "chosen", "rejected"), "openai": ("input", "preferred
 
 def detect(data: Any) -> bool:
     """A TRL pair (text or message lists) or an OpenAI preference line."""
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or "instruction" in data:  # (LLaMA-Factory's Alpaca pairs: alpaca keeps them)
         return False
     if "chosen" in data and "rejected" in data:
         if isinstance(data.get("conversations"), list):  # LLaMA-Factory's: ShareGPT turns, the sides a turn each

@@ -56,9 +56,10 @@ def read(reading: Reading) -> Iterator[Imported]:
             message, reading, path)
         if read_now is None:
             return
-        if not read_now:  # a message of no part: an empty message of its kind holds its fields
+        empty = not read_now
+        if empty:  # a message of no part: an empty message of its kind holds its fields
             read_now = [({"role": "user" if message["kind"] == "request" else "assistant", "content": []}, path)]
-        reading.keep(read_now[0][0], {"message": own})
+        reading.keep(read_now[0][0], {"message": own, "noParts": True if empty else None})
         messages += [m for m, _ in read_now]
         paths += [p for _, p in read_now]
     if isinstance(data, dict) and messages:
@@ -201,6 +202,8 @@ def _part(consumed: dict, item: dict, default_kind: str | None) -> dict:
 
 def _parts(message: dict, index: int, notes: list) -> list[dict]:
     role, content = message["role"], message["content"]
+    if kept(message, NAME).get("noParts") and content in ([], ""):
+        return []
     if role in ("system", "user"):
         if role == "user" and isinstance(content, list):
             content = [_user_item(part, index, notes) for part in content]

@@ -123,7 +123,7 @@ def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict
         if type(turn) is not dict or len(turn) != 2:
             return None
         tag, value = turn.get("from"), turn.get("value")
-        if type(value) is not str:
+        if type(value) is not str or type(tag) is not str:
             return None
         role = _QUICK_ROLES.get(tag)
         if role is not None:

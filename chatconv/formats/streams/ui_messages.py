@@ -31,16 +31,27 @@ def ui_message(chunks: list[dict], notes: list[str]) -> dict:
             part = open_parts.get((kind.split("-")[0], chunk.get("id")))
             if part is None:
                 continue  # a delta of a part never started: nothing to add it to
-            part["text"] += chunk.get("delta", "") if kind.endswith("delta") else ""
+            # (streamText's fullStream says `text` where the UI stream says `delta`)
+            part["text"] += chunk.get("delta", chunk.get("text", "")) if kind.endswith("delta") else ""
             _ui_metadata(part, chunk)
             if kind.endswith("end"):
                 part["state"] = "done"
         elif kind.startswith("tool-"):
             _ui_tool(chunk, kind, parts, tools)
-        elif kind in ("source-url", "source-document", "file") or kind.startswith("data-"):
-            parts.append({key: value for key, value in chunk.items() if key != "transient"})
+        elif kind.startswith("data-"):
+            if chunk.get("transient"):
+                continue  # sent to the client, never kept in the message
+            same = next((p for p in parts if p.get("type") == kind and "id" in chunk and p.get("id") == chunk["id"]), None)
+            if same is not None:
+                same["data"] = chunk.get("data")  # a data part sent again: it replaces the one before
+            else:
+                parts.append(dict(chunk))
+        elif kind in ("source-url", "source-document", "file"):
+            parts.append(dict(chunk))
     if any(p.get("state") in ("streaming", "input-streaming") for p in parts):
         notes.append("the stream ends with parts unfinished: they are what came")
+    for part in parts:
+        part.pop("_inputText", None)
     return message
 
 
