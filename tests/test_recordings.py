@@ -286,8 +286,9 @@ def test_openai_log_round_trip_is_the_identity(log):
 
 
 def test_a_conversation_line_is_read_for_big_integers_once_not_once_per_step(tmp_path, monkeypatch):
-    # Each step's row holding a "+" looks at its record's text; a conversation's text is shared
-    # by all its steps, and reading it per step made long conversations quadratic.
+    # Each step's row holding an "e+" (as a float beyond 64 bits is written) looks at its record's
+    # text; a conversation's text is shared by all its steps, and reading it per step made long
+    # conversations quadratic.
     from chatconv import recordings
     from chatconv.sources import json as sources_json
 
@@ -295,12 +296,12 @@ def test_a_conversation_line_is_read_for_big_integers_once_not_once_per_step(tmp
     real = sources_json._read_integers
     monkeypatch.setattr(sources_json, "_read_integers", lambda text: calls.append(1) or real(text))
     sources_json.integers_beyond_64_bits.cache_clear()
-    steps = [{"stepIndex": i, "input": {"role": "user", "content": f"{i}+{i}"},
+    steps = [{"stepIndex": i, "input": {"role": "user", "content": f"{i}e+{i}"},
               "output": [{"role": "assistant", "content": f"{2 * i}"}]} for i in range(50)]
     path = tmp_path / "conv.jsonl"
     path.write_bytes(orjson.dumps({"id": "c", "steps": steps}) + b"\n")
     items = list(recordings.iter_recording_steps(path))
     rows = [recordings.step_row_json(item, {"text": recordings.step_text(item.step), "in": item.step["input"]})
             for item in items]
-    assert len(rows) == 50 and all(b"+" in row for row in rows)
+    assert len(rows) == 50 and all(b"e+" in row for row in rows)
     assert len(calls) == 1

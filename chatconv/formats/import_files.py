@@ -73,9 +73,9 @@ def import_chunks(paths: Sequence[str], format_name: str | None = None, conversa
 
 def _chunk_of(importer: Importer, record: Record) -> Iterator[bytes]:
     """A record's lines, each ending in a newline, in one chunk (none when it has no line)."""
-    lines = [line + b"\n" for line in importer.lines_of(record)]
+    lines = list(importer.lines_of(record))
     if lines:
-        yield b"".join(lines)
+        yield b"\n".join(lines) + b"\n"
 
 
 def _jobs_for(importer: Importer, file: str, jobs: int | None, batch_bytes: int) -> int:
