@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -183,3 +184,21 @@ def imported_lines(lines: list[bytes], quick: bool, file: str = "rows.jsonl") ->
            for line in importer.lines_of(record)]
     run = importer.run
     return out, (run.records, run.conversations, run.steps), run.formats, run.problems, list(importer.state.next_steps.items())
+
+
+def real_file_back(tmp_path: Path, source: Path, format_name: str, forced: bool = False,
+                   one_record: bool = False) -> tuple[list, list]:
+    """A real file of a format (its records as written, each as `json.dumps` gives it: key order
+    counts) and what import then export to that format gives of it, which leaves nothing out.
+    `one_record`: the file is one record even when it is a JSON array (a history, a list of UI
+    messages); `forced`: imported as --from the format."""
+    steps = import_and_validate(tmp_path, source, **({"format_name": format_name} if forced else {}))
+    back, run = exported(steps, format_name)
+    assert [p for p in run.problems] == []
+    text = source.read_text(encoding="utf-8")
+    if source.suffix == ".jsonl":
+        records = [orjson.loads(line) for line in text.splitlines() if line.strip()]
+    else:
+        value = orjson.loads(text)
+        records = value if isinstance(value, list) and not one_record else [value]
+    return [json.dumps(r) for r in records], [json.dumps(r) for r in back]

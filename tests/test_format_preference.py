@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl, exported
+from conftest import import_and_validate, import_problems, read_jsonl, round_trip, write_jsonl, exported, real_file_back
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -129,9 +129,5 @@ def test_any_pair_comes_back_whole(tmp_path, rows):
 def test_a_real_preference_file_comes_back_whole(tmp_path, name):
     # Microsoft's DPO demo output (OpenAI's preference form) and torchtune's implicit-prompt pair
     # (tests/data/formats/README.md).
-    source = REAL / name
-    steps = import_and_validate(tmp_path, source)
-    back, run = exported(steps, "preference")
-    text = source.read_text(encoding="utf-8")
-    rows = json.loads(text) if name.endswith(".json") else [json.loads(line) for line in text.splitlines()]
-    assert [json.dumps(r) for r in back] == [json.dumps(r) for r in rows] and run.problems == []
+    written, back = real_file_back(tmp_path, REAL / name, "preference")
+    assert back == written
