@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..claude_code import read_message_line
+from ..claude_code import message_lines
 from ..reading import Imported, Reading
 from ..session_files import claims_by_lines, whole_file_records
 
@@ -51,22 +51,10 @@ def detect(data: Any) -> bool:
 
 
 def read(reading: Reading) -> Iterator[Imported]:
-    data = reading.data
-    lines, where = ([data], lambda index: ()) if isinstance(data, dict) else (data, lambda index: (index,))
     sessions: dict[Any, Imported] = {}  # by session id, in the order they start
     entries: list[dict] = []
-    for index, line in enumerate(lines):
-        path = where(index)
-        if not isinstance(line, dict):
-            reading.error(path, "a stream line must be a JSON object", code="wrong-type")
-            continue
+    for path, line, converted in message_lines(reading, entries, "stream"):
         session = line.get("session_id") if isinstance(line.get("session_id"), str) else None
-        if line.get("type") not in MESSAGE_LINES:
-            entries.append({"index": index, "entry": line})
-            continue
-        converted = read_message_line(line, reading, path)
-        if converted is None:
-            continue
         imported = sessions.setdefault(session, Imported(session, []))
         imported.messages.extend(converted)
         imported.paths.extend([path + ("message",)] * len(converted))

@@ -49,26 +49,33 @@ def detect(data: Any) -> bool:
 
 
 def read(reading: Reading) -> Iterator[Imported]:
+    messages, paths, entries = [], [], []
+    for path, _, converted in message_lines(reading, entries, "transcript"):
+        messages.extend(converted)
+        paths.extend([path + ("message",)] * len(converted))
+    lines = reading.data if isinstance(reading.data, list) else [reading.data]
+    session = next((line["sessionId"] for line in lines if isinstance(line, dict)
+                    and isinstance(line.get("sessionId"), str)), None)
+    yield Imported(session, messages, {"entries": entries} if entries else {}, paths)
+
+
+def message_lines(reading: Reading, entries: list[dict], what: str) -> Iterator[tuple[tuple, dict, list[dict]]]:
+    """(path, line, its model messages) of each user or assistant line of a session's lines (or
+    of one line) that reads; the other lines go, with their index, to `entries`; a line that is
+    not an object, or a message line that does not read, is said (`what`: the file's kind)."""
     data = reading.data
     lines, where = ([data], lambda index: ()) if isinstance(data, dict) else (data, lambda index: (index,))
-    messages, paths, entries = [], [], []
-    session = None
     for index, line in enumerate(lines):
         path = where(index)
         if not isinstance(line, dict):
-            reading.error(path, "a transcript line must be a JSON object", code="wrong-type")
+            reading.error(path, f"a {what} line must be a JSON object", code="wrong-type")
             continue
-        if session is None and isinstance(line.get("sessionId"), str):
-            session = line["sessionId"]
         if line.get("type") not in MESSAGE_LINES:
             entries.append({"index": index, "entry": line})
             continue
         converted = read_message_line(line, reading, path)
-        if converted is None:
-            continue
-        messages.extend(converted)
-        paths.extend([path + ("message",)] * len(converted))
-    yield Imported(session, messages, {"entries": entries} if entries else {}, paths)
+        if converted is not None:
+            yield path, line, converted
 
 
 def read_message_line(line: dict, reading: Reading, path: tuple) -> list[dict] | None:
