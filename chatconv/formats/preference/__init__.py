@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..sharegpt import NAME as SHAREGPT, read as read_sharegpt, write as write_sharegpt
+from ..sharegpt import NAME as SHAREGPT, ROLES as SHAREGPT_ROLES, TAGS, read as read_sharegpt, write as write_sharegpt
 from ..hf_messages import read_lists, written_lists
 from ..reading import STARTS_A_STEP, Imported, Reading, kept, rest_of
 
@@ -101,7 +101,7 @@ def _sharegpt_pair(data: dict, reading: Reading) -> Iterator[Imported]:
     """LLaMA-Factory's pair: the prompt as ShareGPT turns (read by sharegpt, its marks its own),
     the chosen side a turn of the model's; the rejected one checked and kept as written."""
     for key in ("chosen", "rejected"):
-        if not _is_turn(data.get(key)) or ROLES_OF_TURNS.get(data[key]["from"]) != "assistant":
+        if not _is_turn(data.get(key)) or SHAREGPT_ROLES.get(data[key]["from"]) != "assistant":
             reading.error((key,), f"`{key}` of a ShareGPT pair is a turn of the model's ({{\"from\": \"gpt\", "
                           "\"value\": TEXT}})", code="wrong-type")
             return
@@ -111,14 +111,11 @@ def _sharegpt_pair(data: dict, reading: Reading) -> Iterator[Imported]:
         return
     turn = data["chosen"]
     chosen = reading.keep({"role": "assistant", "content": turn["value"]},
-                          {"side": "chosen", "from": turn["from"] if turn["from"] != "gpt" else None},
+                          {"side": "chosen", "from": turn["from"] if turn["from"] != TAGS["assistant"] else None},
                           rest_of(turn, ("from", "value")))
     reading.keep(prompt.messages[0], {"form": "sharegpt", "keys": list(data)})
     metadata = {key: value for key, value in prompt.metadata.items() if key != "chosen"}
     yield Imported(None, [*prompt.messages, chosen], metadata, [*prompt.paths, ("chosen",)])
-
-
-ROLES_OF_TURNS = {"gpt": "assistant", "assistant": "assistant", "function_call": None}
 
 
 def _in_order(metadata: dict, form: str, marks: dict) -> dict:
@@ -176,7 +173,7 @@ def _sharegpt_row(messages: list[dict], metadata: dict, marks: dict, notes: list
     own = kept(answer, NAME)
     text = answer["content"] if isinstance(answer["content"], str) else "\n".join(
         p["text"] for p in answer["content"] if p["type"] == "text")
-    row["chosen"] = {"from": own.get("from", "gpt"), "value": text,
+    row["chosen"] = {"from": own.get("from", TAGS["assistant"]), "value": text,
                      **{k: v for k, v in own.items() if k not in ("side", "from")}}
     row.update(metadata)
     keys = marks.get("keys")
