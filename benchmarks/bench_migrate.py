@@ -78,10 +78,18 @@ print(time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_max
 """
 
 
+# Bytecode is cached, as for an installed package (pip compiles it), and out of the checkout: a
+# PYTHONDONTWRITEBYTECODE in the caller's environment would have every command compile chatconv
+# again (about 0.15 s of start-up). A command's first run fills the cache; best-of runs skip it.
+PYCACHE = Path(tempfile.gettempdir()) / "chatconv-bench-pycache"
+
+
 def run(command: list[str]) -> dict:
     """Wall time, CPU time and peak memory (that of its largest process) of a command, workers
     included. CPU time hardly changes when other processes share the cores; wall time does."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(CHECKOUT), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(CHECKOUT), os.environ.get("PYTHONPATH", "")]),
+           "PYTHONPYCACHEPREFIX": str(PYCACHE)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     # The last command's output (289 MB) may still be on its way to the disk: writing it back
     # would slow this command (the kernel throttles writers), so each one starts with none.
     os.sync()

@@ -118,7 +118,8 @@ def _compare_states(known: list, new: list) -> None:
         for conversation_id in known:
             state.names_of(conversation_id)["k"] = "v"
             state.set_next_step(conversation_id, 1)
-    at_once.add_new(new)
+    at_once.add_new({i: names for i, names, _ in new if names is not None},
+                    {i: step for i, _, step in new if step is not None})
     importer = Importer(run=ImportRun(), state=in_turn)
     for line, after in enumerate(new, 1):  # each a record's result, taken by the per-record path
         _take(importer, (line, 0, (after[0],), (after,), (1, 1, 1), (), []))

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..handback import hand_back
 from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
-from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, batch_workers, compression_of, discover,
-                       Record, file_format, iter_jsonl, iter_line_batches, open_binary, read_batch)
+from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, Record, batch_workers, compression_of,
+                       cycle_collector_paused, discover, file_format, iter_jsonl, iter_line_batches, open_binary,
+                       read_batch)
 from .import_state import ImportState
 from .importing import ImportRun, Importer
 from .registry import OWN_SUFFIXES
@@ -105,10 +106,11 @@ def import_paths(paths: Sequence[str], format_name: str | None = None, conversat
     return records
 
 
-# What a worker says of a batch none of whose conversations two records read: the conversations
-# read, in order, each with its state after the batch as (id, tool names or None, next step or
-# None); (records, conversations, steps) counted; formats read as {name: count}; problems.
-BatchResult = tuple[list[tuple], tuple[int, int, int], dict[str, int], list]
+# What a worker says of a batch none of whose conversations two records read: the ids of the
+# conversations read, and their state after the batch, each in the order read (the tool names and
+# next step of those that have them, by id: ImportState.add_new); (records, conversations, steps)
+# counted; formats read as {name: count}; problems.
+BatchResult = tuple[list[str], tuple[dict, dict], tuple[int, int, int], dict[str, int], list]
 # What it says of each record of another batch: (line, end of its lines in the batch's blob, the
 # conversation ids it read, each id's state after it, counts, formats, problems), in the same shapes.
 RecordResult = tuple[int, int, tuple, tuple, tuple[int, int, int], tuple, list]
@@ -131,7 +133,7 @@ def import_in_workers(importer: Importer, file: str, pool: OrderedPool, batch_by
             blob, whole, results = worker_result(future, file, "import")
             if results is not None:
                 yield from _taken(importer, file, batch, blob, results)
-            elif any(importer.state.knows(i) for i, _, _ in whole[0]):  # a conversation of an earlier batch goes on
+            elif importer.state.knows_any(whole[0]):  # a conversation of an earlier batch goes on
                 for record in iter_jsonl(io.BytesIO(batch.data), file, batch.first_line):
                     yield from _chunk_of(importer, record)
             else:
@@ -178,9 +180,9 @@ def _taken(importer: Importer, file: str, batch: Batch, blob: bytes, results: li
 def _take_batch(importer: Importer, result: BatchResult) -> None:
     """A worker's batch, none of whose conversations this process knows: its counts, formats and
     problems, and its conversations' state."""
-    after, counts, formats, problems = result
+    _, after, counts, formats, problems = result
     _add_to_run(importer.run, counts, formats.items(), problems)
-    importer.state.add_new(after)
+    importer.state.add_new(*after)
 
 
 def _take(importer: Importer, result: RecordResult) -> None:
@@ -216,6 +218,12 @@ def _import_batch(file: str, first_line: int, data: bytes, settings: tuple
     """In a worker: the lines made of a batch of whole lines from line `first_line`, joined, and
     what the batch did as a whole (BatchResult) or, when two of its records read one
     conversation, each record's result."""
+    with cycle_collector_paused():  # (see sources.cycle_collector_paused: a fifth of a batch's time)
+        return _imported_batch(file, first_line, data, settings)
+
+
+def _imported_batch(file: str, first_line: int, data: bytes, settings: tuple
+                    ) -> tuple[bytes, BatchResult | None, list[RecordResult] | None]:
     format_name, conversations, field_map = settings
     importer = Importer(format_name, conversations, field_map, ImportRun(), ImportState())
     out: list[bytes] = []
@@ -227,8 +235,8 @@ def _import_batch(file: str, first_line: int, data: bytes, settings: tuple
         if len(seen) < len(touched):  # a conversation goes on from record to record: say it of each
             return _import_records(importer, file, first_line, data)
     run, state = importer.run, importer.state
-    after = [(i, state.names.get(i), state.next_steps.get(i)) for i in touched]
-    return _joined(out), (after, (run.records, run.conversations, run.steps), run.formats, run.problems), None
+    after = (dict(state.names), dict(state.next_steps))  # (none was read twice: in the order read)
+    return _joined(out), (touched, after, (run.records, run.conversations, run.steps), run.formats, run.problems), None
 
 
 def _import_records(importer: Importer, file: str, first_line: int, data: bytes

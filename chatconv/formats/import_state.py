@@ -21,6 +21,10 @@ class ImportState:
     def knows(self, conversation_id: str) -> bool:
         return conversation_id in self.names or conversation_id in self.next_steps
 
+    def knows_any(self, conversation_ids) -> bool:
+        """Whether any of `conversation_ids` (a collection) is known: at C speed, for a batch's thousands."""
+        return not (self.names.keys().isdisjoint(conversation_ids) and self.next_steps.keys().isdisjoint(conversation_ids))
+
     def names_of(self, conversation_id: str) -> dict[str, str]:
         if conversation_id in self.names:
             self.names.move_to_end(conversation_id)
@@ -33,15 +37,22 @@ class ImportState:
     def take_first_step(self, conversation_id: str) -> int:
         return self.next_steps.pop(conversation_id, 0)
 
-    def add_new(self, after: list[tuple[str, dict[str, str] | None, int | None]]) -> None:
-        """The state of conversations this state does not know, each given once, in the order
-        read, as (id, tool names or None, next step or None): as names_of and set_next_step would
-        leave it, taken at once."""
-        self.names.update((i, names) for i, names, _ in after if names is not None)
-        self.next_steps.update((i, step) for i, _, step in after if step is not None)
-        for held in (self.names, self.next_steps):
+    def add_new(self, names: dict[str, dict[str, str]], next_steps: dict[str, int]) -> None:
+        """The state of conversations this state does not know, each in the order read: their
+        tool names and next steps by id (a conversation may have one and not the other), as
+        names_of and set_next_step would leave it, taken at once."""
+        for held, new in ((self.names, names), (self.next_steps, next_steps)):
+            held.update(new)
             for _ in range(len(held) - CONVERSATION_WINDOW):
                 held.popitem(last=False)
+
+    def add_read(self, conversation_id: str, names: dict[str, str], next_step: int) -> None:
+        """A conversation this state does not know, read whole: its tool names (the dict becomes
+        this state's) and its next step, as names_of and set_next_step would leave them."""
+        self.names[conversation_id] = names
+        if len(self.names) > CONVERSATION_WINDOW:
+            self.names.popitem(last=False)
+        self.set_next_step(conversation_id, next_step)
 
     def set_next_step(self, conversation_id: str, step: int) -> None:
         self.next_steps[conversation_id] = step

@@ -144,8 +144,7 @@ class Importer:
                 lines, names = quick
                 if touched is not None:
                     touched.append(conversation_id)
-                self.state.names_of(conversation_id).update(names)
-                self.state.set_next_step(conversation_id, len(lines))
+                self.state.add_read(conversation_id, names, len(lines))
                 run.read(reader[0])
                 run.wrote(len(lines))
                 yield from lines

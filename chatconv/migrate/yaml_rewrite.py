@@ -6,12 +6,10 @@ markers stay, and the text is read back to check that it means the migrated data
 
 from __future__ import annotations
 
-import gc
 import io
 import re
 import sys
 from collections import Counter
-from contextlib import contextmanager
 from typing import Any
 
 import orjson
@@ -20,7 +18,7 @@ from ..eras import NEWEST
 from ..kinds import detect_kind
 from ..limits import LIMITS
 from ..problems import ChatconvError
-from ..sources import Record, decode_utf8, file_too_large, load_yaml
+from ..sources import Record, cycle_collector_paused, decode_utf8, file_too_large, load_yaml
 from ..sources.yaml_nodes import read_yaml_written
 from .lines import BadRecord, try_upgrade
 from .registry import Refused, upgrade_record
@@ -35,23 +33,10 @@ def migrate_yaml(data: bytes, file: str, to_era: str | None = None) -> tuple[byt
     the document as chatconv reads it (upgraded)."""
     if len(data) > LIMITS.max_file_bytes:  # parsed for a round trip, YAML takes some 100 times its size
         raise BadRecord(file_too_large(file).message, "too-large")
-    with _no_cycle_collection():
+    # ruamel.yaml's round trip makes millions of objects: the collector's passes over them took
+    # about a quarter of the time of a 5 MB file (80 s, 62 s without: benchmarks/bench_large_yaml.py).
+    with cycle_collector_paused():
         return _migrate_yaml(data, file, to_era)
-
-
-@contextmanager
-def _no_cycle_collection():
-    """Python's cycle collector off while a document is read and written: ruamel.yaml's round
-    trip makes millions of objects, and the collector's passes over them, ever longer, took
-    about a quarter of the time of a 5 MB file (80 s, 62 s without: benchmarks/bench_large_yaml.py).
-    They hold no cycles that must go before the end; the collector runs again after."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _migrate_yaml(data: bytes, file: str, to_era: str | None) -> tuple[bytes, list, Any]:

@@ -10,14 +10,13 @@ record by record here: they are read whole, or cannot be cut.
 
 from __future__ import annotations
 
-import gc
 import os
 from itertools import chain
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from ..problems import UnreadableInput
-from ..sources import (BATCH_BYTES, Record, batch_workers, compression_of, empty_file_problem, file_format, is_blank_line,
-                       iter_line_batches, iter_records, load_json, open_binary)
+from ..sources import (BATCH_BYTES, Record, batch_workers, compression_of, cycle_collector_paused, empty_file_problem,
+                       file_format, is_blank_line, iter_line_batches, iter_records, load_json, open_binary)
 
 # ((record, its byte offset in the file, or None when it cannot be read again there), ..., settings)
 # -> results: a command's work on some records (a batch's, or one read whole), in a worker or here.
@@ -56,17 +55,12 @@ def _work_batch(work: RecordWork, file: str, first_line: int, offset: int, data:
     """In a worker (or here): whether the batch holds a record, and work's results on its records."""
     # Parsed JSON makes no reference cycles, but its many objects set off the cycle collector
     # again and again (a third of the time of a batch): it waits until the batch is done.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with cycle_collector_paused():
         records = batch_records(file, first_line, offset, data)
         first = next(records, None)
         if first is None:
             return False, work([], settings)
         return True, work(chain((first,), records), settings)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 class RecordRunner:

@@ -137,7 +137,9 @@ def exact_json(value: Any, text: str | bytes | None = None) -> bytes:
             raise NotWritten("it holds an integer beyond 64 bits, which would not be written exactly",
                              _BIG_INTEGER_HINT) from None
         raise NotWritten(f"it cannot be written as JSON: {exc}", "fix the value in the record") from None
-    if b"e+" in line and text:  # such a float is always written d.ddde+NN: most lines need no look
+    # Such a float is always written d.ddde+NN: most lines need no look. (A one-byte search runs
+    # at memchr's speed; looking for the two bytes "e+" costs eight times as much.)
+    if b"+" in line and b"e+" in line and text:
         try:
             beyond = integers_beyond_64_bits(text)
         except RecursionError:  # orjson reads 1024 levels, the json module about 1000

@@ -19,7 +19,7 @@ import orjson
 
 from ...messages import unrecorded_input
 from ...sources import NotWritten, Record, exact_json
-from ..reading import STARTS_A_STEP, Imported, Reading, kept, rest_of, string_value
+from ..reading import Imported, Reading, kept, rest_of, string_value
 
 NAME = "sharegpt"
 TARGET = None  # no API's rules: a dataset's rows
@@ -113,10 +113,16 @@ def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict
     if record.error or record.problems or type(data) is not dict:
         return None
     turns = data.get("conversations")
-    if type(turns) is not list or not turns or ("system" in data and type(data["system"]) is not str):
+    if type(turns) is not list or not turns:
         return None
-    messages = [{"role": "system", "content": data["system"], "providerOptions": {NAME: {"column": True}}}] \
-        if "system" in data else []
+    steps: list[dict] = []
+    output: list[dict] | None = None  # the step's output, once a step is open
+    if "system" in data:
+        if type(data["system"]) is not str:
+            return None
+        output = []
+        column = {"role": "system", "content": data["system"], "providerOptions": {NAME: {"column": True}}}
+        steps.append({"conversationId": conversation_id, "stepIndex": 0, "input": column, "output": output})
     waiting: list[tuple[str, str]] = []  # (id, name) of the calls not yet answered, oldest first
     names: dict[str, str] = {}
     for index, turn in enumerate(turns):
@@ -126,30 +132,30 @@ def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict
         if type(value) is not str or type(tag) is not str:
             return None
         role = _QUICK_ROLES.get(tag)
+        if role is not None and role != "assistant":  # a user or system message opens a step
+            output = []
+            steps.append({"conversationId": conversation_id, "stepIndex": len(steps),
+                          "input": {"role": role, "content": value}, "output": output})
+            continue
         if role is not None:
-            messages.append({"role": role, "content": value})
+            message = {"role": role, "content": value}
         elif tag == "function_call":
             message = _quick_calls(value, index, waiting, names)
             if message is None:
                 return None
-            messages.append(message)
         elif tag == "observation" and waiting:  # (none waiting: an orphan, which the full path refuses)
             call_id, name = waiting.pop(0)
-            messages.append({"role": "tool", "content": [{"type": "tool-result", "toolCallId": call_id,
-                                                          "toolName": name, "output": {"type": "text", "value": value}}]})
+            message = {"role": "tool", "content": [{"type": "tool-result", "toolCallId": call_id,
+                                                    "toolName": name, "output": {"type": "text", "value": value}}]}
         else:
             return None
-    steps: list[dict] = []
-    if messages[0]["role"] not in STARTS_A_STEP:
-        steps.append({"conversationId": conversation_id, "stepIndex": 0, "input": unrecorded_input(), "output": []})
-    for message in messages:
-        if not steps or message["role"] in STARTS_A_STEP:
-            steps.append({"conversationId": conversation_id, "stepIndex": len(steps), "input": message, "output": []})
-        else:
-            steps[-1]["output"].append(message)
-    rest = rest_of(data, ("conversations", "system"))
-    if rest:
-        steps[0]["metadata"] = {NAME: rest}
+        if output is None:  # the model speaks first: a step whose input was not recorded
+            output = []
+            steps.append({"conversationId": conversation_id, "stepIndex": 0, "input": unrecorded_input(),
+                          "output": output})
+        output.append(message)
+    if len(data) > 1 + ("system" in data):
+        steps[0]["metadata"] = {NAME: rest_of(data, ("conversations", "system"))}
     try:
         return [exact_json(step, record.text) for step in steps], names
     except NotWritten:  # too deep, an integer beyond 64 bits: the full path says so
@@ -162,24 +168,31 @@ def _quick_calls(value: str, index: int, waiting: list, names: dict) -> dict | N
         parsed = orjson.loads(value)
     except orjson.JSONDecodeError:
         return None
-    calls = parsed if type(parsed) is list else [parsed]
-    if not calls or not all(type(c) is dict and len(c) == 2 and type(c.get("name")) is str and c["name"]
-                            and "arguments" in c for c in calls):
+    listed = type(parsed) is list
+    calls = parsed if listed else (parsed,)
+    if not calls:
         return None
     parts = []
+    name_first = True  # each call's name before its arguments, as export writes them
     for number, call in enumerate(calls):
+        if type(call) is not dict or len(call) != 2 or "arguments" not in call:
+            return None
+        name = call.get("name")
+        if type(name) is not str or not name:
+            return None
+        name_first = name_first and next(iter(call)) == "name"
         call_id = f"call_{index}" if len(calls) == 1 else f"call_{index}_{number}"
-        waiting.append((call_id, call["name"]))
-        names[call_id] = call["name"]
-        parts.append({"type": "tool-call", "toolCallId": call_id, "toolName": call["name"], "input": call["arguments"],
+        waiting.append((call_id, name))
+        names[call_id] = name
+        parts.append({"type": "tool-call", "toolCallId": call_id, "toolName": name, "input": call["arguments"],
                       "providerOptions": {NAME: {"noId": True}}})
     message: dict = {"role": "assistant", "content": parts}
     marks = {}
     # As written when compact with name first (what export writes): the calls' own text, no mark.
-    compact = all(next(iter(c)) == "name" for c in calls) and orjson.dumps(parsed) == value.encode()
-    if not compact and _calls_text(parts, type(parsed) is list) != value:
+    compact = name_first and orjson.dumps(parsed) == value.encode()
+    if not compact and _calls_text(parts, listed) != value:
         marks["value"] = value
-    if type(parsed) is list:
+    if listed:
         marks["list"] = True
     if marks:
         message["providerOptions"] = {NAME: marks}
