@@ -589,3 +589,21 @@ def test_atomic_file_replaces_the_target_only_on_commit(tmp_path):
     assert target.read_bytes() == b"new\n" and (tmp_path / "run.jsonl.bak").read_bytes() == b"old\n"
     assert os.stat(target).st_mode & 0o777 == 0o640  # the file keeps its permissions
     assert sorted(os.listdir(tmp_path)) == ["run.jsonl", "run.jsonl.bak"]
+
+
+@pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="no posix_fadvise on this system: commit writes all")
+def test_an_atomic_file_hands_its_bytes_to_the_disk_as_it_grows(tmp_path, monkeypatch):
+    from chatconv.migrate import atomic
+
+    handed = []
+    monkeypatch.setattr(atomic, "WRITEBACK_BYTES", 1000)
+    monkeypatch.setattr(atomic.os, "posix_fadvise", lambda fd, start, length, advice: handed.append((start, length)))
+    target = tmp_path / "out.jsonl"
+    pieces = [bytes([65 + i % 26]) * 300 for i in range(12)]
+    with AtomicFile(target) as out:
+        for piece in pieces:
+            out.write(piece)
+        out.commit()
+    assert target.read_bytes() == b"".join(pieces)  # flushed early, written whole
+    # Every 1000 bytes or so, the bytes since the last time, each range once and in order.
+    assert handed == [(0, 1200), (1200, 1200), (2400, 1200)]
