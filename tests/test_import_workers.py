@@ -116,9 +116,9 @@ def _compare_states(known: list, new: list) -> None:
     at_once, in_turn = ImportState(), ImportState()
     for state in (at_once, in_turn):
         for conversation_id in known:
-            state.names_of(conversation_id)["k"] = "v"
+            state.add_names(conversation_id, {"k": "v"})
             state.set_next_step(conversation_id, 1)
-    at_once.add_new({i: names for i, names, _ in new if names is not None},
+    at_once.add_new({i: names for i, names, _ in new if names},  # (a state holds no empty names)
                     {i: step for i, _, step in new if step is not None})
     importer = Importer(run=ImportRun(), state=in_turn)
     for line, after in enumerate(new, 1):  # each a record's result, taken by the per-record path

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..messages import unrecorded_input
 from ..problems import ChatconvError, Problem
@@ -125,7 +125,9 @@ class Importer:
                 if touched is not None:
                     touched.append(imported.id)
                 if not reading.failed:
-                    name_results(imported, reading, self.state.names_of(imported.id))
+                    names = self.state.names_of(imported.id)
+                    name_results(imported, reading, names)
+                    self.state.add_names(imported.id, names)
                 if not reading.failed:
                     yield imported, reading
                 run.problems.extend(reading.problems)  # a reader leaves out what it could not read
@@ -133,22 +135,28 @@ class Importer:
             run.problems.extend(reading.problems)
             reading.problems.clear()
 
-    def lines_of(self, record: Record, touched: list[str] | None = None) -> Iterator[bytes]:
-        """The lines (without newline) made of one record."""
+    def lines_of(self, record: Record, touched: list[str] | None = None) -> Iterable[bytes]:
+        """The lines (without newline) made of one record: the quick way's list, when it takes
+        the record (a fine-tuning line, most often), else as the full path makes them."""
+        quick = self._quick_lines_of(record, touched) if self.quick and type(record.data) is dict else None
+        return quick if quick is not None else self._full_lines_of(record, touched)
+
+    def _quick_lines_of(self, record: Record, touched: list[str] | None) -> list[bytes] | None:
+        conversation_id = _name_after(record, 0)
+        reader = self._quick_reader(record.data)
+        quick = None if reader is None or self.state.knows(conversation_id) else reader[1](record, conversation_id)
+        if quick is None:
+            return None
+        lines, names = quick
+        if touched is not None:
+            touched.append(conversation_id)
+        self.state.add_read(conversation_id, names, len(lines))
+        self.run.read(reader[0])
+        self.run.wrote(len(lines))
+        return lines
+
+    def _full_lines_of(self, record: Record, touched: list[str] | None) -> Iterator[bytes]:
         run = self.run
-        if self.quick and type(record.data) is dict:
-            conversation_id = _name_after(record, 0)
-            reader = self._quick_reader(record.data)
-            quick = None if reader is None or self.state.knows(conversation_id) else reader[1](record, conversation_id)
-            if quick is not None:
-                lines, names = quick
-                if touched is not None:
-                    touched.append(conversation_id)
-                self.state.add_read(conversation_id, names, len(lines))
-                run.read(reader[0])
-                run.wrote(len(lines))
-                yield from lines
-                return
         for imported, reading in self.conversations_of(record, touched):
             first = self.state.take_first_step(imported.id)
             lines, steps = _lines(imported, reading, self.conversations, first)
