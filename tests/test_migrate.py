@@ -607,3 +607,19 @@ def test_an_atomic_file_hands_its_bytes_to_the_disk_as_it_grows(tmp_path, monkey
     assert target.read_bytes() == b"".join(pieces)  # flushed early, written whole
     # Every 1000 bytes or so, the bytes since the last time, each range once and in order.
     assert handed == [(0, 1200), (1200, 1200), (2400, 1200)]
+
+
+def test_an_atomic_file_dropped_before_its_with_block_leaves_no_temporary_file(tmp_path):
+    # An interrupt (Ctrl-C, SIGTERM) right after the object is made, before `with` runs its exit.
+    target = tmp_path / "run.jsonl"
+    target.write_bytes(b"old\n")
+    out = AtomicFile(target)
+    out.write(b"new")
+    assert len(os.listdir(tmp_path)) == 2
+    del out
+    assert os.listdir(tmp_path) == ["run.jsonl"] and target.read_bytes() == b"old\n"
+    with AtomicFile(target) as out:  # ended by commit: nothing more to do when it goes
+        out.write(b"new\n")
+        out.commit()
+    del out
+    assert os.listdir(tmp_path) == ["run.jsonl"] and target.read_bytes() == b"new\n"

@@ -13,6 +13,7 @@ from pathlib import Path
 from ..problems import Problem, UnreadableInput
 from ..sources import CompressedWriter
 from ..sources.writing import write_all
+from ..workers import signals_held
 
 
 WRITEBACK_BYTES = 32 << 20  # written out to the disk as the file grows, this much at a time
@@ -33,14 +34,20 @@ class AtomicFile:
         self.mode = mode  # the new file's permissions; None: the old file's, or a new file's default
         self.backup = backup
         self.compression = compression
-        try:
-            handle, self.temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                                      suffix=".tmp")
-        except OSError as exc:  # the target's folder is missing or read-only: said of the target
-            raise unwritable(target, exc) from None
-        self.stream = os.fdopen(handle, "wb")
-        self._writer = CompressedWriter(self.stream, compression) if compression else None
         self._handed = 0  # the bytes handed to the disk so far (see _hand_to_disk)
+        self._open = False  # a temporary file that neither commit() nor discard() has ended
+        # Ctrl-C or SIGTERM (an interrupt) wait while the temporary file is made and opened: one
+        # in between would leave it behind, named nowhere. (One right after, before the `with`
+        # block, leaves an object that __del__ discards.)
+        with signals_held():
+            try:
+                handle, self.temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                                          suffix=".tmp")
+            except OSError as exc:  # the target's folder is missing or read-only: said of the target
+                raise unwritable(target, exc) from None
+            self.stream = os.fdopen(handle, "wb")
+            self._open = True
+        self._writer = CompressedWriter(self.stream, compression) if compression else None
 
     def __enter__(self) -> AtomicFile:
         return self
@@ -85,13 +92,19 @@ class AtomicFile:
         if self.backup and self.target.exists():
             _keep_backup(self.target)
         os.replace(self.temporary, self.target)
+        self._open = False
         _fsync_folder(self.target.parent)
 
     def discard(self) -> None:
         self._writer = None  # its end is not written: the temporary file goes
+        self._open = False
         self.stream.close()
         if os.path.exists(self.temporary):
             os.unlink(self.temporary)
+
+    def __del__(self) -> None:
+        if getattr(self, "_open", False):  # dropped unended (an interrupt before its `with` began)
+            self.discard()
 
 
 def _mode_for(target: Path) -> int:
