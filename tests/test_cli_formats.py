@@ -230,3 +230,31 @@ def test_export_refuses_an_integer_beyond_64_bits_rather_than_writing_a_float(tm
     result = run_chatconv("export", str(recording), "--to", "openai-chat")
     assert result.returncode == 1 and result.stdout == b""
     assert "123456789012345678901234567890 is beyond 64 bits" in result.stderr_text
+
+
+def test_output_onto_a_file_read_is_refused_before_anything_is_read(tmp_path):
+    # `import X -o X` replaced X with what was made of it, and a record left out with an error was gone.
+    finetune = (DATA / "openai-chat" / "finetune.jsonl").read_bytes()
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    source = runs / "train.jsonl"
+    source.write_bytes(finetune + b'{"messages": [{"role": "tool", "content": "an orphan result"}]}\n')
+    os.link(source, tmp_path / "linked.jsonl")
+    refused = [("import", source, source), ("import", runs, source), ("import", source, tmp_path / "linked.jsonl"),
+               ("export", source, source), ("export", runs, source)]
+    for command, path, output in refused:
+        extra = ["--to", "openai-chat"] if command == "export" else []
+        result = run_chatconv(command, path, *extra, "-o", output)
+        assert result.returncode == 2, (command, path, result.stderr_text)
+        assert f"-o {output}" in result.stderr_text and "write to another file" in result.stderr_text
+        assert "read (" not in result.stderr_text  # nothing was read
+    assert source.read_bytes().startswith(finetune) and source.read_bytes().count(b"\n") == finetune.count(b"\n") + 1
+    # A new file in the folder read, or a file of another kind there, is written as asked.
+    expected = run_chatconv("import", runs).stdout
+    assert expected.count(b"\n") == 6
+    for output in (runs / "steps.jsonl", runs / "notes.txt"):
+        result = run_chatconv("import", runs, "-o", output)
+        assert result.returncode == 1 and output.read_bytes() == expected, result.stderr_text
+        if output.suffix == ".jsonl":
+            output.unlink()
+    assert run_chatconv("import", runs, "-o", runs / "notes.txt").returncode == 1  # it exists; still not read

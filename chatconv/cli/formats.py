@@ -5,6 +5,7 @@ FILE (written beside it and renamed); problems and the summary to standard error
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Iterator
@@ -12,8 +13,9 @@ from typing import Iterator
 import click
 
 from ..formats import EXPORTED, IMPORTED_NAMES, ExportRun, ImportRun, export_bodies, import_chunks
-from ..problems import UsageError
-from ..sources import parse_field_map
+from ..formats.registry import OWN_SUFFIXES
+from ..problems import UsageError, shown_name
+from ..sources import DATA_SUFFIXES, data_suffix, parse_field_map
 from ..sources.writing import write_all
 from ..recordings.batches import JOBS_HELP
 from .recordings import FIELD_HELP, field_map_option
@@ -26,14 +28,38 @@ from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, plural
 from .settings import Selection, ignored_text, selected, selection_options
 
 
-def _written(chunks: Iterator[bytes], output: str | None) -> None:
+def _written(chunks: Iterator[bytes], output: str | None, paths: tuple[str, ...],
+             suffixes: frozenset[str] = DATA_SUFFIXES) -> None:
     """Every chunk of lines (each line ending in its newline) to standard output, or to OUTPUT,
     replaced whole only when all was read; a call the library cannot carry out as given is a
-    usage error (exit status 2)."""
+    usage error (exit status 2). OUTPUT may not be one of the files read (`paths`, files or
+    folders, whose files of `suffixes` are read): it is refused before anything is read."""
+    _refuse_output_read(output, paths, suffixes)
     try:
         _write(chunks, output)
     except UsageError as exc:
         raise click.UsageError(exc.message) from None
+
+
+def _refuse_output_read(output: str | None, paths: tuple[str, ...], suffixes: frozenset[str]) -> None:
+    """A usage error when OUTPUT is a file that PATHS name or hold (a file of `suffixes` in a
+    folder named): replacing it with what was made of it would lose what was not (records left
+    out with an error, bodies refused)."""
+    if output in (None, "-") or not os.path.isfile(output):
+        return
+    real = os.path.realpath(output)
+    for path in paths:
+        if path == "-" or not os.path.exists(path):
+            continue
+        if os.path.isdir(path):
+            folder = os.path.realpath(path)
+            inside = data_suffix(output) in suffixes and os.path.commonpath([real, folder]) == folder
+        else:
+            inside = os.path.samefile(path, output)
+        if inside:
+            where = f"is in the folder {shown_name(path)}, which is" if os.path.isdir(path) else "is one of the files"
+            raise click.UsageError(f"-o {shown_name(output)} {where} read: writing it would replace what was read "
+                                   "with what was made of it (records left out would be lost); write to another file")
 
 
 def _write(chunks: Iterator[bytes], output: str | None) -> None:
@@ -114,7 +140,8 @@ def _report(problems, summary: str, selection: Selection) -> None:
               help="Read the record's key NAME from KEY (repeatable; KEY may be a dotted path), before its "
                    "format is told: e.g. --field messages=payload.messages for log lines that wrap a body.")
 @click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
-              help="Write to FILE (replaced whole at the end; a pipe or device such as /dev/null is written to) "
+              help="Write to FILE (replaced whole at the end; never a file that is read; a pipe or device such as "
+                   "/dev/null is written to) "
                    "instead of standard output.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Worker processes that import JSONL files (output is the same for any N). "
@@ -127,7 +154,8 @@ def _report(problems, summary: str, selection: Selection) -> None:
 @shows_progress(_data_on_stdout)
 def import_(paths, format_name, conversations, field_map, output, jobs, selection):
     run = ImportRun()
-    _written(import_chunks(paths, format_name, conversations, run, field_map, jobs), output)
+    _written(import_chunks(paths, format_name, conversations, run, field_map, jobs), output, paths,
+             DATA_SUFFIXES | OWN_SUFFIXES)
     formats = ", ".join(f"{count} {name}" for name, count in run.formats.items())
     _report(run.problems, f"{plural(run.records, 'record')} read{f' ({formats})' if formats else ''}: "
                           f"{plural(run.conversations, 'conversation')}, {plural(run.steps, 'step')} written",
@@ -168,7 +196,8 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
                    "written, instead of a warning.")
 @click.option("--field", "field_map", multiple=True, metavar="NAME=KEY", callback=field_map_option, help=FIELD_HELP)
 @click.option("-o", "--output", type=click.Path(allow_dash=True), metavar="FILE",
-              help="Write to FILE (replaced whole at the end; a pipe or device such as /dev/null is written to) "
+              help="Write to FILE (replaced whole at the end; never a file that is read; a pipe or device such as "
+                   "/dev/null is written to) "
                    "instead of standard output.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)
 @selection_options
@@ -179,7 +208,7 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
 def export(paths, format_name, per, gather_tools, strict, field_map, output, jobs, selection):
     run = ExportRun()
     bodies = export_bodies(paths, format_name, per, gather_tools, field_map, run, jobs, strict=strict)
-    _written((body + b"\n" for body in bodies), output)
+    _written((body + b"\n" for body in bodies), output, paths)
     summary = f"{plural(run.steps, 'step')} read: {plural(run.bodies, 'body', 'bodies')} written"
     left_out = sum(p.code in ("part-left-out", "blank-text") for p in run.problems)
     changed = sum(p.code == "export-changed" for p in run.problems)
