@@ -4,6 +4,8 @@ their exact bytes; properties of migrate_lines; YAML and JSON eval files; atomic
 from __future__ import annotations
 
 import copy
+import errno
+import io
 import os
 import pickle
 import re
@@ -623,3 +625,43 @@ def test_an_atomic_file_dropped_before_its_with_block_leaves_no_temporary_file(t
         out.commit()
     del out
     assert os.listdir(tmp_path) == ["run.jsonl"] and target.read_bytes() == b"new\n"
+
+
+class _DiskOfRoom(io.RawIOBase):
+    """A file on a disk with `room` bytes left: a write past it fails as a full disk does."""
+
+    def __init__(self, room: int):
+        self.data, self.room = bytearray(), room
+
+    def writable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:  # only asked where it is (tell)
+        return len(self.data)
+
+    def write(self, data) -> int:
+        if len(self.data) + len(data) > self.room:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.data += data
+        return len(data)
+
+
+def test_a_disk_that_fills_at_the_last_bytes_leaves_the_target_whole_and_no_temporary_file(tmp_path):
+    # The last bytes sit in the buffer until commit() flushes them: the full disk is found there,
+    # and the temporary file went on being left behind, the error blamed on standard output.
+    from chatconv.problems import UnreadableInput
+
+    target = tmp_path / "out.jsonl"
+    target.write_bytes(b"old\n")
+    with pytest.raises(UnreadableInput) as raised:
+        with AtomicFile(target) as out:
+            out.stream.close()
+            out.stream = io.BufferedWriter(_DiskOfRoom(room=100), buffer_size=1024)
+            out.write(b"x" * 150)  # buffered whole
+            out.commit()
+    problem = raised.value.problems[0]
+    assert problem.file == str(target) and "No space left on device" in problem.message
+    assert os.listdir(tmp_path) == ["out.jsonl"] and target.read_bytes() == b"old\n"

@@ -84,9 +84,12 @@ class AtomicFile:
             except OSError as exc:
                 raise unwritable(self.target, exc) from None
             self._writer = None
-        self.stream.flush()
-        os.fsync(self.stream.fileno())
-        self.stream.close()
+        try:  # the last bytes are written here: a full disk may say so only now (or at the fsync)
+            self.stream.flush()
+            os.fsync(self.stream.fileno())
+            self.stream.close()
+        except OSError as exc:
+            raise unwritable(self.target, exc) from None
         _keep_owner(self.temporary, self.target)  # before chmod: chown clears set-user-id bits
         os.chmod(self.temporary, _mode_for(self.target) if self.mode is None else self.mode)
         if self.backup and self.target.exists():
@@ -98,7 +101,10 @@ class AtomicFile:
     def discard(self) -> None:
         self._writer = None  # its end is not written: the temporary file goes
         self._open = False
-        self.stream.close()
+        try:
+            self.stream.close()  # (closed even when its last bytes cannot be written: they are not wanted)
+        except OSError:
+            pass  # a full disk: the bytes it could not take are thrown away with the file
         if os.path.exists(self.temporary):
             os.unlink(self.temporary)
 
