@@ -152,6 +152,30 @@ def test_lines_appended_while_migrated_are_never_dropped(tmp_path, jobs):
     assert path.read_bytes().count(b"\n") == 3_025 and path.read_bytes().count(b'"late"') == 25
 
 
+def test_lines_appended_between_the_check_and_the_rename_are_carried_over(tmp_path, monkeypatch):
+    # After the check the old file is replaced: what a writer appended in between went to the old
+    # file and vanished with it (exit 0). It is read there after the rename and carried over.
+    from chatconv.migrate import files, guard
+
+    path = _legacy_file(tmp_path, 40)
+    late = LEGACY_LINE.replace(b'"a"', b'"late"') + b"\n" + b'{"not json\n' + b'{"torn'
+
+    def checked_then_appended(state):
+        guard.check_unchanged(state)
+        with open(path, "ab") as out:  # as `>>` does: a writer that opens the file by its name
+            out.write(late)
+
+    monkeypatch.setattr(files, "check_unchanged", checked_then_appended)
+    [outcome] = migrate_paths([str(path)], in_place=True)
+    assert outcome.error is None, outcome.error
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert lines[:40] == [MIGRATED_LINE + b"\n"] * 40
+    # The late line migrated as the others were; a line that is not JSON and a torn one as they were.
+    assert lines[40:] == [MIGRATED_LINE.replace(b'"a"', b'"late"') + b"\n", b'{"not json\n', b'{"torn']
+    assert outcome.tally.read == 43 and outcome.tally.migrated == 41 and outcome.tally.unchanged == 2
+    assert sorted(os.listdir(tmp_path)) == [path.name]
+
+
 def test_a_file_written_to_without_growing_is_not_replaced(tmp_path):
     path = _legacy_file(tmp_path, 20)
     old = path.read_bytes()

@@ -19,8 +19,8 @@ from ..sources.writing import write_all
 from .atomic import AtomicFile, unwritable
 from .batches import Workers
 from .documents import migrate_document
-from .guard import check_unchanged, hold_input, release_input
-from .lines import Reject, Tally
+from .guard import check_unchanged, gained_since, hold_input, release_input
+from .lines import LineRejected, Reject, Tally, migrate_lines
 
 
 def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = False,
@@ -89,6 +89,8 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
                     sink.commit()
                 except OSError as exc:
                     raise unwritable(output, exc) from None
+                if held is not None and fmt == "jsonl" and compression_of(path) is None:
+                    _carry_over(gained_since(held, source), path, output, tally, to_era, field_map)
         finally:
             if hasattr(results, "close"):
                 results.close()  # the workers' batches are over before the temporary file goes
@@ -97,6 +99,32 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
             if held is not None:
                 release_input(source)
     return tally
+
+
+def _carry_over(late: bytes, path: str, target: Path, tally: Tally, to_era: str | None, field_map) -> None:
+    """Append to the new file the lines appended to the old one after the check before the
+    rename (guard.gained_since), each migrated as the others were, or as it was when it cannot
+    be (a torn last line included): nothing a writer appended is lost, and each is counted."""
+    if not late:
+        return
+    first = tally.read + 1
+    carried = []
+    for number, line in enumerate(late.splitlines(keepends=True), first):
+        try:
+            moved = migrate_lines(line, path, number, to_era=to_era, field_map=field_map)
+            carried.append(moved.data)
+            tally.add(moved.tally)
+        except LineRejected:  # kept as it was: it is not this run's to drop
+            carried.append(line)
+            tally.read += 1
+            tally.unchanged += 1
+    try:
+        with open(target, "ab") as new:
+            write_all(new, b"".join(carried))
+            new.flush()
+            os.fsync(new.fileno())
+    except OSError as exc:
+        raise unwritable(target, exc) from None
 
 
 def _write_stream(output: BinaryIO, data: bytes | None, writer: CompressedWriter | None = None) -> None:

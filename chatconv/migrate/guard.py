@@ -6,7 +6,9 @@ appending to a file being rewritten would see its lines vanish with the old file
 takes an advisory lock (flock) on the file it opened, refuses a file another run holds, and
 just before the rename checks that the name still leads to the file it read, of the same size
 and modification time. The lock is advisory: it stops other chatconv runs, not every writer;
-the check catches the others (an appender, an editor saving) before anything is replaced.
+the check catches the others (an appender, an editor saving) before anything is replaced. A
+line appended after the check and before the rename goes to the old file: the run reads it
+there after the rename (gained_since) and carries it over to the new one.
 """
 
 from __future__ import annotations
@@ -83,6 +85,15 @@ def check_unchanged(state: InputState) -> None:
                                    f"{'byte was' if added == 1 else 'bytes were'} added)")
     if now.st_size != state.size or now.st_mtime_ns != state.mtime_ns:
         raise _changed(state.file, f"{state.file} changed while it was migrated (written to)")
+
+
+def gained_since(state: InputState, source: BinaryIO) -> bytes:
+    """What the file read (`source`, still open: the old file, after the rename) gained past the
+    size it had when it was read: lines a writer appended between the check before the rename
+    and the rename itself, which went to the old file and must not vanish with it."""
+    fd = source.fileno()
+    grown = os.fstat(fd).st_size - state.size
+    return os.pread(fd, grown, state.size) if grown > 0 else b""
 
 
 def _busy(file: str) -> UnreadableInput:
