@@ -106,6 +106,22 @@ def shown_name(name: str) -> str:
             return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+# The control characters but tab: C0 (newline, carriage return, BEL, ESC), DEL and C1 (CSI is \x9b).
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` with each control character but tab written as `\\xNN`, for text that reaches a
+    terminal or a CI log: a file name or a value holding an escape sequence cannot recolour the
+    terminal, retitle its window, move its cursor or start a line of its own. (JSON and SARIF
+    need no such care: JSON escapes them.)"""
+    return _CONTROL.sub(_escaped, text) if _CONTROL.search(text) else text
+
+
+def _escaped(found: re.Match) -> str:
+    return f"\\x{ord(found.group()):02x}"
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """Where (file, line, column, JSON path), what, how bad, how to fix it, and which check
@@ -145,11 +161,11 @@ class Problem:
     @property
     def where(self) -> str:
         """`FILE:LINE:COL` as the text output starts (1 for a line or column not known)."""
-        return f"{shown_name(self.file)}:{self.line or 1}:{self.column or 1}"
+        return f"{printable(shown_name(self.file))}:{self.line or 1}:{self.column or 1}"
 
     def format_text(self) -> str:
         text = f"{self.where}: {self.severity}: {self.path}: {self.message}"
-        return f"{text} ({self.hint})" if self.hint else text
+        return printable(f"{text} ({self.hint})" if self.hint else text)
 
 
 _FIELDS = tuple(field.name for field in fields(Problem))

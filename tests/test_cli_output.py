@@ -6,9 +6,12 @@ import io
 import re
 import sys
 
+import click
 import orjson
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chatconv.cli import cli, colour, progress
 from chatconv.cli.progress import ProgressBar
@@ -180,3 +183,48 @@ def test_a_terminal_shows_the_bar_on_standard_error_only(tmp_path, monkeypatch, 
     # each drawing and clearing is a whole line's overwrite: without them, stderr is the quiet run's
     assert BAR.sub("", shown.stderr) == quiet.stderr
     assert shown.stderr.endswith("\r\x1b[K" + quiet.stderr)  # cleared before the summary
+
+
+# ---------------------------------------------------------------------------------------------
+# Control characters from the input never reach a terminal or a CI log raw
+
+_RAW_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+_ANY_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(file=_ANY_TEXT.filter(bool), path=_ANY_TEXT, message=_ANY_TEXT, hint=st.none() | _ANY_TEXT,
+       line=st.none() | st.integers(1, 10**6))
+def test_problem_lines_escape_every_control_character_and_json_keeps_the_name(file, path, message, hint, line):
+    from chatconv.cli.reporters import github_annotation, short_line, skipped_line
+    from chatconv.problems import printable, shown_name
+    from chatconv.validate.rendered import _text_pieces
+
+    problem = Problem(file, line, 1, path, message, "warning", hint, "invalid-json")
+    text = problem.format_text()
+    lines = [text, github_annotation(problem), short_line(file, message, line, hint), skipped_line(file),
+             *(piece.decode().removesuffix("\n") for piece in _text_pieces(problem))]  # (the line's own end)
+    assert not any(_RAW_CONTROL.search(written) for written in lines), lines
+    assert text.startswith(problem.where + ": warning: ")  # the colour and the workers' blocks cut it there
+    assert "\x1b" not in click.unstyle(colour.coloured_text(problem)) and click.unstyle(colour.coloured_text(problem)) == text
+    assert problem.to_dict()["file"] == shown_name(file)  # JSON: the name itself (JSON escapes what it must)
+    assert printable(printable(text)) == printable(text) == text  # once is enough
+
+
+def test_file_names_holding_escape_sequences_are_shown_escaped(tmp_path):
+    from conftest import run_chatconv
+
+    red, titled = "a\x1b[31mred\a.jsonl", "b\x1b]0;title\a.jsonl"
+    recording = (RECORDED / "demand-letter-steps.jsonl").read_bytes().splitlines(keepends=True)
+    (tmp_path / red).write_bytes(b"".join(recording[:2]))
+    (tmp_path / titled).write_bytes(b"".join(recording[:2]) + b'{"conversationId": 5\n')
+    commands = [("validate", "."), ("validate", ".", "--format", "github"), ("validate", ".", "--show-files"),
+                ("import", "."), ("text", "."), ("tools", "."), ("export", ".", "--to", "openai-chat")]
+    for command in commands:
+        result = run_chatconv(*command, cwd=tmp_path)
+        assert not re.search("[\x1b\a]", result.stdout_text + result.stderr_text), command
+    assert "b\\x1b]0;title\\x07.jsonl:3:21: error: $: invalid JSON" in run_chatconv("validate", ".", cwd=tmp_path).stdout_text
+    # Exact, as JSON writes a name (escaped by JSON's rules) and SARIF a URI (percent-encoded).
+    for output, name in (("json", b"b\\u001b]0;title\\u0007.jsonl"), ("sarif", b"b%1B%5D0%3Btitle%07.jsonl")):
+        written = run_chatconv("validate", ".", "--format", output, cwd=tmp_path).stdout
+        assert name in written and b"\x1b" not in written

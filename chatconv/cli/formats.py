@@ -14,7 +14,7 @@ import click
 
 from ..formats import EXPORTED, IMPORTED_NAMES, ExportRun, ImportRun, export_bodies, import_chunks
 from ..formats.registry import OWN_SUFFIXES
-from ..problems import UsageError, shown_name
+from ..problems import UsageError, printable, shown_name
 from ..sources import DATA_SUFFIXES, data_suffix, parse_field_map
 from ..sources.writing import write_all
 from ..recordings.batches import JOBS_HELP
@@ -58,8 +58,9 @@ def _refuse_output_read(output: str | None, paths: tuple[str, ...], suffixes: fr
             inside = os.path.samefile(path, output)
         if inside:
             where = f"is in the folder {shown_name(path)}, which is" if os.path.isdir(path) else "is one of the files"
-            raise click.UsageError(f"-o {shown_name(output)} {where} read: writing it would replace what was read "
-                                   "with what was made of it (records left out would be lost); write to another file")
+            raise click.UsageError(printable(f"-o {shown_name(output)} {where} read: writing it would replace what "
+                                             "was read with what was made of it (records left out would be lost); "
+                                             "write to another file"))
 
 
 def _write(chunks: Iterator[bytes], output: str | None) -> None:

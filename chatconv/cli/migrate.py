@@ -12,7 +12,7 @@ import click
 
 from ..eras import era_names
 from ..eras.releases import release_asked
-from ..problems import UnreadableInput, UsageError
+from ..problems import UnreadableInput, UsageError, printable, shown_name
 from .recordings import FIELD_HELP, field_map_option
 from .releases import migrate_agentv_option
 from .progress import hide_progress, progress_bar, showing
@@ -126,7 +126,8 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
         _print_dry_run(changed, total)
     if check:
         for file, tally in changed:
-            click.echo(f"would migrate {file} ({tally.migrated + tally.rejected} of {tally.read} records)", err=True)
+            click.echo(printable(f"would migrate {shown_name(file)} ({tally.migrated + tally.rejected} of "
+                                 f"{tally.read} records)"), err=True)
     if done or refused:
         _print_migration_summary(total, len(done), writes, to_era, refused)
     if any(copied.values()):
@@ -162,7 +163,7 @@ def _print_copies(copied: dict, output: str) -> None:
     if copied["other"]:
         parts.append(f"{plural(copied['other'], 'other file')} (prompt files, fixtures, scripts: no migration reads "
                      f"{'it' if copied['other'] == 1 else 'them'})")
-    click.echo(f"  copied unchanged into {output}: {' and '.join(parts)}", err=True)
+    click.echo(printable(f"  copied unchanged into {shown_name(str(output))}: {' and '.join(parts)}"), err=True)
 
 
 def _print_migration_summary(total, files: int, writes: bool, to_era: str | None, refused: int = 0) -> None:

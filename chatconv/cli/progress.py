@@ -15,6 +15,7 @@ import sys
 import time
 from typing import Callable, Iterable, Iterator
 
+from ..problems import printable, shown_name
 from ..sources import discover
 from ..sources.ignore import quietly
 from ..sources.progress import watching_reads
@@ -43,7 +44,7 @@ class ProgressBar:
     # The ReadWatcher of sources/progress.py
     def file(self, path: str) -> None:
         self.before += self.size
-        self.size, self.done, self.name = _size(path), 0, path
+        self.size, self.done, self.name = _size(path), 0, printable(shown_name(path))
         self.draw()
 
     def read(self, count: int) -> None:

@@ -6,7 +6,7 @@ import click
 
 from ..eras import era_names
 from .releases import agentv_option
-from ..problems import ChatconvError, UnreadableInput
+from ..problems import ChatconvError, UnreadableInput, printable, shown_name
 from ..prompt import DEFAULT_SYSTEM_PROMPT, FORMS, SYSTEM_POLICIES, PromptOptions, UnknownCase, build_prompts
 from ..providers import RENDERERS, TARGETS, ProviderRuleError, render_request
 from ..references import pattern_problem
@@ -123,7 +123,7 @@ def prompt(eval_file, case_ids, target, form, system_policy, default_system_prom
             fail([case.source.problem(case.path, f"case {case.id!r}: {rule.message}", rule.hint,
                                       "provider-rule")], EXIT_INVALID)
         for note in repairs:
-            click.echo(f"{eval_file}: case {case.id!r}: {note}", err=True)
+            click.echo(printable(f"{shown_name(str(eval_file))}: case {case.id!r}: {note}"), err=True)
         _report_left(case, target, left, reporter)
         write_json_line({"id": case.id, "request": body})
 
@@ -152,6 +152,6 @@ def _write_agentv(case, target: str, repair: bool, eval_file: str, reporter) -> 
         fail([case.source.problem(case.path, f"case {case.id!r}: {rule.message}", rule.hint, "provider-rule")],
              EXIT_INVALID)
     for note in repairs:
-        click.echo(f"{eval_file}: case {case.id!r}: {note}", err=True)
+        click.echo(printable(f"{shown_name(str(eval_file))}: case {case.id!r}: {note}"), err=True)
     _report_left(case, target, left, reporter)
     write_json_line({"id": case.id, "request": body})

@@ -15,7 +15,7 @@ from typing import BinaryIO, Iterable, NoReturn
 import click
 import orjson
 
-from ..problems import Problem, shown_name
+from ..problems import Problem, printable, shown_name
 from ..sources.writing import write_all
 from ..validate import ProblemBlock, Summary
 from .settings import ignored_text
@@ -57,8 +57,8 @@ def github_annotation(problem: Problem) -> str:
         return text.replace(":", "%3A").replace(",", "%2C") if prop else text
 
     level = "error" if problem.is_error else "warning"
-    message = f"{problem.path}: {problem.message}" + (f" ({problem.hint})" if problem.hint else "")
-    return (f"::{level} file={escape(shown_name(problem.file), True)},line={problem.line or 1},"
+    message = printable(f"{problem.path}: {problem.message}" + (f" ({problem.hint})" if problem.hint else ""))
+    return (f"::{level} file={escape(printable(shown_name(problem.file)), True)},line={problem.line or 1},"
             f"col={problem.column or 1},title=chatconv::{escape(message)}")
 
 
@@ -66,7 +66,7 @@ def short_line(file: str, message: str, line: int | None = None, hint: str | Non
                severity: str = "error") -> str:
     """migrate's form, which names a file (and a line) but no JSON path: FILE[:LINE]: error: message (hint)."""
     where = f"{shown_name(file)}:{line}" if line is not None else shown_name(file)
-    return f"{where}: {severity}: {message}" + (f" ({hint})" if hint else "")
+    return printable(f"{where}: {severity}: {message}" + (f" ({hint})" if hint else ""))
 
 
 # Why validate passed over a file found in a folder (Summary.skipped_files)
@@ -76,7 +76,7 @@ SKIPPED_REASON = ("no key tells an eval file, a config or a recording, and its n
 
 def skipped_line(file: str) -> str:
     """`FILE: skipped: why`, a line of --show-files."""
-    return f"{shown_name(file)}: skipped: {SKIPPED_REASON}"
+    return f"{printable(shown_name(file))}: skipped: {SKIPPED_REASON}"
 
 
 def _summary_lines(summary: Summary, cap: WarningCap, show_files: bool = False) -> list[str]:

@@ -21,7 +21,7 @@ from typing import Callable, Iterator
 import orjson
 
 from ..handback import hand_back
-from ..problems import Problem, shown_name
+from ..problems import Problem, printable, shown_name
 
 
 RENDERED_FORMATS = (None, "text", "json")  # what Validator.render takes (None: no block)
@@ -123,7 +123,7 @@ _WRITERS = {"text": _text_line, "json": _json_line}
 
 def _text_pieces(problem: Problem) -> tuple[bytes, bytes, bytes]:
     """What _text_line writes of `problem` before its line, between line and column, and after."""
-    head = shown_name(problem.file).encode() + b":"
+    head = printable(shown_name(problem.file)).encode() + b":"  # as Problem.where writes it
     return head, b":", _text_line(replace(problem, line=1, column=1))[len(head) + 3:]  # after "1:1"
 
 
