@@ -57,6 +57,8 @@ CODES = {
     "bad-glob": "a guideline or eval pattern that can never match as meant",
     "case-file": "a case file an eval file names that is missing, unreadable, or holds no list of cases",
     "template": "a prompt template chatconv cannot read or render (its syntax)",
+    "template-limit": "a template past a limit: 2 s to read and render a string, --max-file-bytes for what it makes, "
+                      "integers of 14,000 bits, nesting Python can compile",
     "no-input": "an eval case that has no input messages to build a prompt from",
     "skipped-test": "a test AgentV's loader skips (no input of its own, nothing to grade it by): the run goes on without it",
     "skipped-grader": "a grader (or a rubric item or field of one) that AgentV's loader skips: the test runs without it",

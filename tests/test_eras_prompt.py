@@ -4,6 +4,7 @@ tests and current eras gives the messages AgentV's loader gives."""
 from __future__ import annotations
 
 import re
+import time
 
 import shutil
 from pathlib import Path
@@ -483,3 +484,100 @@ def test_csv_unclosed_quote_is_a_problem(repo):
     assert problems(repo, "tests: file://c.csv\n") == [("c.csv", 2, "$", "case-file")]
     (repo / "d.csv").write_text('id,a.b,vars.x\nx,1,2\n')  # a plain column is a var as named, not nested
     assert messages(repo, "prompts: ['{{ x }}']\ntests: file://d.csv\n", "f.yaml") == {"x": [user("2")]}
+
+
+# ---------------------------------------------------------------------------------------------
+# Templates run under limits: no hang, no traceback, no gigabytes
+
+_BOMBS = {  # each found hanging, ending in a traceback, or taking gigabytes
+    "loops of loops": "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}",
+    "lipsum": "{{ lipsum(n=1000000) }}",
+    "a macro that doubles": "{% macro f(n) %}{% if n < 60 %}{{ f(n+1) }}{{ f(n+1) }}{% endif %}{% endmacro %}{{ f(0) }}",
+    "a macro without end": "{% macro f(n) %}{{ f(n+1) }}{% endmacro %}{{ f(0) }}",
+    "wordwrap of huge text": "{{ ('ab ' * 5000000) | wordwrap(3) }}",
+    "parentheses": "{{ " + "(" * 3000 + "1" + ")" * 3000 + " }}",
+    "lists": "{{ " + "[" * 3000 + "]" * 3000 + " }}",
+    "25 nested loops": "{% for a in q %}" * 25 + "{% endfor %}" * 25,
+    "120 nested loops": "{% for a in q %}" * 120 + "{% endfor %}" * 120,
+    "a 5,000-digit integer": "{{ 10 ** 5000 }}",
+    "an integer made by products": "{% set n = namespace(v=7) %}{% for i in range(20) %}{% set n.v = n.v * n.v %}"
+                                   "{% endfor %}{{ n.v }}",
+    "a string of 10 GB": "{{ 'a' * 10**10 }}",
+    "a list of 10 G items": "{{ [1] * 10**10 }}",
+    "center": "{{ 'x' | center(10**10) }}",
+    "indent": "{{ 'x\\ny' | indent(10**10) }}",
+    "replace": "{{ ('a' * 1000) | replace('a', 'a' * 1000) | replace('a', 'a' * 1000) }}",
+    "a namespace doubled": "{% set ns = namespace(x='ab') %}{% for i in range(60) %}{% set ns.x = ns.x ~ ns.x %}"
+                           "{% endfor %}{{ ns.x | length }}",
+    "a string doubled": "{% set ns = namespace(x='ab') %}{% for i in range(60) %}{% set ns.x = ns.x + ns.x %}"
+                        "{% endfor %}{{ ns.x | length }}",
+    "a format's width": "{{ '%0999999999d' % 1 }}",
+    "the format filter": "{{ '%0999999999d' | format(1) }}",
+    "output written bit by bit": "{% for i in range(100000) %}{% for j in range(100) %}{{ 'x' * 100 }}{% endfor %}"
+                                 "{% endfor %}",
+}
+
+
+_SLOW = {"loops of loops", "lipsum", "a macro that doubles", "wordwrap of huge text"}  # ended by the clock
+
+
+@pytest.mark.parametrize("name", list(_BOMBS))
+def test_a_template_past_a_limit_is_one_problem(repo, monkeypatch, name):
+    from chatconv.cases import templates
+
+    monkeypatch.setattr(templates, "TEMPLATE_SECONDS", 0.3)
+    (repo / "p.txt").write_text(_BOMBS[name])
+    started = time.monotonic()
+    found = problems(repo, "prompts: [file://p.txt]\ntests: [{id: a, vars: {q: [1]}}]\n")
+    assert time.monotonic() - started < 5
+    assert [code for *_, code in found] == ["template-limit"], found
+
+
+def test_templates_under_a_memory_cap_give_problems_not_tracebacks(repo):
+    # Every bomb but those stopped by the clock (2 s each; the test above has them), as a prompt of
+    # one file, read by the CLI with 1.5 GiB of address space at most.
+    import resource
+    import subprocess
+    import sys
+
+    bombs = [template for name, template in _BOMBS.items() if name not in _SLOW]
+    for number, template in enumerate(bombs):
+        (repo / f"p{number}.txt").write_text(template)
+    prompts = ", ".join(f"file://p{number}.txt" for number in range(len(bombs)))
+    (repo / "e.yaml").write_text(graded(f"prompts: [{prompts}]\ntests: [{{id: a, vars: {{q: [1]}}}}]\n"))
+
+    def capped():
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
+
+    result = subprocess.run([sys.executable, "-m", "chatconv", "validate", str(repo / "e.yaml")], cwd=repo,
+                            capture_output=True, text=True, timeout=120, preexec_fn=capped)
+    assert "Traceback" not in result.stderr and "MemoryError" not in result.stdout, result.stderr
+    assert result.returncode == 1 and result.stdout.count("template-limit") == 1  # the count by code
+    assert f"{len(bombs)} × template-limit (error)" in result.stdout, result.stdout
+
+
+_PIECES = st.sampled_from(["{{ 'ab' * N }}", "{% for i in range(N) %}X{% endfor %}", "{{ 'x' | center(N) }}",
+                           "{{ N ** N }}", "{{ 'ab' ~ 'cd' }}", "{{ '%0Nd' % 1 }}", "{{ [0] * N }}", "{{ q }}",
+                           "{{ ('a' * N) | replace('a', 'bb') }}", "{{ lipsum(n=N) }}"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.recursive(_PIECES, lambda inner: st.tuples(inner, inner).map(lambda pair: pair[0].replace("X", pair[1])),
+                    max_leaves=4), st.lists(st.sampled_from([0, 1, 7, 100, 10**3, 10**5, 10**9]), min_size=8, max_size=8))
+def test_any_template_renders_within_the_limits_or_says_which_it_passed(template, numbers):
+    from chatconv.cases import templates
+    from chatconv.limits import LIMITS
+
+    for number in numbers:
+        template = template.replace("N", str(number), 1)
+    template = template.replace("N", "3")
+    started = time.monotonic()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(templates, "TEMPLATE_SECONDS", 0.2)
+        try:
+            rendered = templates.render_string(template, {"q": "hi"})
+        except templates.TemplateProblem as exc:
+            assert exc.code in ("template-limit", "template", "unsupported"), exc.message
+        else:
+            assert isinstance(rendered, str) and len(rendered) <= LIMITS.max_file_bytes
+    assert time.monotonic() - started < 2
