@@ -581,3 +581,26 @@ def test_any_template_renders_within_the_limits_or_says_which_it_passed(template
         else:
             assert isinstance(rendered, str) and len(rendered) <= LIMITS.max_file_bytes
     assert time.monotonic() - started < 2
+
+
+def test_a_vars_matrix_past_the_cap_is_refused_before_any_case_is_made(repo, monkeypatch):
+    from chatconv.cases import current
+
+    lists = "{" + ", ".join(f"v{n}: [{', '.join(f's{i}' for i in range(30))}]" for n in range(8)) + "}"
+    path = repo / "e.yaml"
+    path.write_text(graded(f"prompts: ['{{{{ v0 }}}}-{{{{ q }}}}']\ntests:\n  - {{id: big, vars: {lists}}}\n"
+                           "  - {id: small, vars: {q: [a, b]}}\n"))
+    started = time.monotonic()
+    read = cases_of(path)
+    assert time.monotonic() - started < 5
+    [problem] = read.problems
+    assert (problem.code, problem.line, problem.path) == ("case-limit", 3, "$.tests[0].vars")
+    assert "makes 656,100,000,000 cases" in problem.message
+    assert [case.id for case in read.cases] == ["small", "small"]  # the other tests are read
+    # The cap is a file's: tests that fit take from it, one past what is left is refused.
+    monkeypatch.setattr(current, "MAX_CASES", 5)
+    path.write_text(graded("prompts: ['{{ q }}']\ntests:\n  - {id: a, vars: {q: [u, v, w]}}\n"
+                           "  - {id: b, vars: {q: [x, y, z]}}\n  - {id: c, vars: {q: [x, y]}}\n"))
+    read = cases_of(path)
+    assert [case.id for case in read.cases] == ["a"] * 3 + ["c"] * 2
+    assert [(p.code, p.path) for p in read.problems] == [("case-limit", "$.tests[1].vars")]

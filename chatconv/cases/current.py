@@ -10,6 +10,7 @@ Without `prompts`, cases from case files that carry `input` keep the tests era's
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Iterator
 
 from ..problems import Problem
@@ -40,6 +41,7 @@ def read(record: Record, lookup: Lookup) -> Iterator[Case | Problem]:
         return  # every prompt was refused: the problems say why
     defaults = yield from _default_vars(record, lookup)
     graded_by_suite = _graded_by_suite(data)
+    room = [MAX_CASES]  # the cases this file may still make (_matrix takes from it)
     for raw in _all_cases(record, lookup):
         if isinstance(raw, Problem):
             yield raw
@@ -51,7 +53,7 @@ def read(record: Record, lookup: Lookup) -> Iterator[Case | Problem]:
         elif not prompts:
             yield _raw_case(raw)
         else:
-            yield from _matrix(raw, prompts, defaults, _graders(data))
+            yield from _matrix(raw, prompts, defaults, _graders(data), room)
 
 
 def _graded(test: dict) -> bool:
@@ -174,16 +176,32 @@ def _misshapen(rows, where: tuple) -> Iterator[tuple[tuple, str]]:
                 yield where + (index, key), f"`{key}` is {name}"
 
 
-def array_expansions(variables: dict) -> list[dict]:
+MAX_CASES = 100_000  # the cases one eval file may make: 30 lists of 30 strings would make 30**30
+
+
+def _expansion_keys(variables: dict) -> list[str]:
+    return [k for k, v in variables.items() if isinstance(v, list) and v and all(isinstance(x, str) for x in v)]
+
+
+def expansion_count(variables: dict) -> int:
+    """How many vars objects array_expansions makes of `variables`."""
+    return math.prod(len(variables[key]) for key in _expansion_keys(variables))
+
+
+def array_expansions(variables: dict) -> Iterator[dict]:
     """Promptfoo's matrix: each var whose value is a non-empty list of strings makes one vars
-    object per string (a cartesian product over such vars); other vars stay as they are."""
-    keys = [k for k, v in variables.items() if isinstance(v, list) and v and all(isinstance(x, str) for x in v)]
+    object per string (a cartesian product over such vars); other vars stay as they are. Made
+    one at a time: their number is the product of the lists' lengths (expansion_count)."""
+    keys = _expansion_keys(variables)
     if not keys:
-        return [variables]
-    return [{**variables, **dict(zip(keys, combo))} for combo in itertools.product(*(variables[k] for k in keys))]
+        yield variables
+        return
+    for combo in itertools.product(*(variables[k] for k in keys)):
+        yield {**variables, **dict(zip(keys, combo))}
 
 
-def _matrix(raw: RawCase, prompts: list[Prompt], defaults: dict, suite_graders: list) -> Iterator[Case | Problem]:
+def _matrix(raw: RawCase, prompts: list[Prompt], defaults: dict, suite_graders: list,
+            room: list[int]) -> Iterator[Case | Problem]:
     case, path, source = raw.data, raw.path, raw.source
     if not isinstance(case.get("id"), str) or not case["id"]:
         yield source.problem(path, "a test needs an id (a non-empty string)", "add `id: <name>`", "missing-key")
@@ -192,6 +210,14 @@ def _matrix(raw: RawCase, prompts: list[Prompt], defaults: dict, suite_graders: 
     variables = {**defaults, **own}
     if raw.external and "input" in case and "input" not in own:
         variables["input"] = case["input"]  # a raw case's input becomes vars.input (AgentV drops input_files)
+    count = expansion_count(variables) * len(prompts)
+    if count > room[0]:  # refused before any is made: a few lines of YAML can ask for billions
+        yield source.problem(path + ("vars",), f"test {case['id']!r} makes {count:,} cases (each list of strings "
+                             f"in its vars makes a case per string, and the lists multiply): chatconv reads at "
+                             f"most {MAX_CASES:,} cases a file, and this file has room for {room[0]:,} more",
+                             "split the lists over several tests or files", "case-limit")
+        return
+    room[0] -= count
     for prompt in prompts:  # several prompts: each gives its own case id
         case_id = case["id"] if len(prompts) == 1 else f"{case['id']}__prompt_{safe_id(prompt.id)}"
         for expanded in array_expansions(variables):
