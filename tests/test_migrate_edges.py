@@ -322,21 +322,36 @@ def test_workers_end_when_the_main_process_is_killed(tmp_path):
         time.sleep(0.1)
         workers = [int(pid) for pid in open(f"/proc/{run.pid}/task/{run.pid}/children").read().split()]
     assert workers, "the run started no workers"
+    # Each worker by its pid and its start time: on a busy machine (a CI run's parallel tests
+    # start thousands of processes) an ended worker's pid may soon be another process's.
+    workers = [(pid, _started(pid)) for pid in workers]
     run.kill()
     run.wait()
     deadline = time.monotonic() + 60
-    while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+    while any(_running(*worker) for worker in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not any(_running(pid) for pid in workers)
+    assert not any(_running(*worker) for worker in workers), [_stat(pid) for pid, _ in workers]
 
 
-def _running(pid: int) -> bool:
-    """Whether process `pid` exists and is not a zombie (one that ended, not yet reaped)."""
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command's name (state first); [] when it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+            return stat.read().rsplit(")", 1)[1].split()
     except FileNotFoundError:
-        return False
+        return []
+
+
+def _started(pid: int) -> str | None:
+    fields = _stat(pid)
+    return fields[19] if fields else None  # starttime, field 22 of stat
+
+
+def _running(pid: int, started: str | None) -> bool:
+    """Whether process `pid`, started at `started`, exists and is not a zombie (one that ended,
+    not yet reaped)."""
+    fields = _stat(pid)
+    return bool(fields) and fields[19] == started and fields[0] != "Z"
 
 
 def test_a_worker_whose_main_process_died_before_it_started_ends():
