@@ -265,3 +265,35 @@ def test_order_texts_and_calls_are_kept(conversation):
             assert message["content"][0]["output"]["value"] == original["content"]
         elif isinstance(original["content"], str) and original["content"]:
             assert message["content"] in (original["content"], [{"type": "text", "text": original["content"]}])
+
+
+def test_an_entry_that_inflates_past_max_file_bytes_is_refused_as_it_inflates(tmp_path):
+    # A small archive whose sample (or header) inflates to far more than it states or than memory
+    # allows was read whole: the limit is found while inflating, the other samples are read.
+    import resource
+    import subprocess
+    import sys
+
+    log = tmp_path / "bomb.eval"
+    with zipfile.ZipFile(log, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", b'{"eval": {"run_id": "r"}, "pad": "' + b"h" * (3 << 20) + b'"}')
+        with archive.open("samples/1_epoch_1.json", "w") as sample:
+            sample.write(b'{"id": 1, "epoch": 1, "messages": [], "pad": "')
+            for _ in range(64):
+                sample.write(b"a" * (1 << 20))
+            sample.write(b'"}')
+        archive.writestr("samples/2_epoch_1.json", json.dumps(
+            {"id": 2, "epoch": 1, "messages": [{"role": "user", "content": "hi"}]}))
+    assert log.stat().st_size < 200_000
+
+    def capped():
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
+
+    result = subprocess.run([sys.executable, "-m", "chatconv", "import", str(log), "--max-file-bytes", "1MiB"],
+                            capture_output=True, text=True, timeout=60, preexec_fn=capped)
+    assert "Traceback" not in result.stderr and result.returncode == 1, result.stderr
+    assert f"{log}!samples/1_epoch_1.json:1:1: error: $: the file is larger than 1 MiB (--max-file-bytes)" \
+        in result.stderr
+    assert f"{log}!header.json:1:1: warning: $: the file is larger than 1 MiB" in result.stderr
+    [step] = [json.loads(line) for line in result.stdout.splitlines()]  # the other sample is read
+    assert step["input"]["content"] == "hi"

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from ...limits import LIMITS
 from ...problems import Problem
-from ...sources import Record, load_document, open_binary
+from ...sources import Record, file_too_large, load_document, open_binary
 from ...sources.files import is_regular_file
 
 SUFFIX = ".eval"
@@ -87,9 +88,12 @@ def _samples(file: str, archive: zipfile.ZipFile) -> Iterator[Record]:
     for name in samples:
         entry = f"{file}!{name}"
         try:
-            raw = archive.read(name)
+            raw = _entry_bytes(archive, name)
         except ENTRY_ERRORS as exc:
             yield Record(entry, 1, error=_broken(entry, f"this entry cannot be read ({type(exc).__name__}: {exc})"))
+            continue
+        if raw is None:
+            yield Record(entry, 1, error=file_too_large(entry))
             continue
         record = load_document(raw, entry, "json")
         if record.error:
@@ -122,10 +126,25 @@ def _header(file: str, archive: zipfile.ZipFile, names: list[str]) -> tuple[dict
     return header, problems
 
 
+def _entry_bytes(archive: zipfile.ZipFile, name: str) -> bytes | None:
+    """An entry's bytes, or None when they are more than --max-file-bytes: found as they are
+    inflated (the size an archive states may lie), so that a small archive that inflates to
+    gigabytes takes no more memory than the limit."""
+    limit = LIMITS.max_file_bytes
+    with archive.open(name) as entry:
+        data = entry.read(limit + 1)
+    return None if len(data) > limit else data
+
+
 def _entry_object(file: str, archive: zipfile.ZipFile, name: str, problems: list[Problem], kind=dict):
     entry = f"{file}!{name}"
     try:
-        record = load_document(archive.read(name), entry, "json")
+        raw = _entry_bytes(archive, name)
+        if raw is None:  # the header read without it, as an unreadable one is
+            large = file_too_large(entry)
+            problems.append(Problem(large.file, 1, 1, "$", large.message, "warning", large.hint, large.code))
+            return None
+        record = load_document(raw, entry, "json")
     except ENTRY_ERRORS as exc:
         problems.append(_broken(entry, f"this entry cannot be read ({type(exc).__name__}: {exc})", "warning"))
         return None
