@@ -140,8 +140,9 @@ def test_eval_files_are_found_in_folders_and_a_zip_under_another_name_by_its_ent
 def test_samples_are_read_one_at_a_time(tmp_path, monkeypatch):
     log = _eval_file(tmp_path / "run.eval")
     read_entries = []
-    real_read = zipfile.ZipFile.read
-    monkeypatch.setattr(zipfile.ZipFile, "read", lambda self, name, *a: read_entries.append(name) or real_read(self, name, *a))
+    real_open = zipfile.ZipFile.open
+    monkeypatch.setattr(zipfile.ZipFile, "open", lambda self, name, *a, **k: read_entries.append(name)
+                        or real_open(self, name, *a, **k))
     records = inspect_archive.records(str(log))
     first = next(records)
     assert first.file.endswith("run.eval!samples/ctf-1_epoch_1.json") and first.data["id"] == "ctf-1"
