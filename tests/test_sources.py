@@ -439,3 +439,30 @@ def test_a_pipe_under_no_name_is_read_once_and_told_from_its_lines(tmp_path):
     assert validated.returncode == 0 and "1 record: 0 errors" in validated.stdout, validated.stdout
     imported = subprocess.run(["/bin/bash", "-c", f"{chatconv} import <(cat {body})"], capture_output=True, text=True)
     assert imported.returncode == 0 and "1 record read (1 openai-chat)" in imported.stderr, imported.stderr
+
+
+def test_a_yaml_document_of_more_values_than_its_share_is_refused_before_it_is_composed(tmp_path, monkeypatch):
+    # 1.5M values of a 3 MB flow sequence took 1 GB to read (15 MB: 3 GB): a document holds at
+    # most one value per 16 bytes of --max-file-bytes, counted from the parser's events.
+    import resource
+    import subprocess
+    import sys
+
+    from chatconv.limits import LIMITS
+    from chatconv.sources import load_yaml
+
+    with monkeypatch.context() as patch:
+        patch.setattr(LIMITS, "max_file_bytes", 1 << 20)  # 65,536 values
+        record = load_yaml("tests: [" + ",".join(["1"] * 70_000) + "]\n", "big.yaml")
+        assert record.error.code == "invalid-yaml" and record.error.line == 1
+        assert "the YAML holds more than 65,536 values" in record.error.message
+        assert "raise --max-file-bytes if memory allows" in record.error.hint
+        assert load_yaml("tests: [" + ",".join(["1"] * 60_000) + "]\n", "fits.yaml").error is None
+    (tmp_path / "big.yaml").write_text("tests: [" + ",".join(["1"] * 1_500_000) + "]\n")  # 3 MB
+
+    def capped():
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
+
+    result = subprocess.run([sys.executable, "-m", "chatconv", "validate", str(tmp_path / "big.yaml")],
+                            capture_output=True, text=True, timeout=60, preexec_fn=capped)
+    assert result.returncode == 1 and "the YAML holds more than 1,048,576 values" in result.stdout, result.stderr

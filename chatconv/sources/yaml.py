@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..limits import LIMITS
 from ..problems import ChatconvError, Problem, json_path
 from .record import Position, Record
 from .text import empty_file_problem
@@ -24,6 +25,11 @@ MAX_ALIAS_COPIES = 100_000
 # per level: deeper YAML is refused before it is composed. Far deeper than any hand-written file,
 # within the ~245 levels ruamel.yaml reads under Python's recursion limit and the 254 orjson writes.
 MAX_YAML_DEPTH = 200
+# Each value of a YAML document takes some 600 bytes to read (PyYAML's node and marks, its place
+# kept for messages): 1.5M values of a 3 MB flow sequence took 1 GB. A document may hold one
+# value per YAML_BYTES_PER_VALUE bytes of --max-file-bytes (a million for 16 MiB: about 600 MB),
+# far more than hand-written files hold (a 5 MB eval file holds 350k).
+YAML_BYTES_PER_VALUE = 16
 
 
 def _pyyaml():
@@ -101,12 +107,18 @@ def is_libyaml_depth_limit(exc: Exception) -> bool:
 
 
 def _deepest_problem(events, file: str) -> Problem | None:
-    """The problem at the first event nested deeper than MAX_YAML_DEPTH, or at an alias inside
-    the node it names; None when there is none."""
+    """The problem at the first event nested deeper than MAX_YAML_DEPTH, at an alias inside the
+    node it names, or at the value past the document's share of values; None when there is none."""
     yaml = _pyyaml()
     heights: dict[str, int | None] = {}  # anchor -> levels in its node (None while still open)
     stack: list[list] = []  # per open collection: [anchor, levels of its deepest item]
+    most, values = LIMITS.max_file_bytes // YAML_BYTES_PER_VALUE, 0
     for event in events:
+        values += isinstance(event, yaml.NodeEvent)
+        if values > most:
+            return _mark_problem(file, event.start_mark, f"the YAML holds more than {most:,} values (each takes "
+                                 "some 600 bytes of memory to read)", "split it, write its data as JSON lines, or "
+                                 f"raise --max-file-bytes if memory allows ({YAML_BYTES_PER_VALUE} bytes of it a value)")
         if isinstance(event, yaml.CollectionStartEvent):
             stack.append([event.anchor, 0])
             if event.anchor:
