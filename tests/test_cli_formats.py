@@ -232,6 +232,32 @@ def test_export_refuses_an_integer_beyond_64_bits_rather_than_writing_a_float(tm
     assert "123456789012345678901234567890 is beyond 64 bits" in result.stderr_text
 
 
+def test_export_refuses_a_tool_call_or_result_too_deep_to_write_at_its_step(tmp_path):
+    # A tool result (or call's input) written as text within the body, with orjson (255 levels at
+    # most; it reads 1024), ended in a traceback.
+    from chatconv.formats import EXPORTED, ExportRun, export_bodies
+    step = json.loads((RECORDED / "weather-steps.jsonl").read_text().splitlines()[0])
+    deep = "[" * 260 + "1" + "]" * 260
+    result_too_deep = json.loads(json.dumps(step))
+    result_too_deep["output"][1]["content"][0]["output"]["value"] = "DEEP"
+    call_too_deep = json.loads(json.dumps(step))
+    call_too_deep["output"][0]["content"][0]["input"] = {"d": "DEEP"}
+    for name, record in (("result", result_too_deep), ("call", call_too_deep)):
+        recording = tmp_path / f"{name}.jsonl"
+        recording.write_text(json.dumps(record).replace('"DEEP"', deep) + "\n")
+        for target in EXPORTED:
+            run = ExportRun()
+            bodies = list(export_bodies([str(recording)], target, run=run))
+            if target != "alpaca":  # a row of text: it leaves tool parts out
+                assert bodies == [] and [p.code for p in run.problems if p.is_error] == ["not-written"], (name, target)
+    for target in ("anthropic", "openai-chat"):
+        result = run_chatconv("export", tmp_path / "result.jsonl", "--to", target)
+        assert result.returncode == 1 and result.stdout == b"", result.stderr_text
+        assert result.stderr_text == (f"{tmp_path / 'result.jsonl'}:1:1: error: $: not exported: it nests deeper than "
+                                      "the 255 levels chatconv writes (flatten the value: chatconv writes JSON at "
+                                      "most 255 levels deep)\n1 step read: 0 bodies written\n")
+
+
 def test_output_onto_a_file_read_is_refused_before_anything_is_read(tmp_path):
     # `import X -o X` replaced X with what was made of it, and a record left out with an error was gone.
     finetune = (DATA / "openai-chat" / "finetune.jsonl").read_bytes()

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from ..problems import Problem
-from ..sources import Record, integers_beyond_64_bits, problem_at
+from ..sources import Record, exact_json, integers_beyond_64_bits, problem_at
 
 STARTS_A_STEP = ("user", "system")  # the roles whose message opens a step of chatconv's recordings
 
@@ -123,7 +123,7 @@ def tool_arguments(part: dict, format_name: str) -> str:
                 return written
         except orjson.JSONDecodeError:
             pass
-    return orjson.dumps(part.get("input", {})).decode()
+    return exact_json(part.get("input", {})).decode()  # NotWritten when nested too deep to write
 
 
 def free_of_marks(item: Any, marks: tuple[str, ...], consumed: tuple[str, ...], reading: Reading, path: tuple) -> bool:

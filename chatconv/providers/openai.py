@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
+from ..sources import exact_json
 from .rules import Rendering, is_url, result_text, tool_text_message
 
 
@@ -41,7 +40,7 @@ def render_openai(messages: list[dict], repair: bool = False, warnings: list | N
             entry: dict[str, Any] = {"role": "assistant", "content": "\n".join(texts) if texts else None}
             if calls:
                 entry["tool_calls"] = [{"id": c["toolCallId"], "type": "function", "function": {
-                    "name": c["toolName"], "arguments": orjson.dumps(c.get("input", {})).decode()}} for c in calls]
+                    "name": c["toolName"], "arguments": exact_json(c.get("input", {})).decode()}} for c in calls]
                 open_calls.update(c["toolCallId"] for c in calls)
             out.append(entry)
             continue

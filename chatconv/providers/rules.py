@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 from urllib.parse import unquote_to_bytes
 
-import orjson
-
 from ..problems import ChatconvError, Problem
+from ..sources import exact_json
 
 
 class ProviderRuleError(ChatconvError):
@@ -54,13 +53,14 @@ def message_parts_of(message: dict) -> list[dict]:
 
 
 def result_text(output: dict) -> str:
-    """A tool result's output as text, for APIs that take results as strings."""
+    """A tool result's output as text, for APIs that take results as strings; NotWritten for a
+    value orjson does not write (nested deeper than 255 levels: it reads 1024)."""
     kind, value = output.get("type"), output.get("value")
     if kind in ("text", "error-text"):
         return value
     if kind == "content":
         return "\n".join(item.get("text", "") for item in value if item.get("type") == "text")
-    return orjson.dumps(value).decode()
+    return exact_json(value).decode()
 
 
 def is_url(data: str) -> bool:

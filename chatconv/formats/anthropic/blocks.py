@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from ...providers.rules import is_base64, media
+from ...sources import exact_json
 from ..reading import Reading, free_of_marks, kept, rest_of, string_value
 
 USER_BLOCKS = ("text", "image", "document", "tool_result")
@@ -275,7 +276,7 @@ def _result_block(part: dict, own: dict, extra: dict) -> dict:
                             {"type": "image", "source": {"type": "base64", "media_type": item["mediaType"],
                                                          "data": item["data"]}} for item in output["value"]]
     else:
-        block["content"] = orjson.dumps(output["value"]).decode()  # a JSON result (another format's) as its text
+        block["content"] = exact_json(output["value"]).decode()  # a JSON result (another format's) as its text
     if own.get("noContent") and block["content"] == "":
         del block["content"]
     if output["type"].startswith("error-"):

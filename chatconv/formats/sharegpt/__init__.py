@@ -100,7 +100,7 @@ def _calls(value: str, index: int, reading: Reading, path: tuple, waiting: list[
 def _calls_text(parts: list[dict], as_list: bool) -> str:
     calls = [{"name": p["toolName"], "arguments": p.get("input", {}),
               **{k: v for k, v in kept(p, NAME).items() if k != "noId"}} for p in parts]
-    return orjson.dumps(calls if as_list else calls[0]).decode()
+    return exact_json(calls if as_list else calls[0]).decode()  # NotWritten when nested too deep
 
 
 def quick_lines(record: Record, conversation_id: str) -> tuple[list[bytes], dict[str, str]] | None:
@@ -261,4 +261,4 @@ def _same_calls(value: str, calls: list[dict], as_list: bool) -> bool:
 
 def _result_text(part: dict) -> str:
     value = part["output"].get("value")
-    return value if isinstance(value, str) else orjson.dumps(value).decode()
+    return value if isinstance(value, str) else exact_json(value).decode()  # NotWritten when nested too deep
