@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import import_and_validate
+from conftest import import_and_validate, run_chatconv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -190,6 +190,9 @@ def test_a_thought_flag_on_user_text_is_kept_not_read_as_reasoning():
      "$.contents[0].parts[0].inlineData", "each field written once"),
     ({"contents": [{"role": "tool", "parts": []}]}, "$.contents[0]", "role: user or model"),
     ({"contents": [{"role": "user", "parts": "hi"}]}, "$.contents[0]", "role: user or model"),
+    ({"contents": [{"role": ["user"], "parts": [{"text": "hi"}]}]}, "$.contents[0].role", "role is a string"),
+    ({"candidates": [{"content": {"role": {"r": "model"}, "parts": [{"text": "hi"}]}}]}, "$.candidates[0].content.role",
+     "role is a string"),
     ({"contents": "hi"}, "$.contents", "needs `contents`"),
     ({"system_instruction": {"parts": [{"text": "a"}]}, "systemInstruction": {"parts": [{"text": "a"}]},
       "contents": [{"parts": [{"text": "q"}]}]}, "$.systemInstruction", "written twice"),
@@ -206,6 +209,18 @@ def test_bad_input_is_an_error_naming_its_json_path_not_a_traceback(bad, path, w
     assert errors and errors[0].path == path and words in errors[0].message, [p.format_text() for p in problems]
     with pytest.raises(ChatconvError):
         _conversations(bad)
+
+
+def test_a_role_that_is_not_a_string_is_a_wrong_type_at_the_role_not_an_unknown_format(tmp_path):
+    # A list is no key of the roles: a TypeError, named by the catch-all (or, as detection
+    # refused it, "cannot tell which format"). The body's contents say Gemini: its role is wrong.
+    source = tmp_path / "bodies.jsonl"
+    source.write_text('{"contents": [{"role": ["user"], "parts": [{"text": "hi"}]}]}\n')
+    result = run_chatconv("import", source)
+    assert result.returncode == 1 and result.stdout == b""
+    assert result.stderr_text.splitlines()[0] == (f"{source}:1:16: error: $.contents[0].role: a Gemini turn's role "
+                                                  "is a string: user or model")
+    assert not gemini.detect([{"role": ["user"], "parts": []}])  # a bare list of turns: anyone's, with such a role
 
 
 def test_null_fields_of_turns_and_parts_are_kept_and_written_back():

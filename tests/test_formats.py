@@ -162,3 +162,55 @@ def test_the_detection_table_lists_every_format_in_the_order_detection_asks():
     table = text[text.index("## How a record's format is told"):text.index("## What every format shares")]
     rows = [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| ") and "---" not in line]
     assert rows[1:] == list(IMPORTED_NAMES)  # (the first row is the table's head)
+
+
+# The fields whose value a reader looks up (a key of a dict, a member of a set): a list or an
+# object there was a TypeError, which the catch-all named "not a record of the format as
+# chatconv reads it (TypeError: unhashable type: 'list')" rather than the field.
+_LOOKED_UP = ("role", "type", "from", "tag", "name", "format", "kind")
+
+
+def _strings(value, path=()):
+    if isinstance(value, str):
+        yield path
+    elif isinstance(value, (dict, list)):
+        for key, item in (value.items() if isinstance(value, dict) else enumerate(value)):
+            yield from _strings(item, path + (key,))
+
+
+def test_a_list_where_a_fixture_has_a_looked_up_string_is_a_problem_at_its_field(tmp_path):
+    from chatconv.formats import ImportRun, import_paths, import_records
+    fixtures = [path for path in sorted((Path(__file__).parent / "data" / "formats").rglob("*.json*"))
+                if "agentv-run" not in path.parts]  # a run's layout, not a file of records
+    tried = 0
+    for fixture in fixtures:
+        jsonl = fixture.suffix != ".json"
+        texts = fixture.read_bytes().splitlines() if jsonl else [fixture.read_bytes()]
+        records = [orjson.loads(text) for text in texts if text.strip()]
+        run = ImportRun()
+        list(import_records([str(fixture)], run=run))
+        named = list(run.formats) if len(run.formats) == 1 else []  # read as that format too: detection may refuse it
+        shapes = set()
+        for number, record in enumerate(records):
+            for path in _strings(record):
+                shape = tuple(key if isinstance(key, str) else 0 for key in path)
+                if not path or str(path[-1]).rsplit(".", 1)[-1] not in _LOOKED_UP or shape in shapes:
+                    continue
+                if len(shapes) == 12:  # a file's first dozen such fields: the test stays fast
+                    break
+                shapes.add(shape)
+                changed = orjson.loads(orjson.dumps(record))
+                inner = changed
+                for key in path[:-1]:
+                    inner = inner[key]
+                inner[path[-1]] = [inner[path[-1]]]
+                rows = records[:number] + [changed] + records[number + 1:]
+                target = tmp_path / fixture.name
+                target.write_bytes(b"".join(orjson.dumps(row) + b"\n" for row in rows) if jsonl else orjson.dumps(changed))
+                for format_name in [None, *named]:
+                    problems: list = []
+                    import_paths([str(target)], format_name, problems=problems)  # no exception: a problem
+                    tried += 1
+                    assert not [p.message for p in problems if "as chatconv reads it (TypeError" in p.message], \
+                        (fixture.name, path, format_name)
+    assert tried > 300

@@ -46,7 +46,7 @@ def detect(data: Any) -> bool:
             isinstance(c, dict) and ("content" in c or "finishReason" in c) for c in candidates)
     if isinstance(data.get("promptFeedback"), dict):  # a response to a blocked prompt: no candidates
         return True
-    return _is_contents(data.get("contents"))
+    return _is_contents(data.get("contents"), any_role=True)
 
 
 def is_response(data: dict) -> bool:
@@ -54,10 +54,12 @@ def is_response(data: dict) -> bool:
     return "candidates" in data or "promptFeedback" in data
 
 
-def _is_contents(contents: Any) -> bool:
+def _is_contents(contents: Any, any_role: bool = False) -> bool:
+    """Turns of Gemini's roles; with `any_role` (a body's `contents`, which no other API has) a
+    role that is not a string too, which no API writes: the reader says where it is."""
     return isinstance(contents, list) and bool(contents) and all(
-        isinstance(c, dict) and isinstance(c.get("parts"), list) and isinstance(c.get("role", "user"), str)
-        and c.get("role", "user") in ROLES for c in contents)
+        isinstance(c, dict) and isinstance(c.get("parts"), list) and (
+            c.get("role", "user") in ROLES if isinstance(c.get("role", "user"), str) else any_role) for c in contents)
 
 
 def read(reading: Reading) -> Iterator[Imported]:
@@ -153,6 +155,9 @@ def _contents(contents: list[tuple[tuple, Any]], reading: Reading, default_role:
     messages, paths, turns, last_role = [], [], _Turns(), None
     for path, content in contents:
         role = content.get("role", default_role) if isinstance(content, dict) else None
+        if isinstance(content, dict) and not isinstance(role, str):  # a list is no key of ROLES: a TypeError
+            reading.error(path + ("role",), "a Gemini turn's role is a string: user or model", code="wrong-type")
+            continue
         if role not in ROLES or not isinstance(content.get("parts", []), list):
             reading.error(path, "a Gemini turn is {role: user or model, parts: [...]}", code="wrong-type")
             continue

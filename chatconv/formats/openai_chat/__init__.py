@@ -270,7 +270,10 @@ def _legacy_call(call: dict, reading: Reading, path: tuple, legacy_calls: dict) 
 
 def _tool_message(message: dict, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:
     if message["role"] == "function":
-        pending = legacy_calls.get(message.get("name"), [])
+        if not isinstance(message.get("name"), str):  # a list is no key of legacy_calls: a TypeError
+            reading.error(path + ("name",), "a function message names its function with a string", code="wrong-type")
+            return None
+        pending = legacy_calls.get(message["name"], [])
         if not pending:
             reading.error(path, f"a function message for {message.get('name')!r} answers no earlier function_call",
                           code="tool-result-orphan")

@@ -53,7 +53,8 @@ def user_part(part: Any, reading: Reading, path: tuple) -> dict | None:
         if source is not None:
             return _file(part, source, reading)
     if kind == "input_audio" and isinstance(part.get("input_audio"), dict) \
-            and isinstance(part["input_audio"].get("data"), str):
+            and isinstance(part["input_audio"].get("data"), str) \
+            and isinstance(part["input_audio"].get("format"), (str, type(None))):  # a list is no key of AUDIO_TYPES
         audio = part["input_audio"]
         media_type = AUDIO_TYPES.get(audio.get("format"), f"audio/{audio.get('format')}")
         return reading.keep({"type": "file", "data": audio["data"], "mediaType": media_type},

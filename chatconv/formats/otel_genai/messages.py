@@ -91,9 +91,9 @@ def message_of(message: Any, reading: Reading, path: tuple, parts_path: tuple | 
     for index, part in enumerate(parts):
         where = parts_path + (index,)
         kind = _type(part)
+        if not isinstance(kind, str):  # asked first: a list is no member of KNOWN_TYPES (a TypeError)
+            raise Refused(where, "an OTel GenAI part must be an object with a string `type`")
         if kind not in KNOWN_TYPES:
-            if not isinstance(kind, str):
-                raise Refused(where, "an OTel GenAI part must be an object with a string `type`")
             reading.warn(where, f"a {kind!r} part has no counterpart in a model message: kept whole, with its "
                          f"position, under providerOptions.{NAME}.parts of its message", code="part-kept")
             generic.append({"index": index, "part": part})
