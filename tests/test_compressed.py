@@ -147,6 +147,24 @@ def test_a_file_of_several_gzip_members_or_zstd_frames_is_read_whole(tmp_path):
         assert [r.data for r in iter_records(path)] == [r.data for r in iter_records(WEATHER)]
 
 
+def _skippable(magic: int, data: bytes) -> bytes:
+    return magic.to_bytes(4, "little") + len(data).to_bytes(4, "little") + data
+
+
+def test_a_zstd_file_that_starts_with_a_skippable_frame_is_read(tmp_path):
+    # pzstd writes one before each frame (magic 0x184D2A50 to 0x184D2A5F, a size, that
+    # many bytes); it was refused as "not zstd data". One within the data is skipped too.
+    lines = WEATHER.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "run.jsonl.zst"
+    path.write_bytes(_skippable(0x184D2A50, b"\x00\x01") + compress(b"".join(lines[:2]), ".zst")
+                     + _skippable(0x184D2A5F, b"x" * 2000) + compress(b"".join(lines[2:]), ".zst"))
+    result = run_chatconv("validate", path)
+    assert result.returncode == 0, result.stdout_text + result.stderr_text
+    assert f"1 file, {len(lines)} records: 0 errors" in result.stdout_text
+    standard_input = run_chatconv("validate", "-", stdin=path.read_bytes())  # zstd data, said so
+    assert standard_input.returncode == 2 and "standard input is zstd data" in standard_input.stdout_text
+
+
 # ---------------------------------------------------------------------------------------------
 # Streamed: batches and lines as from the plain file
 

@@ -18,6 +18,10 @@ from ..problems import Problem, UnreadableInput
 
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}  # suffix -> kind
 _MAGIC = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd"}
+# A zstd file may start with a skippable frame (magic 0x184D2A50 to 0x184D2A5F, little-endian):
+# pzstd writes one before each frame (the seekable format, its table at the end); zstandard's
+# decompressobj skips them.
+_ZSTD_SKIPPABLE = b"\x2a\x4d\x18"  # the magic's last three bytes; the first is 0x50 to 0x5F
 _SUFFIX_OF = {kind: suffix for suffix, kind in COMPRESSIONS.items()}
 # Decompressed bytes asked of gzip at a time; compressed bytes fed to zstd at a time. zstd's
 # decompressobj has no output bound, so the input is kept small: a chunk is near 10x this for
@@ -40,10 +44,17 @@ def without_compression(path: str | Path) -> str:
     return path[:-len(Path(path).suffix)] if compression_of(path) else path
 
 
+def _kind_of(head: bytes) -> str | None:
+    """gzip or zstd when `head`, a file's first 4 bytes, start such data, else None."""
+    if head[:1] and 0x50 <= head[0] <= 0x5F and head[1:4] == _ZSTD_SKIPPABLE:
+        return "zstd"
+    return next((k for k, magic in _MAGIC.items() if head.startswith(magic)), None)
+
+
 def refuse_compressed_input(head: bytes, file: str = "-") -> None:
     """UnreadableInput when `head`, the first bytes of standard input, are gzip or zstd data:
     it is not decompressed (a file is, by its name)."""
-    kind = next((k for k, magic in _MAGIC.items() if head.startswith(magic)), None)
+    kind = _kind_of(head)
     if kind is not None:
         raise UnreadableInput(Problem(file, None, None, "$", f"standard input is {kind} data", "error",
                                       f"name the file instead, which is read decompressed, or decompress it into "
@@ -58,9 +69,9 @@ def open_decompressed(raw: BinaryIO, file: str, kind: str) -> DecompressedStream
     named .gz, say); an empty file reads as empty.
     """
     head = raw.peek(4)[:4]
-    if head and not head.startswith(_MAGIC[kind]):
+    if head and _kind_of(head) != kind:
         raw.close()
-        other = next((k for k, magic in _MAGIC.items() if head.startswith(magic)), None)
+        other = _kind_of(head)
         suffix = _SUFFIX_OF[kind]
         hint = (f"it holds {other} data: rename it to end in {_SUFFIX_OF[other]}" if other else
                 f"if it is plain text, rename it without {suffix}; else compress it with {kind}")
