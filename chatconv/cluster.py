@@ -32,10 +32,25 @@ def ordered_pool(jobs: int, scheduler: str | None = None, shared_bytes: int = 0)
 def _check_address(address: str) -> None:
     """ValueError for an address no scheduler can be reached at (an unknown scheme, no port, a
     scheme without host and port: inproc, ucx), before a Client is made of it: a Client that
-    fails on it is left half made, and its clean-up at exit waits 20 s and prints a traceback."""
-    from distributed.comm import get_address_host_port
+    fails on it is left half made, and its clean-up at exit waits 20 s and prints a traceback.
+    UsageError for an address Dask's configuration gives a client no settings for: tls:// without
+    TLS settings, an unencrypted one where encryption is required (its Client fails so on
+    connecting, with a TypeError or a RuntimeError)."""
+    import dask
+    from distributed.comm import get_address_host_port, parse_address
+    from distributed.security import Security
 
     get_address_host_port(address)
+    if dask.config.get("distributed.client.security-loader", None):
+        return  # it gives the Client its settings: the Client says what is wrong with them
+    scheme, security = parse_address(address)[0], Security()  # Security(): Dask's configuration
+    if scheme == "tls" and security.get_connection_args("client")["ssl_context"] is None:
+        raise UsageError(f"--scheduler {address}: a tls:// address needs Dask's TLS settings, and none are set: "
+                         "set distributed.comm.tls.ca-file, .client.cert and .client.key in Dask's configuration "
+                         "(https://distributed.dask.org/en/stable/tls.html), or use a tcp:// address")
+    if security.require_encryption and scheme not in ("tls", "wss"):
+        raise UsageError(f"--scheduler {address}: Dask's configuration requires encryption "
+                         "(distributed.comm.require-encryption): use a tls:// address")
 
 
 class ClusterPool:

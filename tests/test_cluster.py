@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import socket
 import sys
+import time
 
 import pytest
 from distributed import Client, LocalCluster
@@ -135,3 +136,31 @@ def test_a_scheduler_address_no_scheduler_can_be_at_is_a_usage_error_at_once(tmp
     assert result.returncode == 2
     assert said in result.stderr
     assert b"Traceback" not in result.stderr and b"Exception ignored" not in result.stderr
+
+
+def test_a_tls_scheduler_address_without_dasks_tls_settings_is_a_usage_error_at_once(tmp_path):
+    # A Client made of it failed on its first connection (TypeError: TLS expects a `ssl_context`),
+    # half made: a traceback, then 20 s of clean-up at exit.
+    from chatconv.cluster import ClusterPool
+    from chatconv.problems import UsageError
+
+    started = time.monotonic()
+    with pytest.raises(UsageError, match="needs Dask's TLS settings"):
+        ClusterPool("tls://127.0.0.1:1")
+    assert time.monotonic() - started < 2  # at once: no connection is tried
+    _faulty_recording(tmp_path / "faulty.jsonl")
+    result = run_chatconv("validate", tmp_path, "--scheduler", "tls://127.0.0.1:1")
+    assert result.returncode == 2 and result.stdout == b""
+    [said] = result.stderr_text.splitlines()
+    assert said.startswith("Error: --scheduler tls://127.0.0.1:1: ") and "TLS" in said and "tcp://" in said, said
+    assert b"Exception ignored" not in result.stderr
+
+
+def test_an_unencrypted_scheduler_address_where_dask_requires_encryption_is_a_usage_error_at_once(tmp_path,
+                                                                                                monkeypatch):
+    _faulty_recording(tmp_path / "faulty.jsonl")
+    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION", "True")  # Dask's configuration, as a user sets it
+    result = run_chatconv("validate", tmp_path, "--scheduler", "tcp://127.0.0.1:1")
+    assert result.returncode == 2
+    assert result.stderr_text == ("Error: --scheduler tcp://127.0.0.1:1: Dask's configuration requires encryption "
+                                  "(distributed.comm.require-encryption): use a tls:// address\n")
