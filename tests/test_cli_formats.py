@@ -284,3 +284,24 @@ def test_output_onto_a_file_read_is_refused_before_anything_is_read(tmp_path):
         if output.suffix == ".jsonl":
             output.unlink()
     assert run_chatconv("import", runs, "-o", runs / "notes.txt").returncode == 1  # it exists; still not read
+
+
+def test_import_of_call_arguments_nested_deeper_than_chatconv_writes_is_a_problem_not_a_traceback(tmp_path):
+    # orjson reads 1024 levels and writes 255: the quick ways raised on writing them back.
+    arguments = json.dumps({"x": json.loads("[" * 300 + "]" * 300)})
+    body = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}]}]}
+    row = {"conversations": [{"from": "human", "value": "hi"},
+                             {"from": "function_call", "value": json.dumps({"name": "f", "arguments": json.loads(arguments)})}]}
+    (tmp_path / "body.jsonl").write_text(json.dumps(body) + "\n")
+    (tmp_path / "row.jsonl").write_text(json.dumps(row) + "\n")
+    kept = run_chatconv("import", tmp_path / "body.jsonl")
+    assert kept.returncode == 0 and "arguments-inexact" not in kept.stdout_text
+    assert "tool call arguments nest deeper than the 255 levels chatconv writes: kept as a string input" \
+        in kept.stderr_text
+    [step] = [json.loads(line) for line in kept.stdout_text.splitlines()]
+    assert step["output"][0]["content"][0]["input"] == arguments  # the text, as it was
+    refused = run_chatconv("import", tmp_path / "row.jsonl")
+    assert refused.returncode == 1 and refused.stdout_text == ""
+    assert "$.conversations[1].value: a function_call value that chatconv cannot write back: it nests deeper" \
+        in refused.stderr_text

@@ -89,9 +89,15 @@ def tool_input(arguments: Any, reading: Reading, path: tuple) -> tuple[Any, dict
                      "arguments are the JSON text of the call's input; this call's input is the text as it is",
                      code="arguments-not-json")
         return arguments, {"rawArguments": True}
+    try:
+        written = orjson.dumps(value)
+    except orjson.JSONEncodeError:  # orjson reads 1024 levels and writes 255: the text stays as it is
+        reading.warn(path, "tool call arguments nest deeper than the 255 levels chatconv writes: kept as a string "
+                     "input", "the input is the arguments' text as it is", code="arguments-inexact")
+        return arguments, {"rawArguments": True}
     # orjson reads an integer beyond 64 bits as a float (always written d.ddde+NN): its digits
     # would change, so the arguments stay the text they are.
-    if b"+" in orjson.dumps(value) and integers_beyond_64_bits(arguments):
+    if b"+" in written and integers_beyond_64_bits(arguments):
         reading.warn(path, "tool call arguments hold an integer beyond 64 bits: kept as a string input",
                      "the input is the arguments' text as it is, since chatconv keeps integers exact within 64 bits",
                      code="arguments-inexact")
@@ -107,7 +113,7 @@ def tool_input(arguments: Any, reading: Reading, path: tuple) -> tuple[Any, dict
         return inner, {}
     # Arguments written otherwise than compactly (spaces after ':' say) are kept as written, so
     # that export gives them back to the byte; most logs write them compactly.
-    return value, ({} if orjson.dumps(value) == arguments.encode() else {"arguments": arguments})
+    return value, ({} if written == arguments.encode() else {"arguments": arguments})
 
 
 def tool_arguments(part: dict, format_name: str) -> str:

@@ -87,7 +87,10 @@ def _common_call(call: Any) -> dict | None:
     if type(value) is not dict:
         return None
     part = {"type": "tool-call", "toolCallId": call_id, "toolName": name, "input": value}
-    written = orjson.dumps(value)
+    try:
+        written = orjson.dumps(value)
+    except orjson.JSONEncodeError:  # deeper than orjson writes: the full reading says what it keeps
+        return None
     if written == arguments.encode():
         return part
     if b"+" in written:  # perhaps an integer beyond 64 bits, read as a float: the full reading looks

@@ -90,7 +90,13 @@ def _calls(value: str, index: int, reading: Reading, path: tuple, waiting: list[
                       "providerOptions": {NAME: {"noId": True, **rest_of(call, ("name", "arguments"))}}})
     message = {"role": "assistant", "content": parts}
     # The value as written, when writing the calls again would not give these bytes back.
-    if _calls_text(parts, isinstance(parsed, list)) != value:
+    try:
+        written = _calls_text(parts, isinstance(parsed, list))
+    except NotWritten as exc:
+        reading.error(path + ("value",), f"a function_call value that chatconv cannot write back: {exc}", exc.hint,
+                      code="not-written")
+        return None
+    if written != value:
         reading.keep(message, {"value": value})
     if isinstance(parsed, list):
         reading.keep(message, {"list": True})
@@ -189,9 +195,12 @@ def _quick_calls(value: str, index: int, waiting: list, names: dict) -> dict | N
     message: dict = {"role": "assistant", "content": parts}
     marks = {}
     # As written when compact with name first (what export writes): the calls' own text, no mark.
-    compact = name_first and orjson.dumps(parsed) == value.encode()
-    if not compact and _calls_text(parts, listed) != value:
-        marks["value"] = value
+    try:
+        compact = name_first and orjson.dumps(parsed) == value.encode()
+        if not compact and _calls_text(parts, listed) != value:
+            marks["value"] = value
+    except (orjson.JSONEncodeError, NotWritten):  # deeper than orjson writes: the full path says so
+        return None
     if listed:
         marks["list"] = True
     if marks:
