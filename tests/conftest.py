@@ -58,10 +58,11 @@ def import_problems(source: Path, format_name: str | None = None) -> list:
     return problems
 
 
-def run_chatconv(*args, cwd=None, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    """Run the CLI as a user does; bad input must never end in a traceback."""
+def run_chatconv(*args, cwd=None, stdin: bytes | None = None, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Run the CLI as a user does; bad input must never end in a traceback (nor outlast `timeout`
+    seconds: subprocess.TimeoutExpired)."""
     result = subprocess.run([sys.executable, "-m", "chatconv", *map(str, args)], cwd=cwd,
-                            input=stdin, capture_output=True)
+                            input=stdin, capture_output=True, timeout=timeout)
     result.stdout_text = result.stdout.decode()
     result.stderr_text = result.stderr.decode()
     assert "Traceback" not in result.stderr_text, result.stderr_text

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ from click.testing import CliRunner
 
 from chatconv.cli import cli
 from chatconv.sources import discover, walking_everything
-from conftest import RECORDED
+from chatconv.sources.ignore import MAX_PATTERNS, _Pattern
+from conftest import RECORDED, run_chatconv
 
 STEPS = RECORDED / "weather-steps.jsonl"
 
@@ -105,3 +107,95 @@ def test_an_unreadable_gitignore_is_a_warning_not_a_traceback(repo, monkeypatch)
     assert "(1 skipped: not chatconv records)" in result.output  # its patterns are not applied: a.json is read
     with pytest.warns(UserWarning, match="cannot be read"):  # the library, outside the command
         assert found(repo) == ["a.json"]
+
+
+def validated(repo: Path, timeout: float = 20):
+    """`chatconv validate --show-files` run on `repo`: its files are "{}", so each one found is
+    listed as skipped (not a chatconv record)."""
+    result = run_chatconv("validate", "--show-files", ".", cwd=repo, timeout=timeout)
+    assert result.returncode == 0, result.stderr_text
+    return result
+
+
+# What git says of each (`git check-ignore`: it ignores nothing by them) and the warning's reason.
+GIT_SKIPS = {"\\": "a pattern ending in a lone backslash", "a\\": "a pattern ending in a lone backslash",
+             "!": "a `!` with no pattern after it", "!\\": "a pattern ending in a lone backslash",
+             "**\\": "a pattern ending in a lone backslash"}
+
+
+@pytest.mark.parametrize("line, reason", [*GIT_SKIPS.items(),
+                                          ("[z-a]", "a bracket expression that cannot be read (bad character range z-a)"),
+                                          ("a" * 5000, "a pattern longer than 4,096 characters")])
+def test_a_line_that_cannot_be_applied_is_skipped_with_a_warning_not_a_traceback(repo, line, reason):
+    touch(repo, "kept.json", "ignored.json", "sub/other.json")
+    (repo / ".gitignore").write_text(f"# {line!r} is skipped, the rest applied\n{line}\nignored.json\n{line}\n")
+    result = validated(repo)
+    assert f"/.gitignore:2: {reason}: skipped" in result.stderr_text
+    assert result.stderr_text.count("chatconv: warning: ") == 1 and "(and 1 more line skipped)" in result.stderr_text
+    assert "kept.json: skipped" in result.stdout_text and "other.json: skipped" in result.stdout_text
+    assert "ignored.json" not in result.stdout_text
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@pytest.mark.parametrize("line", GIT_SKIPS)
+def test_git_ignores_nothing_by_a_line_chatconv_skips(tmp_path, line):
+    names = ["a", "a\\", "\\", "!", "b"]
+    touch(tmp_path, *names)
+    (tmp_path / ".gitignore").write_text(f"{line}\nb\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=20)
+    result = subprocess.run(["git", "-C", str(tmp_path), "check-ignore", "--no-index", "--", *names],
+                            capture_output=True, text=True, timeout=20)
+    assert result.stdout.split() == ["b"], result  # the line after is applied
+
+
+def test_a_huge_sparse_gitignore_is_read_only_to_its_first_mib(repo):
+    touch(repo, "kept.json", "ignored.json", "late.json")
+    with open(repo / ".gitignore", "w") as stream:
+        stream.write("ignored.json\n")
+    os.truncate(repo / ".gitignore", 3 << 30)  # sparse: 3 GB of NUL bytes, no disk used
+    with open(repo / ".gitignore", "a") as stream:
+        stream.write("\nlate.json\n")
+    result = validated(repo)
+    assert "/.gitignore: larger than 1 MiB: the patterns after its first 1 MiB are not applied" in result.stderr_text
+    assert "kept.json: skipped" in result.stdout_text and "late.json: skipped" in result.stdout_text
+    assert "ignored.json" not in result.stdout_text
+
+
+def test_patterns_built_to_backtrack_match_in_linear_time(repo):
+    # pathspec's regular expressions backtracked on these without end (20 `*a` against 250 `a`s:
+    # every way to split them), and `**` between parts likewise against a deep path
+    deep = "/".join(["a"] * 40)
+    touch(repo, "a" * 250 + ".json", f"{deep}/a.json", "kept.json", "ignored.json")
+    (repo / ".gitignore").write_text("*a" * 20 + "*b\n" + "**/a" * 12 + "/**/b\n" + "*" * 3000 + "b\nignored.json\n")
+    result = validated(repo)
+    assert result.stderr_text == ""
+    assert "a" * 250 + ".json: skipped" in result.stdout_text and f"{deep}/a.json: skipped" in result.stdout_text
+    assert "kept.json: skipped" in result.stdout_text and "ignored.json" not in result.stdout_text
+
+
+def test_only_the_first_patterns_of_a_gitignore_are_applied(repo):
+    touch(repo, "kept.json", "ignored.json", "late.json")
+    lines = ["ignored.json"] + [f"name{number}" for number in range(100_000)] + ["late.json"]
+    (repo / ".gitignore").write_text("\n".join(lines) + "\n")  # under 1 MiB
+    result = validated(repo)
+    assert f"/.gitignore: more than {MAX_PATTERNS:,} patterns: those from line {MAX_PATTERNS + 1} on are not applied" in result.stderr_text
+    assert "kept.json: skipped" in result.stdout_text and "late.json: skipped" in result.stdout_text
+    assert "ignored.json" not in result.stdout_text
+
+
+PATHSPEC_PATHS = ["a.jsonl", "keep.jsonl", "sub/a.jsonl", "sub/deep/b.yaml", "build/", "build/x.json", "sub/build/",
+                  "sub/build/x", "out.jsonl", "sub/out.jsonl", "logs/", "logs/a/b/c.log", "x.log", "a b.json",
+                  "doc/x/y/z.md", "doc/z.md", "[x].json", "#c", "!bang", "trail ", "v1.2.3", "aXbYc", ".env/", "é.json"]
+PATHSPEC_PATTERNS = ["*.jsonl", "!keep.jsonl", "build/", "/out.jsonl", "sub/*.jsonl", "logs/**", "**/deep", "doc/**/z.md",
+                     "a?b?c", "*.[jy]*", "[!a]*.json", "a\\ b.json", "\\[x].json", "\\#c", "\\!bang", "trail\\ ", "*",
+                     "*/", "**/", "/**", "sub/**/", "v*.*.*", "*b*", ".env/", "?.json", "sub", "/sub/deep", "*.log/",
+                     "**/*.md", "a/**/b", "é*", "[a-c]*", "*[0-9]", "**/build/**"]
+
+
+def test_patterns_mean_what_pathspecs_regular_expressions_meant():
+    from pathspec import GitIgnoreSpec  # what matched them before: the test extra's
+    for line in PATHSPEC_PATTERNS:
+        theirs, ours = GitIgnoreSpec.from_lines([line]).patterns[0], _Pattern.read(line)
+        assert ours.include == theirs.include, line
+        for path in PATHSPEC_PATHS:
+            assert bool(ours.regex.match(path)) == bool(theirs.match_file(path)), (line, path)
