@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 MIB = 1 << 20
+EXPANSION_FREE = 4 * MIB  # a compressed file's first decompressed bytes, which no ratio limits (small files of few lines compress more)
 READ_PART_BYTES = MIB  # a file read whole under a limit is read this much at a time (see read_at_most)
 
 
@@ -16,17 +17,23 @@ READ_PART_BYTES = MIB  # a file read whole under a limit is read this much at a 
 class Limits:
     max_line_bytes: int = 64 * MIB  # one JSONL line (a record), held whole to be read
     max_file_bytes: int = 16 * MIB  # a file read whole: a YAML document, a file an eval case references
+    # A compressed file's data may expand at most this many times the compressed bytes read of it
+    # (past EXPANSION_FREE): JSONL recordings compress 10 to 80 times, a gzip bomb 1,000, zstd's 30,000.
+    max_expansion: int = 250
 
 
 LIMITS = Limits()
 
 
-def set_limits(max_line_bytes: int | None = None, max_file_bytes: int | None = None) -> None:
+def set_limits(max_line_bytes: int | None = None, max_file_bytes: int | None = None,
+               max_expansion: int | None = None) -> None:
     """Change the limits of this process (and of the workers it starts after)."""
     if max_line_bytes is not None:
         LIMITS.max_line_bytes = max_line_bytes
     if max_file_bytes is not None:
         LIMITS.max_file_bytes = max_file_bytes
+    if max_expansion is not None:
+        LIMITS.max_expansion = max_expansion
 
 
 def size_text(size: int) -> str:

@@ -531,3 +531,35 @@ def test_calls_answered_later_and_conversations_across_batches_read_alike_compre
         bodies = {path: list(export_bodies([str(path)], "openai-chat", per, jobs=jobs, batch_bytes=2048))
                   for path in (plain, packed)}
         assert bodies[packed] == bodies[plain] and len(bodies[plain]) == (80 if per == "step" else 40)
+
+
+@pytest.mark.parametrize("kind", ["gzip", "zstd"])
+def test_data_that_expands_past_max_expansion_is_an_error_read_no_further(tmp_path, kind):
+    # A 300 KB .gz (a 9.6 KB .zst) of 300 MB of newlines kept every command busy past 90 s with no
+    # output: a file's data may expand 250 times the bytes read of it, past its first 4 MiB.
+    newlines = b"\n" * (8 << 20)
+    packed = gzip.compress(newlines, 9) if kind == "gzip" else zstandard.ZstdCompressor(level=19).compress(newlines)
+    record = (orjson.dumps({"conversationId": "c", "stepIndex": 0, "input": {"role": "user", "content": "hi"},
+                            "output": []}) + b"\n")
+    bomb = tmp_path / f"run.jsonl{'.gz' if kind == 'gzip' else '.zst'}"
+    bomb.write_bytes((gzip.compress(record) if kind == "gzip" else zstandard.ZstdCompressor().compress(record)) + packed)
+    for command in (["validate"], ["migrate", "--check"]):  # (import, text, tools read through the same stream)
+        result = run_chatconv(*command, bomb, timeout=30)
+        assert result.returncode == 2, (command, result.stderr_text)
+        assert "data expands more than 250 times its size" in result.stdout_text + result.stderr_text, command
+    assert run_chatconv("validate", bomb, "--max-expansion", "100000", timeout=60).returncode == 0  # a file of yours
+
+
+def test_a_stream_that_expands_past_its_share_hands_out_the_lines_before_then_fails(tmp_path, monkeypatch):
+    from chatconv.sources import compressed
+    from chatconv.sources.compressed import open_decompressed
+
+    monkeypatch.setattr(compressed, "EXPANSION_FREE", 1 << 16)
+    path = tmp_path / "bomb.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"a": 1}\n{"b": 2}\n', 1) + gzip.compress(b"x" * (4 << 20), 9))
+    with open_decompressed(open(path, "rb"), str(path), "gzip") as stream:
+        assert stream.readline() == b'{"a": 1}\n' and stream.readline() == b'{"b": 2}\n'
+        with pytest.raises(UnreadableInput) as raised:
+            stream.readline()
+    [problem] = raised.value.problems
+    assert problem.line == 3 and problem.code == "compressed-data" and "read no further than line 2" in problem.message

@@ -14,6 +14,7 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
+from ..limits import EXPANSION_FREE, LIMITS, size_text
 from ..problems import Problem, UnreadableInput
 
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}  # suffix -> kind
@@ -164,7 +165,19 @@ class DecompressedStream:
                                                     "unreadable-file"))
             return b""
         self._good += len(chunk)
+        if self._good > EXPANSION_FREE and self._good > LIMITS.max_expansion * max(1, self.compressed_tell()):
+            self._failure = self._bomb()
+            return b""
         return chunk
+
+    def _bomb(self) -> UnreadableInput:
+        """The data expands past --max-expansion: the lines before are read, none after."""
+        whole = self._lines_before(self._good)
+        return UnreadableInput(Problem(
+            self.name, whole + 1, None, "$", f"the {self.kind} data expands more than {LIMITS.max_expansion} times "
+            f"its size ({size_text(self._good)} of {size_text(max(1, self.compressed_tell()))} read): read no "
+            f"further than line {whole}", "error", "a file that small holding this much is a decompression bomb, "
+            "or data that repeats: raise --max-expansion if it is yours", "compressed-data"))
 
     def _lines_before(self, size: int) -> int:
         """The newlines in the first `size` decompressed bytes, read again from the start: only
