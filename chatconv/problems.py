@@ -57,7 +57,8 @@ CODES = {
     "bad-glob": "a guideline or eval pattern that can never match as meant",
     "case-file": "a case file an eval file names that is missing, unreadable, or holds no list of cases",
     "template": "a prompt template chatconv cannot read or render (its syntax)",
-    "case-limit": "an eval file whose vars would make more than 100,000 cases (lists of strings multiply): refused",
+    "case-limit": "an eval file whose vars would make more than 100,000 cases (each list of strings in a test's "
+                  "vars makes a case per string, and the lists multiply): the test is refused",
     "template-limit": "a template past a limit: 2 s to read and render a string, --max-file-bytes for what it makes, "
                       "integers of 14,000 bits, nesting Python can compile",
     "no-input": "an eval case that has no input messages to build a prompt from",

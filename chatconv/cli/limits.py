@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import click
 
-from ..limits import EXPANSION_FREE, MIB, Limits, set_limits, size_text
+from ..limits import EXPANSION, EXPANSION_FREE, MIB, Limits, set_limits, size_text
 
 # KB, MB, GB: powers of 1000, as disks count; KiB, MiB, GiB (and K, M, G): powers of 1024.
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9,
@@ -54,8 +54,9 @@ def limit_options(command):
         "--max-expansion", type=click.IntRange(min=1), metavar="N", expose_value=False,
         callback=_set("max_expansion"),
         help=f"How many times its size a .gz or .zst file's data may expand, past its first "
-             f"{size_text(EXPANSION_FREE)} [default: {Limits().max_expansion}]: recordings compress 10 to 80 "
-             "times; data past it (a decompression bomb) is an error, read no further.")(command)
+             f"{size_text(EXPANSION_FREE)} [default: {EXPANSION['gzip']:,} for gzip, {EXPANSION['zstd']:,} for "
+             "zstd, whose long matches compress repeated lines thousands of times]. Data past it (a "
+             "decompression bomb) is an error, read no further.")(command)
     command = click.option(
         "--max-file-bytes", type=SIZE, expose_value=False, callback=_set("max_file_bytes"),
         help=f"The largest file read whole: a YAML document, a file an eval case references "

@@ -14,7 +14,7 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-from ..limits import EXPANSION_FREE, LIMITS, size_text
+from ..limits import EXPANSION, EXPANSION_FREE, LIMITS, size_text
 from ..problems import Problem, UnreadableInput
 
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}  # suffix -> kind
@@ -143,6 +143,7 @@ class DecompressedStream:
         self._good = 0  # bytes decompressed so far (their lines are counted only on a failure)
         self._failure: UnreadableInput | None = None
         self._done = False
+        self._expansion = LIMITS.max_expansion or EXPANSION[kind]  # (see _bomb)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -165,7 +166,7 @@ class DecompressedStream:
                                                     "unreadable-file"))
             return b""
         self._good += len(chunk)
-        if self._good > EXPANSION_FREE and self._good > LIMITS.max_expansion * max(1, self.compressed_tell()):
+        if self._good > EXPANSION_FREE and self._good > self._expansion * max(1, self.compressed_tell()):
             self._failure = self._bomb()
             return b""
         return chunk
@@ -174,7 +175,7 @@ class DecompressedStream:
         """The data expands past --max-expansion: the lines before are read, none after."""
         whole = self._lines_before(self._good)
         return UnreadableInput(Problem(
-            self.name, whole + 1, None, "$", f"the {self.kind} data expands more than {LIMITS.max_expansion} times "
+            self.name, whole + 1, None, "$", f"the {self.kind} data expands more than {self._expansion:,} times "
             f"its size ({size_text(self._good)} of {size_text(max(1, self.compressed_tell()))} read): read no "
             f"further than line {whole}", "error", "a file that small holding this much is a decompression bomb, "
             "or data that repeats: raise --max-expansion if it is yours", "compressed-data"))
