@@ -53,6 +53,40 @@ def _check_address(address: str) -> None:
                          "(distributed.comm.require-encryption): use a tls:// address")
 
 
+def _probe(address: str) -> None:
+    """TimeoutError or OSError unless a Dask scheduler answers at `address` within CONNECT_SECONDS,
+    asked before a Client is made: a Client made of a peer that is none (a port that says
+    nothing, an HTTP server, one that sends garbage, a host name that does not resolve) hung, or
+    failed with a traceback and waited 20 s at exit to close. The probe runs on a loop of its
+    own, which does not wait for a name lookup still running when time is up."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def identity() -> Any:
+        comm = await connect(address, timeout=CONNECT_SECONDS)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    loop = asyncio.new_event_loop()
+    try:
+        answer = loop.run_until_complete(asyncio.wait_for(identity(), CONNECT_SECONDS))
+    except (asyncio.TimeoutError, TimeoutError):
+        raise TimeoutError(f"nothing answered as a Dask scheduler within {CONNECT_SECONDS} s") from None
+    except (OSError, ValueError):
+        raise
+    except Exception as exc:  # (MemoryError too) what the peer sent is no Dask message
+        raise OSError(f"what answered is no Dask scheduler ({type(exc).__name__})") from None
+    finally:
+        loop.close()
+    if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
+        raise OSError(f"what answered is no Dask scheduler (it says it is {answer.get('type')!r})"
+                      if isinstance(answer, dict) else "what answered is no Dask scheduler")
+
+
 class ClusterPool:
     """OrderedPool's interface (ordered, close) over a Dask scheduler at `address`."""
 
@@ -63,6 +97,7 @@ class ClusterPool:
             raise UsageError(f'--scheduler {address}: Dask is not installed (pip install "chatconv[dask]")') from None
         try:
             _check_address(address)
+            _probe(address)
             self.client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:  # refused, unreachable, not an address
             raise UsageError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc}); start one "

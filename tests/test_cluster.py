@@ -13,7 +13,7 @@ from distributed import Client, LocalCluster
 
 from chatconv.sources import iter_line_batches
 from chatconv.validate import validate_path
-from conftest import run_chatconv
+from conftest import RECORDED, run_chatconv
 from test_validate_parallel import _faulty_recording
 
 
@@ -164,3 +164,56 @@ def test_an_unencrypted_scheduler_address_where_dask_requires_encryption_is_a_us
     assert result.returncode == 2
     assert result.stderr_text == ("Error: --scheduler tcp://127.0.0.1:1: Dask's configuration requires encryption "
                                   "(distributed.comm.require-encryption): use a tls:// address\n")
+
+
+def _peer(answer):
+    """A TCP server on 127.0.0.1 that is no Dask scheduler: `answer(connection)` is what it does."""
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve():
+        kept = []  # connections held open, as a silent peer holds them
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            kept.append(connection)
+            answer(connection)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server, f"tcp://127.0.0.1:{server.getsockname()[1]}"
+
+
+@pytest.mark.parametrize("name, answer", [
+    ("garbage", lambda c: c.sendall(b"\x00\xff garbage " * 100)),
+    ("an HTTP server", lambda c: (c.recv(1000), c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"))),
+])
+def test_a_peer_that_is_no_scheduler_is_a_usage_error_at_once(tmp_path, name, answer):
+    # Each hung, or ended in two tracebacks and a 20 s wait at exit, before: a probe asks it first.
+    server, address = _peer(answer)
+    try:
+        started = time.monotonic()
+        result = run_chatconv("validate", RECORDED, "--scheduler", address, timeout=60)
+        assert time.monotonic() - started < 15, name
+    finally:
+        server.close()
+    assert result.returncode == 2 and f"--scheduler {address}: cannot reach a Dask scheduler there (what answered " \
+        "is no Dask scheduler" in result.stderr_text, result.stderr_text
+    assert result.stderr_text.count("\n") <= 3  # usage, try, one line
+
+
+def test_a_peer_that_says_nothing_ends_in_the_connect_time(monkeypatch):
+    from chatconv import cluster
+    from chatconv.problems import UsageError
+
+    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 1)
+    server, address = _peer(lambda connection: None)
+    try:
+        started = time.monotonic()
+        with pytest.raises(UsageError, match="nothing answered as a Dask scheduler within 1 s"):
+            cluster.ClusterPool(address)
+        assert time.monotonic() - started < 5
+    finally:
+        server.close()
