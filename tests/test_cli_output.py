@@ -224,6 +224,17 @@ def test_file_names_holding_escape_sequences_are_shown_escaped(tmp_path):
         result = run_chatconv(*command, cwd=tmp_path)
         assert not re.search("[\x1b\a]", result.stdout_text + result.stderr_text), command
     assert "b\\x1b]0;title\\x07.jsonl:3:21: error: $: invalid JSON" in run_chatconv("validate", ".", cwd=tmp_path).stdout_text
+    # Values of a record, in a table for a person and in text, as well.
+    hostile = {"conversationId": "c\x1b[31m", "stepIndex": 0, "input": {"role": "user", "content": "hi\x1b]0;t\a"},
+               "output": [{"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "x\x1b[2J",
+                                                              "toolName": "rm\x1b[31m", "input": {"a": "\x1b[5m"}}]},
+                          {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "x\x1b[2J",
+                                                         "toolName": "rm\x1b[31m",
+                                                         "output": {"type": "text", "value": "ok\a"}}]}]}
+    (tmp_path / "values.jsonl").write_bytes(orjson.dumps(hostile) + b"\n")
+    for command in (("tools", "--format", "table"), ("dataset", "--format", "table"), ("text",), ("tools",)):
+        result = run_chatconv(*command, "values.jsonl", cwd=tmp_path)
+        assert result.returncode == 0 and not re.search("[\x1b\a]", result.stdout_text + result.stderr_text), command
     # Exact, as JSON writes a name (escaped by JSON's rules) and SARIF a URI (percent-encoded).
     for output, name in (("json", b"b\\u001b]0;title\\u0007.jsonl"), ("sarif", b"b%1B%5D0%3Btitle%07.jsonl")):
         written = run_chatconv("validate", ".", "--format", output, cwd=tmp_path).stdout
