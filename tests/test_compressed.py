@@ -564,3 +564,31 @@ def test_a_stream_that_expands_past_its_share_hands_out_the_lines_before_then_fa
             stream.readline()
     [problem] = raised.value.problems
     assert problem.line == 3 and problem.code == "compressed-data" and "read no further than line 2" in problem.message
+
+
+def test_a_compressed_files_progress_is_told_in_its_own_bytes(tmp_path):
+    # The bar measures a file by its size: told the decompressed bytes, a .gz filled it at a
+    # tenth of the way and stood still while the rest was read.
+    from chatconv.sources import iter_line_batches, open_binary
+    from chatconv.sources.progress import watching_reads
+
+    lines = b"".join(orjson.dumps({"n": n, "text": "x" * (n % 50)}) + b"\n" for n in range(200_000))
+    path = tmp_path / "run.jsonl.gz"
+    path.write_bytes(gzip.compress(lines, 6))
+
+    class Watcher:
+        told: list[int] = []
+
+        def file(self, name):
+            pass
+
+        def read(self, count):
+            self.told.append(count)
+
+    watcher = Watcher()
+    with watching_reads(watcher), open_binary(str(path)) as stream:
+        batches = list(iter_line_batches(stream, 1 << 18))
+    assert b"".join(batch.data for batch in batches) == lines and len(watcher.told) == len(batches) > 4
+    # (the bytes after the last batch, its end read, are the next file's start to the bar)
+    assert 0.95 * path.stat().st_size <= sum(watcher.told) <= path.stat().st_size
+    assert all(count >= 0 for count in watcher.told)
