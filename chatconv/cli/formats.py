@@ -24,7 +24,7 @@ from .progress import hide_progress, shows_progress
 from .limits import limit_options
 from .discovery import no_ignore_option
 from .max_warnings import max_warnings_option
-from .reporters import EXIT_INVALID, EXIT_OK, TextReporter, plural
+from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, TextReporter, plural
 from .settings import Selection, ignored_text, selected, selection_options
 
 
@@ -98,14 +98,16 @@ def _data_on_stdout(options: dict) -> bool:
     return options.get("output") in (None, "-")
 
 
-def _report(problems, summary: str, selection: Selection) -> None:
+def _report(problems, summary: str, selection: Selection, unreadable: list | None = None) -> None:
+    """The problems and the summary on standard error; exit 2 when a file could not be read (the
+    others were), else 1 for an error, else 0."""
     hide_progress()
     problems, ignored = selected(problems, selection)
     reporter = TextReporter(err=True)
-    for problem in problems:
+    for problem in [*problems, *(unreadable or ())]:
         reporter.problem(problem)
     click.echo(summary + (f" ({ignored_text(ignored)})" if ignored else ""), err=True)
-    sys.exit(EXIT_INVALID if any(p.is_error for p in problems) else EXIT_OK)
+    sys.exit(EXIT_UNREADABLE if unreadable else EXIT_INVALID if any(p.is_error for p in problems) else EXIT_OK)
 
 
 @click.command("import", help=f"""Read recordings of another tool's format into chatconv's recordings.
@@ -154,13 +156,13 @@ def _report(problems, summary: str, selection: Selection) -> None:
 @color_option
 @shows_progress(_data_on_stdout)
 def import_(paths, format_name, conversations, field_map, output, jobs, selection):
-    run = ImportRun()
-    _written(import_chunks(paths, format_name, conversations, run, field_map, jobs), output, paths,
-             DATA_SUFFIXES | OWN_SUFFIXES)
+    run, unreadable = ImportRun(), []
+    _written(import_chunks(paths, format_name, conversations, run, field_map, jobs, unreadable=unreadable), output,
+             paths, DATA_SUFFIXES | OWN_SUFFIXES)
     formats = ", ".join(f"{count} {name}" for name, count in run.formats.items())
     _report(run.problems, f"{plural(run.records, 'record')} read{f' ({formats})' if formats else ''}: "
                           f"{plural(run.conversations, 'conversation')}, {plural(run.steps, 'step')} written",
-            selection)
+            selection, unreadable)
 
 
 @click.command(help=f"""Write chatconv's recordings in another tool's format, one per line: an API's
@@ -208,7 +210,9 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
 @shows_progress(_data_on_stdout)
 def export(paths, format_name, per, gather_tools, strict, field_map, output, jobs, selection):
     run = ExportRun()
-    bodies = export_bodies(paths, format_name, per, gather_tools, field_map, run, jobs, strict=strict)
+    unreadable = []
+    bodies = export_bodies(paths, format_name, per, gather_tools, field_map, run, jobs, strict=strict,
+                           unreadable=unreadable)
     _written((body + b"\n" for body in bodies), output, paths)
     summary = f"{plural(run.steps, 'step')} read: {plural(run.bodies, 'body', 'bodies')} written"
     left_out = sum(p.code in ("part-left-out", "blank-text") for p in run.problems)
@@ -220,5 +224,5 @@ def export(paths, format_name, per, gather_tools, strict, field_map, output, job
                          "responses without their request")):
         if count:
             summary += f", {count} {what}"
-    _report(run.problems, summary, selection)
+    _report(run.problems, summary, selection, unreadable)
 

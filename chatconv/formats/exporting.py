@@ -23,7 +23,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ..messages import conversation_messages, is_unrecorded
 from ..pairing import CONVERSATION_WINDOW, ConversationWindow
-from ..problems import ChatconvError, Problem, UsageError
+from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
 from ..providers import RENDERERS, ProviderRuleError
 from ..recordings import Step
 from ..recordings.batches import RecordRunner, record_at
@@ -44,7 +44,8 @@ class ExportRun:
 
 def export_bodies(paths: Sequence[str], format_name: str, per: str = "step", gather_tools: bool = False,
                   field_map: Mapping[str, str] | None = None, run: ExportRun | None = None, jobs: int | None = 1,
-                  batch_bytes: int = BATCH_BYTES, strict: bool = False) -> Iterator[bytes]:
+                  batch_bytes: int = BATCH_BYTES, strict: bool = False,
+                  unreadable: list[Problem] | None = None) -> Iterator[bytes]:
     """Each request body (compact JSON, no newline) made of the recordings in `paths`.
 
     A file's steps are gathered by conversation within a window of the CONVERSATION_WINDOW most
@@ -55,7 +56,8 @@ def export_bodies(paths: Sequence[str], format_name: str, per: str = "step", gat
     body, or written in the form the API takes, each with a warning (CHANGED_CODES); `strict`:
     each is an error instead, and the body is not written. `jobs`: worker processes for a JSONL file (None:
     one per core for files of 16 MiB or more), each given batches of about `batch_bytes`; the
-    bodies and problems are the same whatever the number."""
+    bodies and problems are the same whatever the number. With an `unreadable` list, a file that
+    cannot be read (or read on) goes there and the next is read; else its UnreadableInput ends it."""
     fmt = format_named(format_name)
     if fmt.NAME not in EXPORTED:
         raise UsageError(f"{format_name} cannot be exported; export writes {', '.join(EXPORTED)}")
@@ -66,8 +68,14 @@ def export_bodies(paths: Sequence[str], format_name: str, per: str = "step", gat
     with RecordRunner(jobs, batch_bytes) as runner:
         for file, _ in discover(paths):
             exporter = _FileExport(file, fmt, per, gather_tools, field_map, run, strict)
-            for batch, (record, facts) in enumerate(runner.results(file, _export_facts, settings, _is_array, reads_again=True)):
-                yield from exporter.add(batch, facts)
+            try:
+                for batch, (record, facts) in enumerate(runner.results(file, _export_facts, settings, _is_array,
+                                                                       reads_again=True)):
+                    yield from exporter.add(batch, facts)
+            except UnreadableInput as exc:  # (with an `unreadable` list) the steps before it are exported
+                if unreadable is None:
+                    raise
+                unreadable.extend(exc.problems)
             yield from exporter.finish()
 
 

@@ -51,22 +51,30 @@ def import_records(paths: Sequence[str], format_name: str | None = None, convers
 
 def import_chunks(paths: Sequence[str], format_name: str | None = None, conversations: bool = False,
                   run: ImportRun | None = None, field_map: FieldMap | None = None,
-                  jobs: int | None = 1, batch_bytes: int = BATCH_BYTES) -> Iterator[bytes]:
+                  jobs: int | None = 1, batch_bytes: int = BATCH_BYTES,
+                  unreadable: list[Problem] | None = None) -> Iterator[bytes]:
     """The lines of import_records, each ending in a newline, several to a chunk (a record's, or
-    a batch's): what `chatconv import` writes, in as few writes as the lines come."""
+    a batch's): what `chatconv import` writes, in as few writes as the lines come. With an
+    `unreadable` list, a file that cannot be read (or read on) goes there and the next is read,
+    as the other commands do; else its UnreadableInput ends the import."""
     importer = Importer(format_name, conversations, field_map, run if run is not None else ImportRun())
     pool: OrderedPool | None = None  # started for the first file that needs workers (their number is the run's)
     try:
         for file, _ in discover(paths, DATA_SUFFIXES | OWN_SUFFIXES):
-            workers = _jobs_for(importer, file, jobs, batch_bytes)
-            if workers > 1:
-                if pool is None:
-                    from ..workers import OrderedPool  # here: a run without workers skips multiprocessing
-                    pool = OrderedPool(workers, shared_bytes=4 * batch_bytes)  # lines made of a batch: ~1.3x its size
-                yield from import_in_workers(importer, file, pool, batch_bytes)
-                continue
-            for record in importer.records(file):
-                yield from _chunk_of(importer, record)
+            try:
+                workers = _jobs_for(importer, file, jobs, batch_bytes)
+                if workers > 1:
+                    if pool is None:
+                        from ..workers import OrderedPool  # here: a run without workers skips multiprocessing
+                        pool = OrderedPool(workers, shared_bytes=4 * batch_bytes)  # a batch's lines: ~1.3x its size
+                    yield from import_in_workers(importer, file, pool, batch_bytes)
+                    continue
+                for record in importer.records(file):
+                    yield from _chunk_of(importer, record)
+            except UnreadableInput as exc:  # the lines before it are written
+                if unreadable is None:
+                    raise
+                unreadable.extend(exc.problems)
     finally:
         if pool is not None:
             pool.close()

@@ -171,7 +171,7 @@ def _array_head(text: bytes) -> list[tuple[int, Any, None]]:
             i += 1
         try:
             value, i = decoder.raw_decode(decoder_input, i)
-        except ValueError:
+        except (ValueError, RecursionError):  # (nested past the json module's ~1,000 levels: no stream's)
             break
         found.append((1, value, None))
     return found
