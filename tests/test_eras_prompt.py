@@ -523,9 +523,9 @@ _SLOW = {"loops of loops", "lipsum", "a macro that doubles", "wordwrap of huge t
 
 @pytest.mark.parametrize("name", list(_BOMBS))
 def test_a_template_past_a_limit_is_one_problem(repo, monkeypatch, name):
-    from chatconv.cases import templates
+    from chatconv.cases import template_limits
 
-    monkeypatch.setattr(templates, "TEMPLATE_SECONDS", 0.3)
+    monkeypatch.setattr(template_limits, "TEMPLATE_SECONDS", 0.3)
     (repo / "p.txt").write_text(_BOMBS[name])
     started = time.monotonic()
     found = problems(repo, "prompts: [file://p.txt]\ntests: [{id: a, vars: {q: [1]}}]\n")
@@ -565,7 +565,7 @@ _PIECES = st.sampled_from(["{{ 'ab' * N }}", "{% for i in range(N) %}X{% endfor 
 @given(st.recursive(_PIECES, lambda inner: st.tuples(inner, inner).map(lambda pair: pair[0].replace("X", pair[1])),
                     max_leaves=4), st.lists(st.sampled_from([0, 1, 7, 100, 10**3, 10**5, 10**9]), min_size=8, max_size=8))
 def test_any_template_renders_within_the_limits_or_says_which_it_passed(template, numbers):
-    from chatconv.cases import templates
+    from chatconv.cases import template_limits, templates
     from chatconv.limits import LIMITS
 
     for number in numbers:
@@ -573,7 +573,7 @@ def test_any_template_renders_within_the_limits_or_says_which_it_passed(template
     template = template.replace("N", "3")
     started = time.monotonic()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(templates, "TEMPLATE_SECONDS", 0.2)
+        patch.setattr(template_limits, "TEMPLATE_SECONDS", 0.2)
         try:
             rendered = templates.render_string(template, {"q": "hi"})
         except templates.TemplateProblem as exc:

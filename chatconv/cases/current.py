@@ -9,8 +9,6 @@ Without `prompts`, cases from case files that carry `input` keep the tests era's
 
 from __future__ import annotations
 
-import itertools
-import math
 from typing import Iterator
 
 from ..problems import Problem
@@ -18,9 +16,11 @@ from ..references import FileReferenceError
 from ..sources import Record, problem_at
 from . import Case, Lookup, Source, items
 from .external import RawCase, case_file_records, raw_cases, referenced_files
+from .matrix import MAX_CASES, array_expansions, expansion_count
 from .prompts import Prompt, read_prompts, safe_id
 from .shorthand import as_json_text, content_and_place, expand_input, json_messages
-from .templates import TemplateProblem, render, render_string, whole_value_name
+from .template_limits import TemplateLimit, deadline
+from .templates import TemplateProblem, limit_problem, render, render_string, whole_value_name
 from .tests import Suite, tests_case
 from .turns import conversation_turns, window_size
 
@@ -176,30 +176,6 @@ def _misshapen(rows, where: tuple) -> Iterator[tuple[tuple, str]]:
                 yield where + (index, key), f"`{key}` is {name}"
 
 
-MAX_CASES = 100_000  # the cases one eval file may make: 30 lists of 30 strings would make 30**30
-
-
-def _expansion_keys(variables: dict) -> list[str]:
-    return [k for k, v in variables.items() if isinstance(v, list) and v and all(isinstance(x, str) for x in v)]
-
-
-def expansion_count(variables: dict) -> int:
-    """How many vars objects array_expansions makes of `variables`."""
-    return math.prod(len(variables[key]) for key in _expansion_keys(variables))
-
-
-def array_expansions(variables: dict) -> Iterator[dict]:
-    """Promptfoo's matrix: each var whose value is a non-empty list of strings makes one vars
-    object per string (a cartesian product over such vars); other vars stay as they are. Made
-    one at a time: their number is the product of the lists' lengths (expansion_count)."""
-    keys = _expansion_keys(variables)
-    if not keys:
-        yield variables
-        return
-    for combo in itertools.product(*(variables[k] for k in keys)):
-        yield {**variables, **dict(zip(keys, combo))}
-
-
 def _matrix(raw: RawCase, prompts: list[Prompt], defaults: dict, suite_graders: list,
             room: list[int]) -> Iterator[Case | Problem]:
     case, path, source = raw.data, raw.path, raw.source
@@ -221,7 +197,12 @@ def _matrix(raw: RawCase, prompts: list[Prompt], defaults: dict, suite_graders: 
     for prompt in prompts:  # several prompts: each gives its own case id
         case_id = case["id"] if len(prompts) == 1 else f"{case['id']}__prompt_{safe_id(prompt.id)}"
         for expanded in array_expansions(variables):
-            built = _rendered_case(raw, case_id, prompt, expanded, own)
+            try:
+                with deadline():  # one for the case's templates (setting it costs as much as a small render)
+                    built = _rendered_case(raw, case_id, prompt, expanded, own)
+            except TemplateLimit as exc:  # the time ran out between two of its templates
+                past = limit_problem(exc)
+                built = prompt.source.problem(prompt.path, f"test {case['id']!r}: {past.message}", past.hint, past.code)
             if isinstance(built, Case):
                 built.graders += suite_graders
             yield built
@@ -299,4 +280,4 @@ def _graders(case: dict) -> list:
     return list(found) if isinstance(found, list) else []
 
 
-__all__ = ["array_expansions", "read"]
+__all__ = ["read"]
