@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from chatconv.problems import UnreadableInput
 from chatconv.sources import (MAX_ALIAS_COPIES, MAX_YAML_DEPTH, UTF8_BOM, duplicate_keys, iter_jsonl,
                               iter_records, load_json, load_yaml, read_stdin_head, yaml_parse_problem)
-from chatconv.sources.yaml import is_libyaml_depth_limit, safe_loader
+from chatconv.sources.yaml_parse import is_libyaml_depth_limit, safe_loader
 from conftest import run_chatconv
 
 

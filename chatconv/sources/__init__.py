@@ -22,7 +22,8 @@ from .batches import (BATCH_BYTES, PARALLEL_MIN_BYTES, Batch, batch_workers, cyc
                       read_batch)
 from .text import (UTF8_BOM, decode_utf8, empty_file_problem, file_too_large, holds_no_record, is_blank_line, open_binary,
                    read_whole, refuse_foreign_encoding)
-from .yaml import MAX_ALIAS_COPIES, MAX_YAML_DEPTH, load_yaml, yaml_parse_problem
+from .yaml import MAX_ALIAS_COPIES, load_yaml
+from .yaml_parse import MAX_YAML_DEPTH, yaml_parse_problem
 
 __all__ = [
     "CONVERSATION_FIELDS", "FIELD_NAMES", "STEP_FIELDS", "FieldClash", "FieldMap", "adapt", "adapt_record", "parse_field_map", "restore",

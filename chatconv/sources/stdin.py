@@ -15,7 +15,7 @@ from ..problems import UnreadableInput
 from .batches import Batch, iter_line_batches, line_too_long, rest_of_line
 from .compressed import refuse_compressed_input
 from .text import UTF8_BOM, file_too_large, is_blank_line, refuse_foreign_encoding
-from .yaml import yaml_parse_problem
+from .yaml_parse import yaml_parse_problem
 
 
 @dataclass

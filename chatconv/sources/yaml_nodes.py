@@ -23,7 +23,8 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
-from .yaml import MAX_YAML_DEPTH, STR_TAG, TEXT_TAGS, safe_loader
+from .yaml import STR_TAG, TEXT_TAGS
+from .yaml_parse import MAX_YAML_DEPTH, safe_loader
 
 
 
