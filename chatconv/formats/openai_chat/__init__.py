@@ -270,15 +270,15 @@ def _legacy_call(call: dict, reading: Reading, path: tuple, legacy_calls: dict) 
 
 def _tool_message(message: dict, reading: Reading, path: tuple, legacy_calls: dict) -> dict | None:
     if message["role"] == "function":
-        if not isinstance(message.get("name"), str):  # a list is no key of legacy_calls: a TypeError
+        name, known = message.get("name"), ("role", "name", "content")
+        if not isinstance(name, str):  # (a list is no key of legacy_calls)
             reading.error(path + ("name",), "a function message names its function with a string", code="wrong-type")
             return None
-        pending = legacy_calls.get(message["name"], [])
-        if not pending:
-            reading.error(path, f"a function message for {message.get('name')!r} answers no earlier function_call",
+        if not legacy_calls.get(name):
+            reading.error(path, f"a function message for {name!r} answers no earlier function_call",
                           code="tool-result-orphan")
             return None
-        call_id, name, known = pending.pop(0), message["name"], ("role", "name", "content")
+        call_id = legacy_calls[name].pop(0)
     else:
         call_id, name, known = message.get("tool_call_id"), "", ("role", "tool_call_id", "content")
         if not isinstance(call_id, str) or not call_id:
