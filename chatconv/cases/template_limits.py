@@ -94,7 +94,6 @@ class LimitedEnvironment(SandboxedEnvironment):
             self.filters[name] = _checked_filter(self.filters[name], *widths)
         self.filters["replace"] = _checked_replace
         self.filters["format"] = _checked_filter(_checked_do_format)
-        self.globals["lipsum"] = _checked_filter(self.globals["lipsum"], 0, 2, 3)
 
     def call_binop(self, context, operator_name: str, left: Any, right: Any) -> Any:
         if operator_name == "*":
@@ -120,7 +119,7 @@ class LimitedEnvironment(SandboxedEnvironment):
 
 def _checked_filter(function, *width_arguments: int):
     """A filter whose width arguments (by position, after the value) and result stay within the
-    output limit: `center(10**9)`, `indent(10**9)`, `lipsum(10**6)`."""
+    output limit: `center(10**9)`, `indent(10**9)`."""
     def checked(*args, **kwargs):
         for position in width_arguments:
             if len(args) > position and type(args[position]) is int:

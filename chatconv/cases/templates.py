@@ -19,14 +19,17 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import ChainableUndefined, TemplateError, TemplateSyntaxError
-from jinja2.runtime import Namespace, TemplateReference
+from jinja2 import ChainableUndefined, TemplateError, TemplateSyntaxError, UndefinedError
+from jinja2.runtime import TemplateReference
 
 from .template_limits import LimitedEnvironment, TemplateLimit, checked_integer, deadline, planned_size, rendered
 
 # A string that is one `{{ dotted.name }}` and nothing else (white space aside).
 _WHOLE_VALUE = re.compile(r"^\s*\{\{\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\}\}\s*$")
 _MISSING = object()
+# Jinja2's global functions that Nunjucks has not (it has range, cycler and joiner): a template
+# calling one fails in AgentV, so it is refused here too, not rendered.
+JINJA_ONLY_GLOBALS = ("lipsum", "namespace", "dict")
 
 
 class TemplateProblem(Exception):
@@ -51,11 +54,9 @@ class _Embedded(Exception):
 
 def _as_text(value: Any) -> Any:
     """What Nunjucks prints for a value, where Python's str() differs. (`self` is no name of
-    Nunjucks's: undefined, it prints nothing; a namespace is an object.)"""
+    Nunjucks's: undefined, it prints nothing.)"""
     if value is None or isinstance(value, (ChainableUndefined, TemplateReference)):
         return ""
-    if isinstance(value, Namespace):
-        raise _Embedded("dict")
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
@@ -71,6 +72,8 @@ def _environment() -> LimitedEnvironment:
                              finalize=lambda value: _as_text(checked_integer(value)), keep_trailing_newline=True)
     env.filters["load"] = json.loads  # AgentV's one built-in filter (JSON.parse)
     env.filters["dump"] = lambda value, indent=None: json.dumps(value, indent=indent, ensure_ascii=False)
+    for name in JINJA_ONLY_GLOBALS:  # AgentV's Nunjucks: "Unable to call `lipsum`, which is undefined"
+        del env.globals[name]
     return env
 
 
@@ -153,6 +156,10 @@ def render_string(text: str, variables: dict) -> Any:
             f"{'a list' if str(exc) == 'list' else 'an object'} written into text (Nunjucks would print "
             "it as '[object Object]' or 'a,b')", "write the var alone as '{{ name }}' to use its value, "
             "or pick a field of it ({{ name.field }}), or `| dump` it as JSON", "unsupported") from None
+    except UndefinedError as exc:  # a name called that is no function: lipsum(), or a JavaScript method
+        raise TemplateProblem(f"template cannot be rendered: {exc}", "Nunjucks has the functions range, cycler "
+                              "and joiner (not Jinja2's lipsum, namespace, dict), and no JavaScript method calls "
+                              "(.toUpperCase(), ...): use filters (| upper)", "unsupported") from None
     except TemplateError as exc:  # e.g. a JavaScript method call Jinja2 cannot make
         raise TemplateProblem(f"template cannot be rendered: {exc}",
                               "Nunjucks JavaScript method calls (.toUpperCase(), ...) are not Jinja2's; "
