@@ -59,7 +59,7 @@ CODES = {
     "template": "a prompt template chatconv cannot read or render (its syntax)",
     "case-limit": "an eval file whose vars would make more than 100,000 cases (each list of strings in a test's "
                   "vars makes a case per string, and the lists multiply): the test is refused",
-    "template-limit": "a template past a limit: 2 s to read and render a case's, --max-file-bytes for what it makes, "
+    "template-limit": "a template past a limit: 2 s to read and render a case's templates, --max-file-bytes for what it makes, "
                       "integers of 14,000 bits, nesting Python can compile",
     "no-input": "an eval case that has no input messages to build a prompt from",
     "skipped-test": "a test AgentV's loader skips (no input of its own, nothing to grade it by): the run goes on without it",
