@@ -111,6 +111,19 @@ def test_import_reads_a_compressed_recording_as_the_plain_one(tmp_path, source, 
     assert _normalized(run_chatconv("import", packed), packed, plain) == (expected.stdout, expected.stderr, 0)
 
 
+@pytest.mark.parametrize("suffix", [".gz", ".zst"])
+@pytest.mark.parametrize("command, source", [(("import",), FINETUNE), (("dataset",), WEATHER)], ids=["import", "dataset"])
+def test_names_made_of_a_file_name_do_not_depend_on_its_compression(tmp_path, command, source, suffix):
+    # A conversation named after its file (import: finetune.jsonl:1; dataset: weather-steps-step-0)
+    # keeps its name when the file is compressed: the output is byte for byte the plain file's.
+    plain = tmp_path / source.name  # (steps without their conversation's id: named after the file)
+    plain.write_bytes(b"".join(orjson.dumps({k: v for k, v in orjson.loads(line).items() if k != "conversationId"})
+                               + b"\n" for line in source.read_bytes().splitlines()))
+    expected = run_chatconv(*command, plain)
+    assert expected.returncode == 0 and Path(source.name).stem.encode() in expected.stdout
+    assert run_chatconv(*command, compressed_copy(plain, tmp_path, suffix)).stdout == expected.stdout
+
+
 def test_folders_are_searched_for_compressed_recordings(tmp_path):
     for suffix in (".gz", ".zst"):
         compressed_copy(WEATHER, tmp_path, suffix, "a.jsonl")

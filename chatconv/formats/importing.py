@@ -19,7 +19,7 @@ from ..messages import unrecorded_input
 from ..problems import ChatconvError, Problem
 from ..schemas import fast_validator
 from ..sources import (DATA_SUFFIXES, FieldMap, NotWritten, Record, adapt_record, discover, element_records, exact_json,
-                       iter_records, problem_at)
+                       iter_records, problem_at, without_compression)
 from ..validate import check_schema
 from .exchanges import exchange_format
 from .import_state import ImportState
@@ -270,4 +270,6 @@ def _name_after(record: Record, number: int) -> str:
 
 @lru_cache(maxsize=16)  # asked once per record, of the few files being read
 def _file_name(path: str) -> str:
-    return os.path.basename(path)
+    """The file's name as its conversations are named after it: a compressed file's without its
+    .gz or .zst, so that compressing a file renames none of them."""
+    return os.path.basename(without_compression(path))

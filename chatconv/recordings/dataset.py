@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ..messages import extract_text_from_message, normalize_output
+from ..sources import without_compression
 from .steps import Step
 
 
@@ -29,11 +30,12 @@ def step_text(step: dict) -> str:
 
 def dataset_item(item: Step) -> dict:
     """The dataset item of a step read from a file. A step without a conversationId is taken as
-    a step of the file's own conversation: the file's name without its suffix ("stdin" for
-    standard input) stands for the conversation id."""
+    a step of the file's own conversation: the file's name without its suffix, and without a
+    compression suffix (run.jsonl.gz is run; "stdin" for standard input), stands for the
+    conversation id."""
     conversation_id = item.conversation_id
     if conversation_id is None:
-        conversation_id = "stdin" if item.record.file == "-" else Path(item.record.file).stem
+        conversation_id = "stdin" if item.record.file == "-" else Path(without_compression(item.record.file)).stem
     return step_to_dataset_item(conversation_id, item.step)
 
 

@@ -30,6 +30,12 @@ _SUFFIX_OF = {kind: suffix for suffix, kind in COMPRESSIONS.items()}
 # where 16 KiB gave a file of zeros 512 MiB chunks, past any --max-line-bytes.
 _GZIP_CHUNK = 256 * 1024
 _ZSTD_INPUT = 512
+# Data that repeats gives more than that (a 512-byte read made 5.6 MiB of a file of copies: zstd
+# hands out whole blocks of 128 KiB, and such a block takes a dozen bytes): the reads start small,
+# are cut down as a chunk grows past this, and doubled after four reads that gave nothing (the
+# data of a block that compresses ten times is some 13 KiB), so that a chunk stays near it.
+_ZSTD_OUTPUT = 256 * 1024
+_ZSTD_SMALLEST = 16
 
 
 def compression_of(path: str | Path) -> str | None:
@@ -101,7 +107,8 @@ def _zstd_chunks(raw: BinaryIO) -> Iterator[bytes]:
 
     decompressor = zstandard.ZstdDecompressor()
     frame, begun = decompressor.decompressobj(), False
-    while data := raw.read(_ZSTD_INPUT):
+    size, idle = _ZSTD_SMALLEST, 0  # bytes read at a time; reads that gave nothing since the last chunk
+    while data := raw.read(size):
         while data:
             begun = True
             chunk = frame.decompress(data)
@@ -111,6 +118,14 @@ def _zstd_chunks(raw: BinaryIO) -> Iterator[bytes]:
                 frame, begun = decompressor.decompressobj(), False
             if chunk:
                 yield chunk
+        if chunk:
+            idle = 0
+            if len(chunk) > _ZSTD_OUTPUT:
+                size = max(_ZSTD_SMALLEST, size * _ZSTD_OUTPUT // len(chunk))
+        else:
+            idle += 1
+            if idle >= 4 and size < _ZSTD_INPUT:
+                size, idle = size * 2, 0
     if begun:
         raise _Truncated("the data ends inside a frame")
 
