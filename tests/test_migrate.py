@@ -440,7 +440,7 @@ def test_migrating_twice_changes_nothing_the_second_time(lines):
     assert twice.tally.migrated == twice.tally.rejected == 0
 
 
-@_PROPERTIES
+@settings(_PROPERTIES, max_examples=30)  # (its examples are the slowest to make: the suite's time)
 @given(jsonl_lines(), st.integers(1, 4))
 def test_every_line_is_accounted_for_in_any_batching(lines, batches):
     data = b"".join(line for _, line in lines)
