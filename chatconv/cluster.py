@@ -13,6 +13,8 @@ only when a scheduler is named.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator
 
@@ -20,6 +22,8 @@ from .problems import UsageError
 from .workers import OrderedPool, WorkerLost
 
 CONNECT_SECONDS = 10
+WORKERS_SECONDS = 10  # how long a cluster may have no worker: at the start, or once every one is gone
+POLL_SECONDS = 1  # how often a wait for a task's result looks at the cluster
 
 
 def ordered_pool(jobs: int, scheduler: str | None = None, shared_bytes: int = 0):
@@ -61,9 +65,13 @@ def _probe(address: str) -> None:
     own, which does not wait for a name lookup still running when time is up."""
     import asyncio
 
-    from distributed.comm import connect
+    from distributed.comm import connect, get_address_host_port, parse_address
 
     async def identity() -> Any:
+        if parse_address(address)[0] in ("tcp", "tls"):  # refused at once: Dask's connect tries again until time is up
+            host, port = get_address_host_port(address)
+            _, writer = await asyncio.open_connection(host, port)
+            writer.close()
         comm = await connect(address, timeout=CONNECT_SECONDS)
         try:
             await comm.write({"op": "identity"})
@@ -88,20 +96,37 @@ def _probe(address: str) -> None:
 
 
 class ClusterPool:
-    """OrderedPool's interface (ordered, close) over a Dask scheduler at `address`."""
+    """OrderedPool's interface (ordered, close) over a Dask scheduler at `address`.
 
-    def __init__(self, address: str, ahead: int = 2):
+    Each fault of the cluster ends the run with one line, never a hang or Dask's traceback:
+    a scheduler with no workers (for WORKERS_SECONDS) is a UsageError here; a task's result
+    raises WorkerLost when its worker died with it, when every worker is gone for
+    WORKERS_SECONDS, or when the scheduler went away (Dask's client says so within seconds).
+    """
+
+    def __init__(self, address: str, ahead: int = 2, workers_seconds: float = WORKERS_SECONDS):
         try:
             from distributed import Client
         except ImportError:
             raise UsageError(f'--scheduler {address}: Dask is not installed (pip install "chatconv[dask]")') from None
+        self.address, self.workers_seconds = address, workers_seconds
+        self._logs = _DaskLogsHeld()
         try:
             _check_address(address)
             _probe(address)
             self.client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as exc:  # refused, unreachable, not an address
+        except BaseException as exc:
+            self._logs.close()
+            if not isinstance(exc, (OSError, TimeoutError, ValueError)):  # refused, unreachable, not an address
+                raise
             raise UsageError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc}); start one "
                              "(`dask scheduler`) or check the address, e.g. tcp://host:8786") from None
+        try:
+            self.client.wait_for_workers(1, timeout=workers_seconds)
+        except (OSError, TimeoutError):  # (Dask's TimeoutError is the builtin one)
+            self.close()
+            raise UsageError(f"--scheduler {address}: the scheduler has no workers (none joined within "
+                             f"{workers_seconds:g} s); start some (`dask worker {address}`) and run again") from None
         # Enough batches in flight to keep every worker thread busy, and no more (memory stays flat).
         self.jobs = max(1, sum(self.client.nthreads().values()))
         self.ahead = ahead
@@ -113,7 +138,11 @@ class ClusterPool:
         self.close()
 
     def close(self) -> None:
-        self.client.close()
+        try:
+            self.client.close(timeout=CONNECT_SECONDS)
+        except (OSError, TimeoutError):  # a scheduler gone: nothing is left to close
+            pass
+        self._logs.close()
 
     def ordered(self, tasks: Iterable[tuple[Any, Callable, tuple]]) -> Iterator[tuple[Any, "_ClusterResult"]]:
         """(key, result) for each (key, function, args) task, in the order given."""
@@ -130,28 +159,71 @@ class ClusterPool:
             if pending and self.client.status == "running":  # closed already when a task failed
                 self.client.cancel([future for _, future in pending])
 
-    @staticmethod
-    def _taken(item: tuple[Any, Any]) -> tuple[Any, "_ClusterResult"]:
+    def _taken(self, item: tuple[Any, Any]) -> tuple[Any, "_ClusterResult"]:
         key, future = item
-        return key, _ClusterResult(future)
+        return key, _ClusterResult(future, self)
 
 
 class _ClusterResult:
     """A Dask future whose result() raises WorkerLost when the cluster could not run its task
-    (a worker died with it, the scheduler went away, the workers cannot load chatconv), as a
-    local pool's does: the user is told, never shown a traceback."""
+    (a worker died with it, every worker is gone, the scheduler went away, the workers cannot
+    load chatconv), as a local pool's does: the user is told, never shown a traceback."""
 
-    def __init__(self, future):
-        self.future = future
+    def __init__(self, future, pool: ClusterPool):
+        self.future, self.pool = future, pool
 
     def result(self) -> Any:
+        from distributed.client import FutureCancelledError
         from distributed.scheduler import KilledWorker
 
-        try:
-            return self.future.result()
-        except KilledWorker:
-            raise WorkerLost("the Dask cluster lost a worker running the task") from None
-        except Exception as exc:  # the task's functions are chatconv's and raise nothing: the cluster failed
-            first_line = str(exc).split("\n", 1)[0]
-            raise WorkerLost(f"the Dask cluster could not run the task ({type(exc).__name__}: {first_line}); "
-                             "its workers need chatconv installed, the version this machine runs") from None
+        pool, since = self.pool, None  # since when the cluster has had no worker
+        while True:
+            try:
+                return self.future.result(timeout=POLL_SECONDS)
+            except TimeoutError:
+                pass
+            except KilledWorker:
+                raise WorkerLost("the Dask cluster lost a worker running the task") from None
+            except FutureCancelledError:  # by the client, when it lost the scheduler
+                raise self._scheduler_gone() from None
+            except Exception as exc:
+                if type(exc).__module__.partition(".")[0] == "chatconv":  # the task's own (a record that stops a migration)
+                    raise
+                # Any other: the cluster failed it (a worker without chatconv, say).
+                first_line = str(exc).split("\n", 1)[0]
+                raise WorkerLost(f"the Dask cluster could not run the task ({type(exc).__name__}: {first_line})",
+                                 "its workers need chatconv installed, the version this machine runs") from None
+            try:
+                workers = pool.client.nthreads() if pool.client.status == "running" else None
+            except OSError:  # (Dask's CommClosedError too)
+                workers = None
+            if workers is None:
+                raise self._scheduler_gone()
+            if workers:
+                since = None
+            elif since is None:
+                since = time.monotonic()
+            elif time.monotonic() - since >= pool.workers_seconds:
+                raise WorkerLost(f"every worker of the Dask cluster is gone (none for {pool.workers_seconds:g} s)",
+                                 f"start workers (`dask worker {pool.address}`) and run again")
+
+    def _scheduler_gone(self) -> WorkerLost:
+        return WorkerLost(f"the Dask scheduler at {self.pool.address} went away",
+                          "start it and its workers again, and run again")
+
+
+class _DaskLogsHeld:
+    """Dask's own log lines (its client's ERROR on a lost scheduler, with a traceback) held back
+    while a pool is open: chatconv says what happened, in one line. Dask gives some of its
+    loggers a level and a handler of their own (distributed.client): each is held."""
+
+    def __init__(self):
+        manager = logging.Logger.manager.loggerDict
+        self.levels = {name: logging.getLogger(name).level for name in list(manager)
+                       if name == "distributed" or name.startswith("distributed.")}
+        for name in self.levels:
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+    def close(self) -> None:
+        for name, level in self.levels.items():
+            logging.getLogger(name).setLevel(level)

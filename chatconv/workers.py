@@ -217,17 +217,30 @@ class WorkersNotStarted(OSError):
 
 
 class WorkerLost(Exception):
-    """A task that a pool of another kind (a Dask cluster: cluster.py) could not run to its end."""
+    """A task that a pool of another kind (a Dask cluster: cluster.py) could not run to its end;
+    `hint` says what to do."""
+
+    def __init__(self, message: str, hint: str = "run again, or without --scheduler"):
+        super().__init__(message)
+        self.hint = hint
 
 
 def worker_result(future: Future, file: str, what: str, hint: str = "run again, or with --jobs 1 "
-                  "(e.g. if memory is short)") -> Any:
-    """The future's result; UnreadableInput naming `file` when its worker process died."""
+                  "(e.g. if memory is short)", line: int | None = None) -> Any:
+    """The future's result; UnreadableInput naming `file` when its worker process died, or its
+    cluster failed it, at `line` (the first of the task's batch: those before it are done)."""
     try:
         return future.result()
     except BrokenProcessPool:
-        raise UnreadableInput(Problem(file, None, None, "$", f"{what} stopped: a worker process ended "
+        raise UnreadableInput(Problem(file, line, None, "$", f"{what} stopped{_at(line)}: a worker process ended "
                                       "unexpectedly", "error", hint, "unreadable-file")) from None
     except WorkerLost as exc:
-        raise UnreadableInput(Problem(file, None, None, "$", f"{what} stopped: {exc}", "error",
-                                      "run again, or without --scheduler", "unreadable-file")) from None
+        raise UnreadableInput(Problem(file, line, None, "$", f"{what} stopped{_at(line)}: {exc}", "error",
+                                      exc.hint, "unreadable-file")) from None
+
+
+def _at(line: int | None) -> str:
+    """Where a run on a file stopped, and what was done before it."""
+    if line is None or line <= 1:
+        return ""
+    return f" at line {line}, after the {line - 1} whole lines before it"

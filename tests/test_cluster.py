@@ -1,9 +1,11 @@
 """Beyond one machine: `--scheduler ADDRESS` sends the batches of JSONL files to a Dask cluster's
-workers, and validate, text, tools and dataset write exactly what a local run writes (a distributed.LocalCluster of 2 worker
-processes stands for the cluster)."""
+workers, and every command that reads recordings (validate, migrate, import, export, text, tools,
+dataset) writes exactly what a local run writes (a distributed.LocalCluster of 2 worker processes
+stands for the cluster; test_cluster_faults.py starts real `dask` processes and kills them)."""
 
 from __future__ import annotations
 
+import gzip
 import socket
 import sys
 import time
@@ -11,9 +13,9 @@ import time
 import pytest
 from distributed import Client, LocalCluster
 
-from chatconv.sources import iter_line_batches
+from chatconv.sources import iter_line_batches, open_binary
 from chatconv.validate import validate_path
-from conftest import RECORDED, run_chatconv
+from conftest import DATA, RECORDED, legacy_bytes, recorded_files, run_chatconv
 from test_validate_parallel import _faulty_recording
 
 
@@ -67,6 +69,49 @@ def test_the_recording_commands_on_a_cluster_write_what_a_local_run_writes(tmp_p
     assert local.stdout.count(b"\n") > 1000 and local.stderr
 
 
+def test_migrate_on_a_cluster_writes_what_a_local_run_writes(tmp_path, cluster):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    legacy = b"".join(legacy_bytes(path.read_bytes()).rstrip(b"\n") + b"\n" for path in recorded_files())
+    (folder / "many.jsonl").write_bytes(legacy * 30)  # several batches
+    (folder / "few.jsonl.gz").write_bytes(gzip.compress(legacy))
+    before = _tasks_run(cluster, "migrate_file_part")
+    local = run_chatconv("migrate", folder, "-o", tmp_path / "local", "--jobs", "2")
+    remote = run_chatconv("migrate", folder, "-o", tmp_path / "remote", "--scheduler", cluster.scheduler_address)
+    assert (remote.returncode, remote.stderr) == (local.returncode, local.stderr) == (0, local.stderr)
+    for name in ("many.jsonl", "few.jsonl.gz"):
+        assert (tmp_path / "remote" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+    assert b" migrated" in local.stderr and legacy.count(b"\n") * 31 > 1000
+    with open_binary(str(folder / "many.jsonl")) as many, open_binary(str(folder / "few.jsonl.gz")) as few:
+        batches = sum(1 for stream in (many, few) for _ in iter_line_batches(stream))
+    assert batches >= 3 and _tasks_run(cluster, "migrate_file_part") - before == batches  # none migrated here
+    # In place too, atomically as without it; and a file that changes nothing is left alone.
+    in_place = folder / "many.jsonl"
+    assert run_chatconv("migrate", in_place, "--in-place", "--scheduler", cluster.scheduler_address).returncode == 0
+    assert in_place.read_bytes() == (tmp_path / "local" / "many.jsonl").read_bytes()
+
+
+def test_import_and_export_on_a_cluster_write_what_a_local_run_writes(tmp_path, cluster):
+    source = tmp_path / "finetune.jsonl"
+    rows = (DATA / "formats" / "openai-chat" / "finetune.jsonl").read_bytes().rstrip(b"\n") + b"\n"
+    source.write_bytes(rows * 1500)  # ~2.8 MB: three batches
+    before = _tasks_run(cluster, "import_batch")
+    local = run_chatconv("import", source, "-o", tmp_path / "local.jsonl", "--jobs", "2")
+    remote = run_chatconv("import", source, "-o", tmp_path / "remote.jsonl", "--scheduler", cluster.scheduler_address)
+    assert (remote.returncode, remote.stderr) == (local.returncode, local.stderr) == (0, local.stderr)
+    imported = (tmp_path / "local.jsonl").read_bytes()
+    assert (tmp_path / "remote.jsonl").read_bytes() == imported and imported.count(b"\n") > 5_000
+    assert _tasks_run(cluster, "import_batch") - before == 3  # its batches sent to the workers: they need not see the file
+
+    steps = tmp_path / "local.jsonl"
+    for per in ("step", "conversation"):
+        local = run_chatconv("export", steps, "--to", "anthropic", "--per", per, "--jobs", "2")
+        remote = run_chatconv("export", steps, "--to", "anthropic", "--per", per,
+                              "--scheduler", cluster.scheduler_address)
+        assert (remote.returncode, remote.stdout, remote.stderr) == (local.returncode, local.stdout, local.stderr)
+        assert local.returncode == 0 and local.stdout.count(b"\n") >= 4500
+
+
 def test_tools_pairs_calls_across_batches_run_on_a_cluster(tmp_path, cluster):
     from chatconv.recordings.tools import tool_row_lines
 
@@ -107,7 +152,7 @@ class _FailedFuture:
     def __init__(self, exc):
         self.exc = exc
 
-    def result(self):
+    def result(self, timeout=None):
         raise self.exc
 
 
@@ -116,13 +161,25 @@ def test_a_task_the_cluster_cannot_run_stops_its_file_with_a_message():
     from chatconv.problems import UnreadableInput
     from chatconv.workers import worker_result
 
-    failed = _ClusterResult(_FailedFuture(RuntimeError("Error during deserialization of the task graph.\nmore")))
+    failed = _ClusterResult(_FailedFuture(RuntimeError("Error during deserialization of the task graph.\nmore")), None)
     with pytest.raises(UnreadableInput) as stopped:
-        worker_result(failed, "run.jsonl", "validation")
+        worker_result(failed, "run.jsonl", "validation", line=2001)
     [problem] = stopped.value.problems
-    assert (problem.file, problem.code) == ("run.jsonl", "unreadable-file")
-    assert "could not run the task (RuntimeError: Error during deserialization of the task graph.)" in problem.message
-    assert "workers need chatconv installed" in problem.message
+    assert (problem.file, problem.line, problem.code) == ("run.jsonl", 2001, "unreadable-file")
+    assert problem.message == ("validation stopped at line 2001, after the 2000 whole lines before it: the Dask "
+                               "cluster could not run the task (RuntimeError: Error during deserialization of the "
+                               "task graph.)")
+    assert "workers need chatconv installed" in problem.hint
+
+
+def test_an_error_of_chatconvs_own_raised_by_a_task_is_raised_as_it_is():
+    from chatconv.cluster import _ClusterResult
+    from chatconv.migrate.lines import LineRejected, Reject
+
+    rejected = LineRejected(Reject("run.jsonl", 7, "invalid JSON", b"{"))
+    with pytest.raises(LineRejected) as raised:
+        _ClusterResult(_FailedFuture(rejected), None).result()
+    assert raised.value is rejected  # a record that stops a migration on a worker stops it as at home
 
 
 @pytest.mark.parametrize("address, said", [("nope", b"missing port number"), ("tcp://127.0.0.1", b"missing port number"),

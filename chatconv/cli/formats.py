@@ -18,7 +18,7 @@ from ..problems import UsageError, printable, shown_name
 from ..sources import DATA_SUFFIXES, data_suffix, parse_field_map
 from ..sources.writing import write_all
 from ..recordings.batches import JOBS_HELP
-from .recordings import FIELD_HELP, field_map_option
+from .recordings import FIELD_HELP, field_map_option, scheduler_option
 from .colour import color_option
 from .progress import hide_progress, shows_progress
 from .limits import limit_options
@@ -149,15 +149,17 @@ def _report(problems, summary: str, selection: Selection, unreadable: list | Non
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Worker processes that import JSONL files (output is the same for any N). "
                    "[default: one per core for files of 16 MiB or more, else 1]")
+@scheduler_option
 @max_warnings_option
 @selection_options
 @limit_options
 @no_ignore_option
 @color_option
 @shows_progress(_data_on_stdout)
-def import_(paths, format_name, conversations, field_map, output, jobs, selection):
+def import_(paths, format_name, conversations, field_map, output, jobs, scheduler, selection):
     run, unreadable = ImportRun(), []
-    _written(import_chunks(paths, format_name, conversations, run, field_map, jobs, unreadable=unreadable), output,
+    _written(import_chunks(paths, format_name, conversations, run, field_map, jobs, unreadable=unreadable,
+                           scheduler=scheduler), output,
              paths, DATA_SUFFIXES | OWN_SUFFIXES)
     formats = ", ".join(f"{count} {name}" for name, count in run.formats.items())
     _report(run.problems, f"{plural(run.records, 'record')} read{f' ({formats})' if formats else ''}: "
@@ -203,16 +205,17 @@ def import_(paths, format_name, conversations, field_map, output, jobs, selectio
                    "/dev/null is written to) "
                    "instead of standard output.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N", help=JOBS_HELP)
+@scheduler_option
 @selection_options
 @limit_options
 @no_ignore_option
 @color_option
 @shows_progress(_data_on_stdout)
-def export(paths, format_name, per, gather_tools, strict, field_map, output, jobs, selection):
+def export(paths, format_name, per, gather_tools, strict, field_map, output, jobs, scheduler, selection):
     run = ExportRun()
     unreadable = []
     bodies = export_bodies(paths, format_name, per, gather_tools, field_map, run, jobs, strict=strict,
-                           unreadable=unreadable)
+                           unreadable=unreadable, scheduler=scheduler)
     _written((body + b"\n" for body in bodies), output, paths)
     summary = f"{plural(run.steps, 'step')} read: {plural(run.bodies, 'body', 'bodies')} written"
     left_out = sum(p.code in ("part-left-out", "blank-text") for p in run.problems)

@@ -13,7 +13,7 @@ import click
 from ..eras import era_names
 from ..eras.releases import release_asked
 from ..problems import UnreadableInput, UsageError, printable, shown_name
-from .recordings import FIELD_HELP, field_map_option
+from .recordings import FIELD_HELP, field_map_option, scheduler_option
 from .releases import migrate_agentv_option
 from .progress import hide_progress, progress_bar, showing
 from .discovery import no_ignore_option
@@ -38,6 +38,7 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, pl
                    "and go on. A FILE that ends in a partial line is refused before anything is migrated.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Worker processes for JSONL files.")
+@scheduler_option
 @click.option("--to", "to_era", type=click.Choice(era_names()), metavar="ERA",
               help=f"Move eval files forward to this era, not to the newest ({', '.join(era_names())}); "
                    "a file already there or past it is left as it is.")
@@ -47,7 +48,8 @@ from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, ShortReporter, pl
 @max_warnings_option
 @limit_options
 @no_ignore_option
-def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs, to_era, field_map, agentv):
+def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs, scheduler, to_era, field_map,
+            agentv):
     """Rewrite recordings (JSONL) and eval files (YAML, JSON) in the current shape.
 
     Eval files move forward one AgentV era at a time, to the newest era (or --to ERA, or the
@@ -95,7 +97,7 @@ def migrate(paths, output, in_place, backup, dry_run, check, rejects_file, jobs,
             for outcome in migrate_paths(paths, output, in_place=in_place, backup=backup, dry_run=dry_run,
                                          check=check, rejects=rejects_file, jobs=jobs,
                                          progress=bar.file_progress if bar is not None else None,
-                                         to_era=to_era, field_map=field_map or None):
+                                         to_era=to_era, field_map=field_map or None, scheduler=scheduler):
                 if isinstance(outcome.error, LineRejected):
                     hide_progress()
                     reject = outcome.error.reject

@@ -4,9 +4,11 @@ table; a step that cannot be read or written is reported on standard error and l
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import click
+from click.core import ParameterSource
 
 from ..pairing import CONVERSATION_WINDOW
 from ..recordings import FIELD_NAMES, parse_field_map
@@ -36,12 +38,23 @@ def field_map_option(ctx, param, pairs):
 
 
 def scheduler_option(command):
-    """--scheduler ADDRESS: a JSONL file's batches of lines go to a Dask cluster's workers."""
+    """--scheduler ADDRESS: a JSONL file's batches of lines go to a Dask cluster's workers. The
+    cluster's workers are its own: --jobs beside it is refused (one rule for every command)."""
+
+    @functools.wraps(command)  # (the options given to `command` so far stay on it)
+    def checked(*args, **kwargs):
+        context = click.get_current_context()
+        if kwargs.get("scheduler") is not None and \
+                context.get_parameter_source("jobs") not in (None, ParameterSource.DEFAULT):
+            raise click.UsageError("--jobs and --scheduler cannot be used together: on a cluster, its workers "
+                                   "do the work (start more with `dask worker ADDRESS`); drop --jobs")
+        return command(*args, **kwargs)
+
     return click.option(
         "--scheduler", metavar="ADDRESS",
         help="Read JSONL files on the Dask cluster of the scheduler at ADDRESS (e.g. tcp://host:8786; needs "
-             'pip install "chatconv[dask]"): their batches of lines are sent to its workers, and the output is '
-             "the same as a local run's.")(command)
+             'pip install "chatconv[dask]"): their batches of lines are sent to its workers, which need no view '
+             "of the files, and the output is the same as a local run's. Not with --jobs.")(checked)
 
 
 def _recording_options(command):

@@ -204,7 +204,7 @@ def _json_array(problems: list[dict | bytes]) -> list[dict] | orjson.Fragment:
 
 
 class ShortReporter:
-    """migrate's problems, on standard error: FILE: error: message (hint)."""
+    """migrate's problems, on standard error: FILE[:LINE]: error: message (hint)."""
 
     def __init__(self):
         self.cap = current_cap()
@@ -212,7 +212,7 @@ class ShortReporter:
     def problem(self, problem: Problem) -> None:
         if self.cap.shows(problem):
             hide_progress()
-            click.echo(short_line(problem.file, problem.message, hint=problem.hint, severity=problem.severity),
+            click.echo(short_line(problem.file, problem.message, problem.line, problem.hint, problem.severity),
                        err=True)
 
 

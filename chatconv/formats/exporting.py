@@ -45,7 +45,7 @@ class ExportRun:
 def export_bodies(paths: Sequence[str], format_name: str, per: str = "step", gather_tools: bool = False,
                   field_map: Mapping[str, str] | None = None, run: ExportRun | None = None, jobs: int | None = 1,
                   batch_bytes: int = BATCH_BYTES, strict: bool = False,
-                  unreadable: list[Problem] | None = None) -> Iterator[bytes]:
+                  unreadable: list[Problem] | None = None, scheduler: str | None = None) -> Iterator[bytes]:
     """Each request body (compact JSON, no newline) made of the recordings in `paths`.
 
     A file's steps are gathered by conversation within a window of the CONVERSATION_WINDOW most
@@ -57,7 +57,8 @@ def export_bodies(paths: Sequence[str], format_name: str, per: str = "step", gat
     each is an error instead, and the body is not written. `jobs`: worker processes for a JSONL file (None:
     one per core for files of 16 MiB or more), each given batches of about `batch_bytes`; the
     bodies and problems are the same whatever the number. With an `unreadable` list, a file that
-    cannot be read (or read on) goes there and the next is read; else its UnreadableInput ends it."""
+    cannot be read (or read on) goes there and the next is read; else its UnreadableInput ends it.
+    `scheduler`: a Dask scheduler's address, whose cluster's workers are sent the batches."""
     fmt = format_named(format_name)
     if fmt.NAME not in EXPORTED:
         raise UsageError(f"{format_name} cannot be exported; export writes {', '.join(EXPORTED)}")
@@ -65,7 +66,7 @@ def export_bodies(paths: Sequence[str], format_name: str, per: str = "step", gat
         raise UsageError(f"--per must be one of {', '.join(PER)}")
     run = run if run is not None else ExportRun()
     settings = (fmt.NAME, per, gather_tools, field_map, strict)
-    with RecordRunner(jobs, batch_bytes) as runner:
+    with RecordRunner(jobs, batch_bytes, scheduler) as runner:
         for file, _ in discover(paths):
             exporter = _FileExport(file, fmt, per, gather_tools, field_map, run, strict)
             try:

@@ -30,6 +30,7 @@ from .importing import ImportRun, Importer
 from .registry import OWN_SUFFIXES
 
 if TYPE_CHECKING:
+    from ..cluster import ClusterPool
     from ..workers import OrderedPool
 
 
@@ -52,22 +53,23 @@ def import_records(paths: Sequence[str], format_name: str | None = None, convers
 def import_chunks(paths: Sequence[str], format_name: str | None = None, conversations: bool = False,
                   run: ImportRun | None = None, field_map: FieldMap | None = None,
                   jobs: int | None = 1, batch_bytes: int = BATCH_BYTES,
-                  unreadable: list[Problem] | None = None) -> Iterator[bytes]:
+                  unreadable: list[Problem] | None = None, scheduler: str | None = None) -> Iterator[bytes]:
     """The lines of import_records, each ending in a newline, several to a chunk (a record's, or
     a batch's): what `chatconv import` writes, in as few writes as the lines come. With an
     `unreadable` list, a file that cannot be read (or read on) goes there and the next is read,
-    as the other commands do; else its UnreadableInput ends the import."""
+    as the other commands do; else its UnreadableInput ends the import. `scheduler`: a Dask
+    scheduler's address, whose cluster's workers are sent the JSONL files' batches."""
     importer = Importer(format_name, conversations, field_map, run if run is not None else ImportRun())
-    pool: OrderedPool | None = None  # started for the first file that needs workers (their number is the run's)
+    pool: OrderedPool | ClusterPool | None = None  # started for the first file that needs workers (their number is the run's)
     try:
         for file, _ in discover(paths, DATA_SUFFIXES | OWN_SUFFIXES):
             try:
-                workers = _jobs_for(importer, file, jobs, batch_bytes)
+                workers = _jobs_for(importer, file, jobs, batch_bytes, scheduler)
                 if workers > 1:
                     if pool is None:
-                        from ..workers import OrderedPool  # here: a run without workers skips multiprocessing
-                        pool = OrderedPool(workers, shared_bytes=4 * batch_bytes)  # a batch's lines: ~1.3x its size
-                    yield from import_in_workers(importer, file, pool, batch_bytes)
+                        from ..cluster import ordered_pool  # here: a run without workers skips multiprocessing
+                        pool = ordered_pool(workers, scheduler, shared_bytes=4 * batch_bytes)  # a batch's lines: ~1.3x its size
+                    yield from import_in_workers(importer, file, pool, batch_bytes, sends=scheduler is not None)
                     continue
                 for record in importer.records(file):
                     yield from _chunk_of(importer, record)
@@ -87,13 +89,13 @@ def _chunk_of(importer: Importer, record: Record) -> Iterator[bytes]:
         yield b"\n".join(lines) + b"\n"
 
 
-def _jobs_for(importer: Importer, file: str, jobs: int | None, batch_bytes: int) -> int:
+def _jobs_for(importer: Importer, file: str, jobs: int | None, batch_bytes: int, scheduler: str | None) -> int:
     """Workers for a file: JSONL files of more than one batch only (others are read whole, or by
-    their format's own reader)."""
+    their format's own reader); on a cluster, every JSONL file's."""
     if jobs == 1 or file == "-" or file_format(file) != "jsonl" or importer.own_reader(file) is not None:
         return 1
     size = os.path.getsize(file) if os.path.isfile(file) else 0
-    return batch_workers(size, jobs, batch_bytes, compression_of(file) is not None)
+    return batch_workers(size, jobs, batch_bytes, compression_of(file) is not None, scheduler)
 
 
 def import_paths(paths: Sequence[str], format_name: str | None = None, conversations: bool = False,
@@ -124,21 +126,23 @@ BatchResult = tuple[list[str], tuple[dict, dict], tuple[int, int, int], dict[str
 RecordResult = tuple[int, int, tuple, tuple, tuple[int, int, int], tuple, list]
 
 
-def import_in_workers(importer: Importer, file: str, pool: OrderedPool, batch_bytes: int) -> Iterator[bytes]:
-    """The chunks of `file` as import_chunks gives them, made by the workers of `pool`."""
+def import_in_workers(importer: Importer, file: str, pool: OrderedPool | ClusterPool, batch_bytes: int,
+                      sends: bool = False) -> Iterator[bytes]:
+    """The chunks of `file` as import_chunks gives them, made by the workers of `pool`; with
+    `sends` (a cluster's workers, which do not see the file), each batch's lines sent to them."""
     from ..workers import worker_result
 
     settings = (importer.format_name, importer.conversations, importer.field_map)
     unread: list[UnreadableInput] = []  # compressed data that failed: raised after the batches before it
     # A worker reads its batch from the file (as validate's do); a compressed file's are sent. This
     # process reads them too: it numbers the lines, and reads a batch again when it must.
-    by_offset = compression_of(file) is None
+    by_offset = compression_of(file) is None and not sends
     with open_binary(file) as source:
         tasks = ((batch, _import_file_part, (file, batch.first_line, batch.offset, len(batch.data), settings))
                  if by_offset else (batch, _import_batch, (file, batch.first_line, batch.data, settings))
                  for batch in _until_unreadable(iter_line_batches(source, batch_bytes), unread))
         for batch, future in pool.ordered(tasks):
-            blob, whole, results = worker_result(future, file, "import")
+            blob, whole, results = worker_result(future, file, "import", line=batch.first_line)
             if results is not None:
                 yield from _taken(importer, file, batch, blob, results)
             elif importer.state.knows_any(whole[0]):  # a conversation of an earlier batch goes on

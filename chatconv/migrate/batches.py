@@ -1,7 +1,8 @@
 """A JSONL file migrated a batch of whole lines at a time, in this process or in worker
 processes that are sent each batch's lines (read here, through the file, pipe or standard
-input this process opened), migrate them and append them to the new file in turn; results come back in file order with the
-file's line numbers.
+input this process opened), migrate them and append them to the new file in turn; results come
+back in file order with the file's line numbers. On a Dask cluster (--scheduler) the workers
+see none of this machine's files: they send the migrated lines back, and this process writes them.
 """
 
 from __future__ import annotations
@@ -23,10 +24,14 @@ class Workers:
     stays flat in the file size. Use it as a context manager: leaving it ends the processes.
     """
 
-    def __init__(self, jobs: int = 1):
+    def __init__(self, jobs: int = 1, scheduler: str | None = None):
         self.jobs = jobs
         self._pool = self._turn = None
-        if jobs > 1:
+        if scheduler is not None:
+            from ..cluster import ClusterPool  # here: only a run on a cluster imports Dask
+
+            self._pool = ClusterPool(scheduler)
+        elif jobs > 1:
             context = worker_context()
             self._turn = (context.Condition(), context.RawValue("q", 0))
             self._pool = OrderedPool(jobs, _start_worker, (self._turn,), context)
@@ -54,16 +59,19 @@ class Workers:
         # again by its name: one replaced meanwhile would be read at offsets of another one;
         # standard input and pipes alike), and sends them on, each with the number of its
         # first line; the workers migrate and write the lines.
-        condition, turn = self._turn
-        with condition:
-            turn.value = 0
-        tasks = ((offset + len(lines), _migrate_file_part,
+        if self._turn is None:  # a cluster's: its workers send the lines back
+            append_to = None
+        else:
+            condition, turn = self._turn
+            with condition:
+                turn.value = 0
+        tasks = (((offset + len(lines), first_line), _migrate_file_part,
                   (file, lines, first_line, keep_rejects, batch, append_to, to_era, field_map))
                  for batch, (first_line, offset, lines) in enumerate(batches))
         ordered = self._pool.ordered(tasks)
         try:
-            for done, future in ordered:
-                yield done, worker_result(future, file, "migration", _BROKEN_HINT)
+            for (done, first_line), future in ordered:
+                yield done, worker_result(future, file, "migration", _BROKEN_HINT, first_line)
         finally:
             # Now, not when garbage is collected: a batch still running would write into the
             # file's temporary file after it is removed, or take the next file's turns.

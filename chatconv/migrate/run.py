@@ -41,7 +41,8 @@ class MigratedFile:
 def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: bool = False,
                   backup: bool = False, dry_run: bool = False, check: bool = False, rejects: str | None = None,
                   jobs: int = 1, progress: ProgressFor | None = None,
-                  to_era: str | None = None, field_map: dict | None = None) -> Iterator[MigratedFile]:
+                  to_era: str | None = None, field_map: dict | None = None,
+                  scheduler: str | None = None) -> Iterator[MigratedFile]:
     """Migrate files and folders (`-` is standard input), one MigratedFile per file, in order.
 
     output, in_place: where the migrated bytes go (see plan_targets: one input and no output
@@ -60,7 +61,8 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
     (see links.py): a MigratedFile each, with only `skipped` set (a warning). Into an output
     folder, a file not migrated (refused, or its document set aside) is copied as it was, and
     then every other file of the folders searched (see tree.py): each such file's MigratedFile
-    says `copied` (or its `error`).
+    says `copied` (or its `error`). scheduler: a Dask scheduler's address, whose cluster's
+    workers migrate the JSONL files' batches (sent to them; this process writes what they send back).
 
     Raises UsageError, before anything is written, for a call that cannot be carried out.
     """
@@ -86,7 +88,7 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
         raise
     try:
         yield from (MigratedFile(warning.file, skipped=warning) for warning in skipped)
-        with Workers(jobs) as workers:
+        with Workers(jobs, scheduler) as workers:
             configs: dict = {}
             for file, target in targets:
                 era = to_era or _required_era(file, configs)

@@ -119,12 +119,12 @@ class RecordRunner:
 
         if self._pool is None:
             self._pool = ordered_pool(jobs, self.scheduler)
-        tasks = ((None, _work_batch, (work, file, batch.first_line, batch.offset, batch.data, settings))
+        tasks = ((batch.first_line, _work_batch, (work, file, batch.first_line, batch.offset, batch.data, settings))
                  for batch in batches)
         ordered = self._pool.ordered(tasks)
         try:
-            for _, future in ordered:
-                yield worker_result(future, file, "reading")
+            for first_line, future in ordered:
+                yield worker_result(future, file, "reading", line=first_line)
         except UnreadableInput:
             self._pool.close()  # a worker died: the pool is broken, the next file starts another
             self._pool = None

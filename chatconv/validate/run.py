@@ -233,8 +233,8 @@ class Validator:
         unread: list[UnreadableInput] = []  # compressed data that failed: after the batches before it
         checked = self._pool.ordered(_worker_tasks(batches, options, unread, send_lines=self.scheduler is not None))
         try:
-            for lines, future in checked:
-                entries, written = worker_result(future, options.file, "validation")
+            for (lines, first_line), future in checked:
+                entries, written = worker_result(future, options.file, "validation", line=first_line)
                 yield LineBatch(options.file, lines, options), entries_from_wire(entries), written
         except UnreadableInput:
             self._stop_workers()  # a worker died: the pool is broken, the next file starts another
@@ -252,8 +252,8 @@ class Validator:
 
 def _worker_tasks(batches: Iterable[Batch], options: LineOptions, unread: list[UnreadableInput],
                   send_lines: bool = False) -> Iterator[tuple]:
-    """(the batch's lines, check_file_lines, its arguments) of each batch, in order; for a
-    compressed file, or with `send_lines` (a Dask cluster's workers need not see the file),
+    """((the batch's lines, its first line's number), check_file_lines, its arguments) of each
+    batch, in order; for a compressed file, or with `send_lines` (a Dask cluster's workers need not see the file),
     check_sent_lines and the lines themselves. A file whose data fails to be read ends the
     tasks there, the failure put in `unread` (the batches in flight are done first)."""
     opens_file = True
@@ -261,9 +261,9 @@ def _worker_tasks(batches: Iterable[Batch], options: LineOptions, unread: list[U
     try:
         for first_line, offset, lines in batches:
             if sent:
-                yield lines, check_sent_lines, (lines, first_line, options, opens_file)
+                yield (lines, first_line), check_sent_lines, (lines, first_line, options, opens_file)
             else:
-                yield lines, check_file_lines, (offset, len(lines), first_line, options, opens_file)
+                yield (lines, first_line), check_file_lines, (offset, len(lines), first_line, options, opens_file)
             opens_file = opens_file and holds_no_record(lines)
     except UnreadableInput as exc:
         unread.append(exc)
