@@ -64,7 +64,7 @@ def test_the_workers_are_started_once_for_every_file_of_a_run(tmp_path, monkeypa
     """Small compressed files with --jobs 2 go to workers each: the same workers, not a pool per file."""
     import gzip
 
-    from chatconv import workers
+    from chatconv import cluster, workers
 
     started = []
 
@@ -73,7 +73,7 @@ def test_the_workers_are_started_once_for_every_file_of_a_run(tmp_path, monkeypa
             started.append(args)
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(workers, "OrderedPool", Counted)
+    monkeypatch.setattr(cluster, "OrderedPool", Counted)  # the pool cluster.ordered_pool makes
     for index in range(3):
         line = b'{"messages": [{"role": "user", "content": "hi %d"}]}\n' % index
         (tmp_path / f"f{index}.jsonl.gz").write_bytes(gzip.compress(line))
