@@ -172,6 +172,8 @@ class Validator:
                     found(problems)
                 if steps is not None:
                     self._steps(checks, steps, source, where, found)
+            # The batch's entries (a file of errors has a problem on every line) go before the next batch's are made.
+            del entries
         if not counted:  # a JSONL file of blank lines
             summary.files += 1
             found([empty_file_problem(path)])
