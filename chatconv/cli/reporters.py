@@ -8,7 +8,9 @@ Exit status: 0 valid (warnings allowed), 1 invalid input, 2 usage error or unrea
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 from typing import BinaryIO, Iterable, NoReturn
 
@@ -163,44 +165,95 @@ class GithubReporter:
 
 
 class JsonReporter:
-    """One object at the end: the counts and the problems (SPEC §7, each with its `code`), and,
-    added to it, the counts by code (`counts`), the warnings --max-warnings left out
-    (`not_printed`), the problems --select / --ignore left out (`ignored`) and the files passed
-    over, each with why (`skipped`: always, --show-files or not)."""
+    """One JSON object: the problems (SPEC §7, each with its `code`), then the counts, the counts
+    by code (`counts`), the warnings --max-warnings left out (`not_printed`), the problems
+    --select / --ignore left out (`ignored`) and the files passed over, each with why
+    (`skipped`: always, --show-files or not).
+
+    The problems are written as they come, CHUNK bytes at a time (a legacy file has one on every
+    line, and holding them took hundreds of MB): `problems` is the object's first key, as the
+    counts are known only at the end. A run that stops after the first problem (Ctrl-C, a usage
+    error found mid-run) ends the object without the counts (close_unfinished): it parses, and
+    the counts it lacks say it is not whole."""
 
     render = "json"
     show_files = False
 
     def __init__(self):
-        self.problems: list[dict | bytes] = []  # a problem's object, or a block's, one per line
         self.cap = current_cap()
+        self.started = False  # the object's start is in `pending`, or written
+        self.pending = bytearray()  # whole problems, each after its comma, not written yet
 
     def problem(self, problem: Problem) -> None:
         if self.cap.shows(problem):
-            self.problems.append(problem.to_dict())
+            self._add(orjson.dumps(problem.to_dict()))
 
     def block(self, block: ProblemBlock) -> None:
         written = self.cap.written(block)
-        if written:
-            self.problems.append(written)
+        if written:  # one object a line: the array's items once the newlines are commas
+            self._add(written[:-1].replace(b"\n", b","))
+
+    def _add(self, items: bytes) -> None:
+        before = b"," if self.started else _JSON_START
+        if len(items) >= CHUNK:  # a block's many problems: written as they are, not copied
+            self._write(before, items)
+            return
+        # One concatenation: an interrupt leaves `pending` with the items whole, or without them.
+        self.pending += before + items
+        self.started = True
+        if len(self.pending) >= CHUNK:
+            self._write()
+
+    def _write(self, *more: bytes) -> None:
+        """What is pending, then `more` (a block's problems, after their comma)."""
+        hide_progress()  # standard output may be the terminal the bar is on
+        with _signals_held():  # Ctrl-C cannot cut a write: the output ends after a whole problem
+            chunk, self.pending = self.pending, bytearray()
+            for data in (chunk, *more):
+                write_all(sys.stdout.buffer, data)
+            self.started = True
 
     def summary(self, summary: Summary) -> None:
         self.cap.noted = True
-        hide_progress()
-        write_json_line({"files": summary.files, "records": summary.records, "errors": summary.errors,
-                         "warnings": summary.warnings, "problems": _json_array(self.problems),
-                         "counts": count_objects(summary.by_code, self.cap),
-                         "not_printed": sum(self.cap.hidden.values()), "ignored": summary.ignored,
-                         "skipped": [{"file": file, "reason": SKIPPED_REASON} for file in summary.skipped_files]})
+        rest = orjson.dumps({"files": summary.files, "records": summary.records, "errors": summary.errors,
+                             "warnings": summary.warnings, "counts": count_objects(summary.by_code, self.cap),
+                             "not_printed": sum(self.cap.hidden.values()), "ignored": summary.ignored,
+                             "skipped": [{"file": file, "reason": SKIPPED_REASON} for file in summary.skipped_files]})
+        self._close(b"]," + rest[1:] + b"\n")  # rest's keys after the array's end
+
+    def close_unfinished(self) -> None:
+        """End the object begun, without the counts: the run stops before its summary. Standard
+        output that failed (a full disk) is left as it is: that failure is the one told."""
+        if self.started:
+            try:
+                self._close(b"]}\n")
+            except OSError:
+                pass
+
+    def _close(self, end: bytes) -> None:
+        self.pending += end if self.started else _JSON_START + end
+        self._write()
 
 
-def _json_array(problems: list[dict | bytes]) -> list[dict] | orjson.Fragment:
-    """The problems as the JSON output's array: as written by orjson, and as blocks wrote them."""
-    if all(problem.__class__ is dict for problem in problems):
-        return problems
-    items = (orjson.dumps(problem) if problem.__class__ is dict else problem[:-1].replace(b"\n", b",")
-             for problem in problems)
-    return orjson.Fragment(b"[" + b",".join(items) + b"]")
+_JSON_START = b'{"problems":['
+CHUNK = 1 << 16  # bytes of problems the JSON output writes at a time
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Ctrl-C and SIGTERM wait (they are not lost) until the block ends, as with
+    workers.signals_held, which a run without workers does not import (multiprocessing costs
+    start-up time). Held a chunk at a time: the two calls take about as long as a problem takes
+    to write. A reader that stops reading (standard output a full pipe) holds them back until it
+    reads on or goes away (SIGPIPE then ends the run)."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: nothing can be held
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class ShortReporter:

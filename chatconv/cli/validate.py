@@ -16,7 +16,7 @@ from .progress import shows_progress
 from .discovery import no_ignore_option
 from .limits import limit_options
 from .max_warnings import max_warnings_option
-from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS
+from .reporters import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, REPORTERS, JsonReporter
 from .sarif import SarifReporter
 from .settings import selection_options
 
@@ -33,8 +33,9 @@ FORMATS = {**REPORTERS, "sarif": SarifReporter}
                    + ". `chatconv schema` lists the eras.")
 @agentv_option
 @click.option("--format", "output_format", type=click.Choice(list(FORMATS)), default="text",
-              show_default=True, help="text: one line per problem; json: one object; github: workflow annotations; "
-                                      "sarif: a SARIF 2.1.0 log for GitHub code scanning (summary on standard error).")
+              show_default=True, help="text: one line per problem; json: one object, its problems first; "
+                                      "github: workflow annotations; sarif: a SARIF 2.1.0 log for GitHub code "
+                                      "scanning (summary on standard error).")
 @click.option("--max-errors", type=click.IntRange(min=1), help="Stop after this many errors.")
 @click.option("--allow-outside-root", is_flag=True,
               help="Accept file references that resolve outside the repository root.")
@@ -91,11 +92,16 @@ def validate(paths, kind, era, agentv, output_format, max_errors, allow_outside_
                           skip_unknown=skip_unknown, jobs=jobs, field_map=field_map or None,
                           scheduler=scheduler, keep=selection.keeps if selection.filters else None,
                           render=reporter.render)  # the workers write the problems as the reporter would
-    for problem in validator.run(paths):
-        if problem.__class__ is ProblemBlock:
-            reporter.block(problem)
-        else:
-            reporter.problem(problem)
+    try:
+        for problem in validator.run(paths):
+            if problem.__class__ is ProblemBlock:
+                reporter.block(problem)
+            else:
+                reporter.problem(problem)
+    except BaseException:  # Ctrl-C, a usage error found mid-run: the JSON written so far still parses
+        if reporter.__class__ is JsonReporter:
+            reporter.close_unfinished()
+        raise
     summary = validator.summary
     reporter.summary(summary)
     if summary.unreadable:
