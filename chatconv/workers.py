@@ -15,12 +15,12 @@ import signal
 import threading
 import time
 from collections import deque
-from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Iterator
 
 from .handback import Slots, run_in_slot
+from .interrupts import HELD, MASKS, signals_held
 from .problems import Problem, UnreadableInput
 
 
@@ -54,29 +54,11 @@ def start_pool(jobs: int, initializer: Callable[..., None] = None, initargs: tup
                                initargs=(os.getpid(), initializer, initargs))
 
 
-_HELD = {signal.SIGINT, signal.SIGTERM}
-_MASKS = hasattr(signal, "pthread_sigmask")  # not on Windows: there nothing can be held
-
-
-@contextmanager
-def signals_held():
-    """Ctrl-C and SIGTERM wait (they are not lost) until the block ends: for the steps that an
-    interrupt must not cut in two."""
-    if not _MASKS:
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 def _start_worker(parent: int, initializer: Callable[..., None] | None, initargs: tuple) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker must not take the main process's handler
-    if _MASKS:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)  # held while it was forked: see OrderedPool
+    if MASKS:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)  # held while it was forked: see OrderedPool
     threading.Thread(target=_end_with_parent, args=(parent,), daemon=True).start()
     hold_freed_memory()
     if initializer is not None:

@@ -19,10 +19,10 @@ PACKAGE = Path(__file__).parent.parent / "chatconv"
 # own part). sources -> migrate -> cases -> validate -> models -> prompt / recordings ->
 # providers / history -> formats (other tools' recordings: import checks what it writes, export
 # reads recordings and keeps the providers' rules) -> cli; problems, schemas, messages, workers, eras (which kinds asks to
-# tell an eval file) and kinds sit beneath all, and handback (workers' shared memory) beneath workers;
+# tell an eval file) and kinds sit beneath all, and handback (workers' shared memory) and interrupts (signals held) beneath workers;
 # pairing (tool calls and results, over messages) beside kinds.
 RANKS = {
-    "problems": 0, "handback": 0,
+    "problems": 0, "handback": 0, "interrupts": 0,
     "schemas": 1, "messages": 1, "workers": 1, "eras": 1, "limits": 1,
     "kinds": 2, "cluster": 2, "reference_files": 2, "pairing": 2,
     "sources": 3, "references": 3,

@@ -45,11 +45,12 @@ def test_sigterm_during_an_in_place_migration_leaves_the_file_whole(tmp_path, jo
 
 def test_without_signal_masks_workers_start_and_run_in_order(monkeypatch):
     # Windows has no pthread_sigmask: nothing is held there, and --jobs must still work.
-    from chatconv import workers
+    from chatconv import interrupts, workers
 
-    monkeypatch.setattr(workers, "_MASKS", False)
+    monkeypatch.setattr(interrupts, "MASKS", False)
+    monkeypatch.setattr(workers, "MASKS", False)
     monkeypatch.delattr(signal, "pthread_sigmask")
-    with workers.signals_held():
+    with interrupts.signals_held():
         pass
     # Forked, as a run's workers are (a process running other threads, as a test runner may, spawns them).
     with workers.OrderedPool(2, context=multiprocessing.get_context("fork")) as pool:

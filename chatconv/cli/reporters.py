@@ -8,15 +8,14 @@ Exit status: 0 valid (warnings allowed), 1 invalid input, 2 usage error or unrea
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import sys
 from typing import BinaryIO, Iterable, NoReturn
 
 import click
 import orjson
 
+from ..interrupts import signals_held
 from ..problems import Problem, printable, shown_name
 from ..sources.writing import write_all
 from ..validate import ProblemBlock, Summary
@@ -207,7 +206,10 @@ class JsonReporter:
     def _write(self, *more: bytes) -> None:
         """What is pending, then `more` (a block's problems, after their comma)."""
         hide_progress()  # standard output may be the terminal the bar is on
-        with _signals_held():  # Ctrl-C cannot cut a write: the output ends after a whole problem
+        # Ctrl-C cannot cut a write: the output ends after a whole problem. Held a chunk at a time (the
+        # two calls take about as long as a problem takes to write); a reader that stops reading (a
+        # full pipe) holds them back until it reads on or goes away (SIGPIPE then ends the run).
+        with signals_held():
             chunk, self.pending = self.pending, bytearray()
             for data in (chunk, *more):
                 write_all(sys.stdout.buffer, data)
@@ -239,21 +241,6 @@ _JSON_START = b'{"problems":['
 CHUNK = 1 << 16  # bytes of problems the JSON output writes at a time
 
 
-@contextlib.contextmanager
-def _signals_held():
-    """Ctrl-C and SIGTERM wait (they are not lost) until the block ends, as with
-    workers.signals_held, which a run without workers does not import (multiprocessing costs
-    start-up time). Held a chunk at a time: the two calls take about as long as a problem takes
-    to write. A reader that stops reading (standard output a full pipe) holds them back until it
-    reads on or goes away (SIGPIPE then ends the run)."""
-    if not hasattr(signal, "pthread_sigmask"):  # Windows: nothing can be held
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class ShortReporter:

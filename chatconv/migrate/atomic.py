@@ -13,7 +13,7 @@ from pathlib import Path
 from ..problems import Problem, UnreadableInput
 from ..sources import CompressedWriter
 from ..sources.writing import write_all
-from ..workers import signals_held
+from ..interrupts import signals_held
 
 
 WRITEBACK_BYTES = 32 << 20  # written out to the disk as the file grows, this much at a time
