@@ -121,7 +121,7 @@ def test_rename_key_keeps_key_order_on_plain_dicts():
 
 
 
-_PROPERTIES_0002 = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_PROPERTIES_0002 = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _step_of(*messages) -> dict:

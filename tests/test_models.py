@@ -351,7 +351,7 @@ SLOW_TO_GENERATE = {"eval-tests": 8, "eval-current": 15}  # (seconds an example:
 
 def property_settings(focus: tuple[str, ...], shrink: bool = True, kind: str = "") -> settings:
     return settings(
-        max_examples=15 if focus else SLOW_TO_GENERATE.get(kind, 60),
+        max_examples=15 if focus else SLOW_TO_GENERATE.get(kind, 40),
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
         phases=list(Phase) if shrink else [Phase.explicit, Phase.reuse, Phase.generate],
