@@ -119,6 +119,8 @@ def printable(text: str) -> str:
     terminal or a CI log: a file name or a value holding an escape sequence cannot recolour the
     terminal, retitle its window, move its cursor or start a line of its own. (JSON and SARIF
     need no such care: JSON escapes them.)"""
+    if text.isprintable():  # nearly every line: one pass in C (tab and the rest are not printable)
+        return text
     return _CONTROL.sub(_escaped, text) if _CONTROL.search(text) else text
 
 
