@@ -18,6 +18,7 @@ import time
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator
 
+from .interrupts import signals_held
 from .problems import UsageError
 from .workers import OrderedPool, WorkerLost
 
@@ -100,8 +101,10 @@ class ClusterPool:
 
     Each fault of the cluster ends the run with one line, never a hang or Dask's traceback:
     a scheduler with no workers (for WORKERS_SECONDS) is a UsageError here; a task's result
-    raises WorkerLost when its worker died with it, when every worker is gone for
-    WORKERS_SECONDS, or when the scheduler went away (Dask's client says so within seconds).
+    raises WorkerLost when Dask gave up on it (a worker died with it, more than Dask's
+    allowed-failures times), when every worker is gone for WORKERS_SECONDS, or when the
+    scheduler went away (Dask's client says so within seconds). Once every worker or the
+    scheduler is gone, every later task fails at once with the same WorkerLost (`lost`).
     """
 
     def __init__(self, address: str, ahead: int = 2, workers_seconds: float = WORKERS_SECONDS):
@@ -110,11 +113,16 @@ class ClusterPool:
         except ImportError:
             raise UsageError(f'--scheduler {address}: Dask is not installed (pip install "chatconv[dask]")') from None
         self.address, self.workers_seconds = address, workers_seconds
+        self.lost: WorkerLost | None = None
         self._logs = _DaskLogsHeld()
         try:
             _check_address(address)
             _probe(address)
-            self.client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+            # The client's threads start with Ctrl-C and SIGTERM held, as they are in this thread:
+            # else the signal reaches one of them, and the main thread is interrupted inside a
+            # block that holds them (a JSON chunk written, a temporary file made).
+            with signals_held():
+                self.client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
         except BaseException as exc:
             self._logs.close()
             if not isinstance(exc, (OSError, TimeoutError, ValueError)):  # refused, unreachable, not an address
@@ -122,13 +130,17 @@ class ClusterPool:
             raise UsageError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc}); start one "
                              "(`dask scheduler`) or check the address, e.g. tcp://host:8786") from None
         try:
-            self.client.wait_for_workers(1, timeout=workers_seconds)
-        except (OSError, TimeoutError):  # (Dask's TimeoutError is the builtin one)
+            try:
+                self.client.wait_for_workers(1, timeout=workers_seconds)
+            except (OSError, TimeoutError):  # (Dask's TimeoutError is the builtin one)
+                raise UsageError(f"--scheduler {address}: the scheduler has no workers (none joined within "
+                                 f"{workers_seconds:g} s); start some (`dask worker {address}`) and run again") \
+                    from None
+            # Enough batches in flight to keep every worker thread busy, and no more (memory stays flat).
+            self.jobs = max(1, sum(self.client.nthreads().values()))
+        except BaseException:  # (Ctrl-C too) the client closed, Dask's logs given back
             self.close()
-            raise UsageError(f"--scheduler {address}: the scheduler has no workers (none joined within "
-                             f"{workers_seconds:g} s); start some (`dask worker {address}`) and run again") from None
-        # Enough batches in flight to keep every worker thread busy, and no more (memory stays flat).
-        self.jobs = max(1, sum(self.client.nthreads().values()))
+            raise
         self.ahead = ahead
 
     def __enter__(self) -> "ClusterPool":
@@ -144,72 +156,92 @@ class ClusterPool:
             pass
         self._logs.close()
 
-    def ordered(self, tasks: Iterable[tuple[Any, Callable, tuple]]) -> Iterator[tuple[Any, "_ClusterResult"]]:
+    def ordered(self, tasks: Iterable[tuple[Any, Callable, tuple]]) -> Iterator[tuple[Any, Any]]:
         """(key, result) for each (key, function, args) task, in the order given."""
         pending: deque[tuple[Any, Any]] = deque()
         try:
             for key, function, args in tasks:
+                if self.lost is not None or self.client.status not in ("running", "connecting"):
+                    # A client that lost its scheduler closes itself, and takes no more tasks.
+                    pending.append((key, _Failed(self.lost or self.scheduler_gone())))
+                    break
                 # pure=False: two batches with the same bytes are still two tasks.
-                pending.append((key, self.client.submit(function, *args, pure=False)))
+                pending.append((key, _ClusterResult(self.client.submit(function, *args, pure=False), self)))
                 if len(pending) >= self.ahead * self.jobs:
-                    yield self._taken(pending.popleft())
+                    yield pending.popleft()
             while pending:
-                yield self._taken(pending.popleft())
+                yield pending.popleft()
         finally:
-            if pending and self.client.status == "running":  # closed already when a task failed
-                self.client.cancel([future for _, future in pending])
+            futures = [item.future for _, item in pending if isinstance(item, _ClusterResult)]
+            if futures and self.client.status == "running":  # closed already when a task failed
+                self.client.cancel(futures)
 
-    def _taken(self, item: tuple[Any, Any]) -> tuple[Any, "_ClusterResult"]:
-        key, future = item
-        return key, _ClusterResult(future, self)
+    def scheduler_gone(self) -> WorkerLost:
+        self.lost = WorkerLost(f"the Dask scheduler at {self.address} went away",
+                               "start it and its workers again, and run again")
+        return self.lost
+
+
+class _Failed:
+    """The result of a task that was not given to the cluster: it had failed already."""
+
+    def __init__(self, lost: WorkerLost):
+        self.lost = lost
+
+    def result(self) -> Any:
+        raise self.lost
 
 
 class _ClusterResult:
     """A Dask future whose result() raises WorkerLost when the cluster could not run its task
-    (a worker died with it, every worker is gone, the scheduler went away, the workers cannot
+    (Dask gave up on it, every worker is gone, the scheduler went away, the workers cannot
     load chatconv), as a local pool's does: the user is told, never shown a traceback."""
 
     def __init__(self, future, pool: ClusterPool):
         self.future, self.pool = future, pool
 
     def result(self) -> Any:
-        from distributed.client import FutureCancelledError
+        from concurrent.futures import CancelledError  # (Dask's FutureCancelledError is one)
+
         from distributed.scheduler import KilledWorker
 
         pool, since = self.pool, None  # since when the cluster has had no worker
         while True:
+            if pool.lost is not None:
+                raise pool.lost
             try:
                 return self.future.result(timeout=POLL_SECONDS)
-            except TimeoutError:
-                pass
+            except TimeoutError as exc:
+                if self.future.done():  # the task's own TimeoutError, not the wait's
+                    raise _not_run(exc) from None
             except KilledWorker:
                 raise WorkerLost("the Dask cluster lost a worker running the task") from None
-            except FutureCancelledError:  # by the client, when it lost the scheduler
-                raise self._scheduler_gone() from None
+            except CancelledError:  # by the client, when it lost the scheduler
+                raise pool.scheduler_gone() from None
             except Exception as exc:
                 if type(exc).__module__.partition(".")[0] == "chatconv":  # the task's own (a record that stops a migration)
                     raise
-                # Any other: the cluster failed it (a worker without chatconv, say).
-                first_line = str(exc).split("\n", 1)[0]
-                raise WorkerLost(f"the Dask cluster could not run the task ({type(exc).__name__}: {first_line})",
-                                 "its workers need chatconv installed, the version this machine runs") from None
+                raise _not_run(exc) from None  # the cluster failed it (a worker without chatconv, say)
             try:
                 workers = pool.client.nthreads() if pool.client.status == "running" else None
             except OSError:  # (Dask's CommClosedError too)
                 workers = None
             if workers is None:
-                raise self._scheduler_gone()
+                raise pool.scheduler_gone()
             if workers:
                 since = None
             elif since is None:
                 since = time.monotonic()
             elif time.monotonic() - since >= pool.workers_seconds:
-                raise WorkerLost(f"every worker of the Dask cluster is gone (none for {pool.workers_seconds:g} s)",
-                                 f"start workers (`dask worker {pool.address}`) and run again")
+                pool.lost = WorkerLost(f"every worker of the Dask cluster is gone (none for {pool.workers_seconds:g} s)",
+                                       f"start workers (`dask worker {pool.address}`) and run again")
+                raise pool.lost
 
-    def _scheduler_gone(self) -> WorkerLost:
-        return WorkerLost(f"the Dask scheduler at {self.pool.address} went away",
-                          "start it and its workers again, and run again")
+
+def _not_run(exc: BaseException) -> WorkerLost:
+    first_line = str(exc).split("\n", 1)[0]
+    return WorkerLost(f"the Dask cluster could not run the task ({type(exc).__name__}: {first_line})",
+                      "its workers need chatconv installed, the version this machine runs")
 
 
 class _DaskLogsHeld:

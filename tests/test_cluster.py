@@ -6,7 +6,10 @@ stands for the cluster; test_cluster_faults.py starts real `dask` processes and 
 from __future__ import annotations
 
 import gzip
+import os
+import signal
 import socket
+from types import SimpleNamespace
 import sys
 import time
 
@@ -161,7 +164,8 @@ def test_a_task_the_cluster_cannot_run_stops_its_file_with_a_message():
     from chatconv.problems import UnreadableInput
     from chatconv.workers import worker_result
 
-    failed = _ClusterResult(_FailedFuture(RuntimeError("Error during deserialization of the task graph.\nmore")), None)
+    failed = _ClusterResult(_FailedFuture(RuntimeError("Error during deserialization of the task graph.\nmore")),
+                            SimpleNamespace(lost=None))
     with pytest.raises(UnreadableInput) as stopped:
         worker_result(failed, "run.jsonl", "validation", line=2001)
     [problem] = stopped.value.problems
@@ -178,7 +182,7 @@ def test_an_error_of_chatconvs_own_raised_by_a_task_is_raised_as_it_is():
 
     rejected = LineRejected(Reject("run.jsonl", 7, "invalid JSON", b"{"))
     with pytest.raises(LineRejected) as raised:
-        _ClusterResult(_FailedFuture(rejected), None).result()
+        _ClusterResult(_FailedFuture(rejected), SimpleNamespace(lost=None)).result()
     assert raised.value is rejected  # a record that stops a migration on a worker stops it as at home
 
 
@@ -274,3 +278,57 @@ def test_a_peer_that_says_nothing_ends_in_the_connect_time(monkeypatch):
         assert time.monotonic() - started < 5
     finally:
         server.close()
+
+
+def test_the_clients_threads_hold_ctrl_c_as_this_thread_does(cluster):
+    # A signal goes to a thread that does not hold it: were Dask's threads to take Ctrl-C, the
+    # main thread would be interrupted inside a block that holds it (a chunk of JSON written).
+    from chatconv.cluster import ClusterPool
+
+    def threads() -> set[str]:
+        return set(os.listdir("/proc/self/task"))
+
+    before = threads()
+    with ClusterPool(cluster.scheduler_address) as pool:
+        started = threads() - before
+        assert started and pool.jobs == 2
+        for task in started:
+            with open(f"/proc/self/task/{task}/status") as status:
+                blocked = int(next(line for line in status if line.startswith("SigBlk:")).split()[1], 16)
+            assert blocked & (1 << (signal.SIGINT - 1)) and blocked & (1 << (signal.SIGTERM - 1)), task
+
+
+def test_once_the_cluster_is_lost_every_later_task_fails_at_once():
+    from chatconv.cluster import ClusterPool
+    from chatconv.workers import WorkerLost
+
+    pool = object.__new__(ClusterPool)  # as one whose scheduler went away, its client closed since
+    pool.address, pool.lost, pool.ahead, pool.jobs = "tcp://host:8786", None, 2, 1
+    pool.client = SimpleNamespace(status="closed")
+    started = time.monotonic()
+    [(key, result)] = list(pool.ordered((n, abs, (-n,)) for n in range(5)))  # nothing submitted to a closed client
+    with pytest.raises(WorkerLost, match="the Dask scheduler at tcp://host:8786 went away"):
+        result.result()
+    assert key == 0 and pool.lost is not None and time.monotonic() - started < 1
+
+
+def test_a_tasks_own_timeout_error_is_not_taken_for_the_wait_and_ends_it():
+    from chatconv.cluster import _ClusterResult
+    from chatconv.workers import WorkerLost
+
+    class TimedOut(_FailedFuture):
+        def done(self):
+            return True
+
+    with pytest.raises(WorkerLost, match=r"could not run the task \(TimeoutError: slow\)"):
+        _ClusterResult(TimedOut(TimeoutError("slow")), SimpleNamespace(lost=None)).result()
+
+
+def test_import_on_a_cluster_is_not_kept_local_by_the_default_jobs():
+    from chatconv.formats.import_files import _jobs_for
+    from chatconv.formats.importing import Importer, ImportRun
+
+    path = str(DATA / "formats" / "openai-chat" / "finetune.jsonl")
+    importer = Importer(None, False, None, ImportRun())
+    assert _jobs_for(importer, path, 1, 1 << 20, None) == 1
+    assert _jobs_for(importer, path, 1, 1 << 20, "tcp://host:8786") > 1

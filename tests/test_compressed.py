@@ -605,3 +605,22 @@ def test_a_compressed_files_progress_is_told_in_its_own_bytes(tmp_path):
     # (the bytes after the last batch, its end read, are the next file's start to the bar)
     assert 0.95 * path.stat().st_size <= sum(watcher.told) <= path.stat().st_size
     assert all(count >= 0 for count in watcher.told)
+
+
+def test_zstd_data_stored_whole_is_read_in_reads_that_grow(tmp_path):
+    # Random bytes do not compress: zstd stores them whole, a byte out for a byte in. The reads
+    # that start small (for data that repeats) grow to 512 bytes, not 16 for ever.
+    from chatconv.sources.compressed import _zstd_chunks
+
+    data = random.Random(7).randbytes(1 << 20)
+
+    class Counted(io.BytesIO):
+        reads = 0
+
+        def read(self, size=-1):
+            Counted.reads += 1
+            return super().read(size)
+
+    raw = Counted(zstandard.ZstdCompressor().compress(data))
+    assert b"".join(_zstd_chunks(raw)) == data
+    assert Counted.reads < (1 << 20) // 256  # 16-byte reads would be 65,536

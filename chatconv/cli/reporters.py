@@ -194,8 +194,8 @@ class JsonReporter:
 
     def _add(self, items: bytes) -> None:
         before = b"," if self.started else _JSON_START
-        if len(items) >= CHUNK:  # a block's many problems: written as they are, not copied
-            self._write(before, items)
+        if len(items) >= CHUNK:  # a block's many problems: written at once, in one write with its comma
+            self._write(before + items)
             return
         # One concatenation: an interrupt leaves `pending` with the items whole, or without them.
         self.pending += before + items

@@ -92,7 +92,8 @@ def _chunk_of(importer: Importer, record: Record) -> Iterator[bytes]:
 def _jobs_for(importer: Importer, file: str, jobs: int | None, batch_bytes: int, scheduler: str | None) -> int:
     """Workers for a file: JSONL files of more than one batch only (others are read whole, or by
     their format's own reader); on a cluster, every JSONL file's."""
-    if jobs == 1 or file == "-" or file_format(file) != "jsonl" or importer.own_reader(file) is not None:
+    if (jobs == 1 and scheduler is None) or file == "-" or file_format(file) != "jsonl" or \
+            importer.own_reader(file) is not None:
         return 1
     size = os.path.getsize(file) if os.path.isfile(file) else 0
     return batch_workers(size, jobs, batch_bytes, compression_of(file) is not None, scheduler)

@@ -47,9 +47,10 @@ class Workers:
                 append_to: str | None = None, to_era: str | None = None,
                 field_map: dict | None = None) -> Iterator[tuple[int, MigratedLines]]:
         """(input bytes done, result) for each batch of `file`, in order; `source` is open on
-        it (or is standard input). With `append_to`, worker processes append the migrated
+        it (or is standard input). With `append_to`, local worker processes append the migrated
         lines to that file themselves, in order, and return results without them; else
-        results hold them. to_era, field_map: as for migrate_lines."""
+        results hold them (on a cluster, always: its workers see no file here). to_era,
+        field_map: as for migrate_lines."""
         batches = source.batches() if isinstance(source, StdinInput) else iter_line_batches(source)
         if self._pool is None:
             for first_line, offset, lines in batches:

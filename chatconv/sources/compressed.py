@@ -33,7 +33,8 @@ _ZSTD_INPUT = 512
 # Data that repeats gives more than that (a 512-byte read made 5.6 MiB of a file of copies: zstd
 # hands out whole blocks of 128 KiB, and such a block takes a dozen bytes): the reads start small,
 # are cut down as a chunk grows past this, and doubled after four reads that gave nothing (the
-# data of a block that compresses ten times is some 13 KiB), so that a chunk stays near it.
+# data of a block that compresses ten times is some 13 KiB) or when a chunk is under an eighth of
+# it (data zstd stored whole, a byte out for a byte in), so that a chunk stays near it.
 _ZSTD_OUTPUT = 256 * 1024
 _ZSTD_SMALLEST = 16
 
@@ -122,6 +123,8 @@ def _zstd_chunks(raw: BinaryIO) -> Iterator[bytes]:
             idle = 0
             if len(chunk) > _ZSTD_OUTPUT:
                 size = max(_ZSTD_SMALLEST, size * _ZSTD_OUTPUT // len(chunk))
+            elif len(chunk) * 8 < _ZSTD_OUTPUT and size < _ZSTD_INPUT:  # data stored whole: a byte a byte
+                size *= 2
         else:
             idle += 1
             if idle >= 4 and size < _ZSTD_INPUT:
