@@ -247,15 +247,28 @@ def _not_run(exc: BaseException) -> WorkerLost:
 class _DaskLogsHeld:
     """Dask's own log lines (its client's ERROR on a lost scheduler, with a traceback) held back
     while a pool is open: chatconv says what happened, in one line. Dask gives some of its
-    loggers a level and a handler of their own (distributed.client): each is held."""
+    loggers a level and a handler of their own (distributed.client): each is held. Pools may
+    overlap (a library's): the levels are given back when the last one closes."""
+
+    _open = 0
+    _levels: dict[str, int] = {}
 
     def __init__(self):
-        manager = logging.Logger.manager.loggerDict
-        self.levels = {name: logging.getLogger(name).level for name in list(manager)
-                       if name == "distributed" or name.startswith("distributed.")}
-        for name in self.levels:
-            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        cls, self.closed = type(self), False
+        if cls._open == 0:
+            manager = logging.Logger.manager.loggerDict
+            cls._levels = {name: logging.getLogger(name).level for name in list(manager)
+                           if name == "distributed" or name.startswith("distributed.")}
+            for name in cls._levels:
+                logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        cls._open += 1
 
     def close(self) -> None:
-        for name, level in self.levels.items():
-            logging.getLogger(name).setLevel(level)
+        cls = type(self)
+        if self.closed:
+            return
+        self.closed = True
+        cls._open -= 1
+        if cls._open == 0:
+            for name, level in cls._levels.items():
+                logging.getLogger(name).setLevel(level)

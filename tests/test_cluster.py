@@ -332,3 +332,18 @@ def test_import_on_a_cluster_is_not_kept_local_by_the_default_jobs():
     importer = Importer(None, False, None, ImportRun())
     assert _jobs_for(importer, path, 1, 1 << 20, None) == 1
     assert _jobs_for(importer, path, 1, 1 << 20, "tcp://host:8786") > 1
+
+
+def test_dasks_logs_are_given_back_when_the_last_of_overlapping_pools_closes():
+    import logging
+
+    from chatconv.cluster import _DaskLogsHeld
+
+    client_logs = logging.getLogger("distributed.client")
+    level = client_logs.level
+    first, second = _DaskLogsHeld(), _DaskLogsHeld()
+    first.close()
+    assert client_logs.level > logging.CRITICAL  # the second is still open
+    second.close()
+    second.close()  # (closed twice: nothing more)
+    assert client_logs.level == level

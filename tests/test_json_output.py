@@ -135,14 +135,15 @@ def test_max_warnings_keeps_the_document_whole_and_the_counts(legacy, blocks, jo
            {key: whole[key] for key in ("files", "records", "errors", "warnings", "ignored", "skipped")}
 
 
-def _stopping_run(monkeypatch, raised: BaseException, after: int):
-    """validate --format json whose run yields `after` problems, then raises `raised`."""
+def _stopping_run(monkeypatch, raised: BaseException | None, after: int):
+    """validate --format json whose run yields `after` problems, then raises `raised` (None: ends)."""
 
     def run(self, paths):
         for line in range(1, after + 1):
             self.summary.count(_problem(line))
             yield _problem(line)
-        raise raised
+        if raised is not None:
+            raise raised
 
     monkeypatch.setattr(Validator, "run", run)
     return CliRunner().invoke(cli, ["validate", "--format", "json", "f.jsonl"])
@@ -152,6 +153,18 @@ def _stopping_run(monkeypatch, raised: BaseException, after: int):
                          ids=["interrupt", "usage-error"])
 def test_a_run_stopped_after_problems_leaves_an_object_that_parses_without_the_counts(monkeypatch, raised):
     result = _stopping_run(monkeypatch, raised, after=2)
+    assert result.exit_code != 0
+    assert json.loads(result.stdout_bytes) == {"problems": [_problem(1).to_dict(), _problem(2).to_dict()]}
+
+
+def test_an_interrupt_while_the_counts_are_made_leaves_an_object_that_parses(monkeypatch):
+    from chatconv.cli import reporters
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reporters, "count_objects", interrupted)  # inside summary(), before its write
+    result = _stopping_run(monkeypatch, None, after=2)
     assert result.exit_code != 0
     assert json.loads(result.stdout_bytes) == {"problems": [_problem(1).to_dict(), _problem(2).to_dict()]}
 

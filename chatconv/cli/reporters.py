@@ -181,6 +181,7 @@ class JsonReporter:
     def __init__(self):
         self.cap = current_cap()
         self.started = False  # the object's start is in `pending`, or written
+        self.closed = False  # its end written
         self.pending = bytearray()  # whole problems, each after its comma, not written yet
 
     def problem(self, problem: Problem) -> None:
@@ -203,8 +204,8 @@ class JsonReporter:
         if len(self.pending) >= CHUNK:
             self._write()
 
-    def _write(self, *more: bytes) -> None:
-        """What is pending, then `more` (a block's problems, after their comma)."""
+    def _write(self, *more: bytes, closing: bool = False) -> None:
+        """What is pending, then `more` (a block's problems after their comma, or the end)."""
         hide_progress()  # standard output may be the terminal the bar is on
         # Ctrl-C cannot cut a write: the output ends after a whole problem. Held a chunk at a time (the
         # two calls take about as long as a problem takes to write); a reader that stops reading (a
@@ -214,6 +215,7 @@ class JsonReporter:
             for data in (chunk, *more):
                 write_all(sys.stdout.buffer, data)
             self.started = True
+            self.closed = closing
 
     def summary(self, summary: Summary) -> None:
         self.cap.noted = True
@@ -226,21 +228,20 @@ class JsonReporter:
     def close_unfinished(self) -> None:
         """End the object begun, without the counts: the run stops before its summary. Standard
         output that failed (a full disk) is left as it is: that failure is the one told."""
-        if self.started:
+        if self.started and not self.closed:
             try:
                 self._close(b"]}\n")
             except OSError:
                 pass
 
     def _close(self, end: bytes) -> None:
-        self.pending += end if self.started else _JSON_START + end
-        self._write()
+        """Write what is pending, then `end`; the object is closed once both are written (an
+        interrupt before leaves it to close_unfinished, whole)."""
+        self._write(end if self.started else _JSON_START + end, closing=True)
 
 
 _JSON_START = b'{"problems":['
 CHUNK = 1 << 16  # bytes of problems the JSON output writes at a time
-
-
 
 
 class ShortReporter:

@@ -98,12 +98,12 @@ def validate(paths, kind, era, agentv, output_format, max_errors, allow_outside_
                 reporter.block(problem)
             else:
                 reporter.problem(problem)
+        summary = validator.summary
+        reporter.summary(summary)
     except BaseException:  # Ctrl-C, a usage error found mid-run: the JSON written so far still parses
         if reporter.__class__ is JsonReporter:
             reporter.close_unfinished()
         raise
-    summary = validator.summary
-    reporter.summary(summary)
     if summary.unreadable:
         sys.exit(EXIT_UNREADABLE)
     sys.exit(EXIT_INVALID if summary.errors else EXIT_OK)
