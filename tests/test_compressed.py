@@ -610,7 +610,7 @@ def test_a_compressed_files_progress_is_told_in_its_own_bytes(tmp_path):
 def test_zstd_data_stored_whole_is_read_in_reads_that_grow(tmp_path):
     # Random bytes do not compress: zstd stores them whole, a byte out for a byte in. The reads
     # that start small (for data that repeats) grow to 512 bytes, not 16 for ever.
-    from chatconv.sources.compressed import _zstd_chunks
+    from chatconv.sources.decompress import zstd_chunks
 
     data = random.Random(7).randbytes(1 << 20)
 
@@ -622,5 +622,5 @@ def test_zstd_data_stored_whole_is_read_in_reads_that_grow(tmp_path):
             return super().read(size)
 
     raw = Counted(zstandard.ZstdCompressor().compress(data))
-    assert b"".join(_zstd_chunks(raw)) == data
+    assert b"".join(zstd_chunks(raw)) == data
     assert Counted.reads < (1 << 20) // 256  # 16-byte reads would be 65,536

@@ -9,13 +9,12 @@ line before it was handed out (so that those are checked); the line it cuts is n
 
 from __future__ import annotations
 
-import gzip
-import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from ..limits import EXPANSION, EXPANSION_FREE, LIMITS, size_text
 from ..problems import Problem, UnreadableInput
+from .decompress import corrupt_errors, decompressed_chunks
 
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}  # suffix -> kind
 _MAGIC = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd"}
@@ -24,21 +23,6 @@ _MAGIC = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd"}
 # decompressobj skips them.
 _ZSTD_SKIPPABLE = b"\x2a\x4d\x18"  # the magic's last three bytes; the first is 0x50 to 0x5F
 _SUFFIX_OF = {kind: suffix for suffix, kind in COMPRESSIONS.items()}
-# Decompressed bytes asked of gzip at a time; compressed bytes fed to zstd at a time. zstd's
-# decompressobj has no output bound, so the input is kept small: a chunk is near 10x this for
-# most data, and at most 32,768x (a block of one repeated byte takes 4 bytes for 128 KiB), 16 MiB,
-# where 16 KiB gave a file of zeros 512 MiB chunks, past any --max-line-bytes.
-_GZIP_CHUNK = 256 * 1024
-_ZSTD_INPUT = 512
-# Data that repeats gives more than that (a 512-byte read made 5.6 MiB of a file of copies: zstd
-# hands out whole blocks of 128 KiB, and such a block takes a dozen bytes): the reads start small,
-# are cut down as a chunk grows past this, and doubled after four reads that gave nothing (the
-# data of a block that compresses ten times is some 13 KiB) or when a chunk is under an eighth of
-# it (data zstd stored whole, a byte out for a byte in), so that a chunk stays near it.
-_ZSTD_OUTPUT = 256 * 1024
-_ZSTD_SMALLEST = 16
-
-
 def compression_of(path: str | Path) -> str | None:
     """gzip or zstd when the file's name ends in .gz or .zst (any case), else None."""
     if str(path) == "-":
@@ -85,61 +69,7 @@ def open_decompressed(raw: BinaryIO, file: str, kind: str) -> DecompressedStream
                 f"if it is plain text, rename it without {suffix}; else compress it with {kind}")
         raise UnreadableInput(Problem(file, None, None, "$", f"the file is named {suffix} but does not hold "
                                       f"{kind} data", "error", hint, "compressed-data"))
-    chunks = _gzip_chunks(raw) if kind == "gzip" else _zstd_chunks(raw)
-    return DecompressedStream(raw, file, kind, chunks)
-
-
-def _gzip_chunks(raw: BinaryIO) -> Iterator[bytes]:
-    # GzipFile reads every member of a multi-member file (`cat a.gz b.gz`) and checks each CRC.
-    # read1: what one step decompressed, so that the bytes before a failure are handed out.
-    with gzip.GzipFile(fileobj=raw, mode="rb") as stream:
-        while chunk := stream.read1(_GZIP_CHUNK):
-            yield chunk
-
-
-class _Truncated(Exception):
-    """The compressed data ends inside a frame."""
-
-
-def _zstd_chunks(raw: BinaryIO) -> Iterator[bytes]:
-    # zstandard's stream_reader ends quietly where a file is cut short; a decompressobj says
-    # whether its frame ended (eof), so each frame gets its own, and a file may hold several.
-    import zstandard  # here: only .zst files need it
-
-    decompressor = zstandard.ZstdDecompressor()
-    frame, begun = decompressor.decompressobj(), False
-    size, idle = _ZSTD_SMALLEST, 0  # bytes read at a time; reads that gave nothing since the last chunk
-    while data := raw.read(size):
-        while data:
-            begun = True
-            chunk = frame.decompress(data)
-            data = b""
-            if frame.eof:
-                data = frame.unused_data
-                frame, begun = decompressor.decompressobj(), False
-            if chunk:
-                yield chunk
-        if chunk:
-            idle = 0
-            if len(chunk) > _ZSTD_OUTPUT:
-                size = max(_ZSTD_SMALLEST, size * _ZSTD_OUTPUT // len(chunk))
-            elif len(chunk) * 8 < _ZSTD_OUTPUT and size < _ZSTD_INPUT:  # data stored whole: a byte a byte
-                size *= 2
-        else:
-            idle += 1
-            if idle >= 4 and size < _ZSTD_INPUT:
-                size, idle = size * 2, 0
-    if begun:
-        raise _Truncated("the data ends inside a frame")
-
-
-def _corrupt_errors() -> tuple[type[BaseException], ...]:
-    errors: tuple[type[BaseException], ...] = (EOFError, zlib.error, gzip.BadGzipFile, _Truncated)
-    try:
-        import zstandard
-    except ImportError:  # never raised then
-        return errors
-    return errors + (zstandard.ZstdError,)
+    return DecompressedStream(raw, file, kind, decompressed_chunks(raw, kind))
 
 
 class DecompressedStream:
@@ -174,7 +104,7 @@ class DecompressedStream:
         except StopIteration:
             self._done = True
             return b""
-        except _corrupt_errors() as exc:
+        except corrupt_errors() as exc:
             self._failure = self._corrupt(exc)
             return b""
         except OSError as exc:
@@ -204,12 +134,12 @@ class DecompressedStream:
         count = 0
         try:
             with open(self.name, "rb") as raw:
-                for chunk in _gzip_chunks(raw) if self.kind == "gzip" else _zstd_chunks(raw):
+                for chunk in decompressed_chunks(raw, self.kind):
                     count += chunk.count(b"\n", 0, size)
                     size -= len(chunk)
                     if size <= 0:
                         break
-        except (OSError, *_corrupt_errors()):
+        except (OSError, *corrupt_errors()):
             pass  # it fails where it did: the bytes before are counted
         return count
 
