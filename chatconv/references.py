@@ -16,7 +16,8 @@ from .reference_files import (FileReferenceError, open_within, read_regular, rea
                               segment_text)
 
 # The reading names are reference_files'; they stay importable from here, where they were first.
-__all__ = ["FileReferenceError", "check_patterns", "find_config", "find_repo_root", "is_guideline", "open_reference",
+__all__ = ["FileReferenceError", "check_patterns", "find_config", "find_repo_root", "is_guideline", "not_followed",
+           "open_reference",
            "open_within", "pattern_problem", "read_reference", "read_segment_text", "refuse_outside", "repository_root",
            "resolve_reference", "search_folders", "segment_text"]
 
@@ -127,6 +128,14 @@ def _not_found(value: str, relative: str, folders: list[Path]) -> FileReferenceE
     tried = ", ".join(str(folder) for folder in folders)
     return FileReferenceError(f"file {value!r} not found; looked in: {tried}",
                               "check the path; relative paths start at the eval file's folder")
+
+
+def not_followed(url: str) -> FileReferenceError:
+    """The FileReferenceError of a reference in an eval file read from a URL (s3://): references
+    are looked up in a checkout's folders, as AgentV, which reads eval files from one, does."""
+    return FileReferenceError("not followed: the eval file was read from a URL, and references are looked up "
+                              "in a repository's folders", "validate a copy of the folder to check its references "
+                              f"(e.g. aws s3 sync {url.rpartition('/')[0]}/ DIR)")
 
 
 _SHOWN_CHARACTERS = 80  # of a value that cannot be looked up (it may be very long)

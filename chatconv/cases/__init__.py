@@ -17,8 +17,8 @@ from typing import Any, BinaryIO, Callable
 from ..eras import Era, era_of
 from ..problems import Problem, json_path
 from ..reference_files import open_within, refuse_outside
-from ..references import open_reference, repository_root, resolve_reference
-from ..sources import Position, Record
+from ..references import not_followed, open_reference, repository_root, resolve_reference
+from ..sources import Position, Record, is_url
 
 
 @dataclass(frozen=True)
@@ -42,9 +42,12 @@ class Lookup:
     folder: Path
     root: Path
     allow_outside_root: bool = False
+    url: str | None = None  # the eval file's, read from a store: its references are not followed
 
     @classmethod
     def of(cls, record: Record, allow_outside_root: bool = False) -> Lookup:
+        if is_url(record.file):
+            return cls(Path(), Path(), allow_outside_root, record.file)
         folder = Path(record.file).parent if record.file != "-" else Path.cwd()
         root = repository_root(folder)
         # Outside a repository no root bounds the look-up, as for AgentV's loader there (its
@@ -53,21 +56,29 @@ class Lookup:
 
     def resolve(self, written: str) -> Path:
         """The file `written` names; FileReferenceError when there is none, or it is outside."""
+        self._local()
         return resolve_reference(written, self.folder, self.root, self.allow_outside_root)
 
     def read(self, written: str) -> tuple[Path, bytes]:
         """The real path and bytes of the file `written` names: checked and read from one open
         file (see references.open_reference); FileReferenceError as for resolve."""
+        self._local()
         return open_reference(written, self.folder, self.root, self.allow_outside_root)
 
     def open(self, path: Path, written: str) -> BinaryIO:
         """`path` (a case file, a prompt file) open for reading: the file opened is the one
         checked against the root (see reference_files.open_within)."""
+        self._local()
         return open_within(path, self.root, self.allow_outside_root, written)
 
     def refuse_outside(self, path: Path, written: str) -> None:
         """FileReferenceError when `path` (a glob's match, a case folder) is outside the root."""
+        self._local()
         refuse_outside(repr(written), path.resolve(), self.root, self.allow_outside_root)
+
+    def _local(self) -> None:
+        if self.url is not None:
+            raise not_followed(self.url)
 
 
 @dataclass

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import shutil
 import sys
 import time
 from typing import Callable, Iterable, Iterator
 
 from ..problems import printable, shown_name
-from ..sources import discover
+from ..sources import discover, stored_size
 from ..sources.ignore import quietly
 from ..sources.progress import watching_reads
 
@@ -44,7 +43,7 @@ class ProgressBar:
     # The ReadWatcher of sources/progress.py
     def file(self, path: str) -> None:
         self.before += self.size
-        self.size, self.done, self.name = _size(path), 0, printable(shown_name(path))
+        self.size, self.done, self.name = stored_size(path), 0, printable(shown_name(path))
         self.draw()
 
     def read(self, count: int) -> None:
@@ -107,7 +106,7 @@ def progress_bar(paths: Iterable[str], data_on_stdout: bool) -> ProgressBar | No
     if not is_terminal(sys.stderr) or (data_on_stdout and is_terminal(sys.stdout)):
         return None
     with quietly():  # the run's own walk tells of an unreadable .gitignore
-        total = sum(_size(file) for file, _ in discover(paths))
+        total = sum(stored_size(file) for file, _ in discover(paths))
     return ProgressBar(total) if total else None
 
 
@@ -141,11 +140,6 @@ def shows_progress(data_on_stdout: Callable[[dict], bool] = lambda options: True
     return decorate
 
 
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path) if path != "-" and os.path.isfile(path) else 0
-    except OSError:
-        return 0
 
 
 def _bytes(count: int) -> str:

@@ -17,14 +17,13 @@ them, and serve every file after it.
 from __future__ import annotations
 
 import io
-import os
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..handback import hand_back
 from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, Record, batch_workers, compression_of,
                        cycle_collector_paused, discover, file_format, iter_jsonl, iter_line_batches, open_binary,
-                       read_batch)
+                       read_batch, stored_size)
 from .import_state import ImportState
 from .importing import ImportRun, Importer
 from .registry import OWN_SUFFIXES
@@ -95,8 +94,7 @@ def _jobs_for(importer: Importer, file: str, jobs: int | None, batch_bytes: int,
     if (jobs == 1 and scheduler is None) or file == "-" or file_format(file) != "jsonl" or \
             importer.own_reader(file) is not None:
         return 1
-    size = os.path.getsize(file) if os.path.isfile(file) else 0
-    return batch_workers(size, jobs, batch_bytes, compression_of(file) is not None, scheduler)
+    return batch_workers(stored_size(file), jobs, batch_bytes, compression_of(file) is not None, scheduler)
 
 
 def import_paths(paths: Sequence[str], format_name: str | None = None, conversations: bool = False,

@@ -10,13 +10,13 @@ record by record here: they are read whole, or cannot be cut.
 
 from __future__ import annotations
 
-import os
 from itertools import chain
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from ..problems import UnreadableInput
 from ..sources import (BATCH_BYTES, Record, batch_workers, compression_of, cycle_collector_paused, empty_file_problem,
-                       file_format, is_blank_line, iter_line_batches, iter_records, load_json, open_binary)
+                       file_format, is_blank_line, iter_line_batches, iter_records, load_json, open_binary, open_raw,
+                       stream_size)
 
 # ((record, its byte offset in the file, or None when it cannot be read again there), ..., settings)
 # -> results: a command's work on some records (a batch's, or one read whole), in a worker or here.
@@ -44,7 +44,7 @@ def record_at(file: str, offset: int, line: int, stream: BinaryIO | None = None)
     """The record of the JSONL line at `offset` of `file` (numbered `line`), read again (from
     `stream`, the file open, when given)."""
     if stream is None:
-        with open(file, "rb") as stream:
+        with open_raw(file) as stream:
             return record_at(file, offset, line, stream)
     stream.seek(offset)
     return load_json(stream.readline(), file, line)
@@ -97,7 +97,7 @@ class RecordRunner:
         empty = True
         with open_binary(file) as stream:
             batches = iter_line_batches(stream, self.batch_bytes)
-            jobs = batch_workers(os.fstat(stream.fileno()).st_size, self.jobs, self.batch_bytes,
+            jobs = batch_workers(stream_size(stream), self.jobs, self.batch_bytes,
                                  compression_of(file) is not None, self.scheduler)
             if jobs > 1:
                 chunks = self._by_workers(file, batches, work, settings, jobs)

@@ -15,7 +15,7 @@ import orjson
 from ..messages import tool_call_of
 from ..pairing import CONVERSATION_WINDOW, ConversationWindow
 from ..problems import Problem
-from ..sources import FieldMap, Record, problem_at
+from ..sources import FieldMap, Record, open_raw, problem_at
 from ..validate import duplicate_call_problem, orphan_result_problem
 from .batches import record_at
 from .steps import _record_steps
@@ -193,7 +193,7 @@ class ToolRows:
         if self._cached is not None and self._cached[0] == where:
             return self._cached[1]
         if self._stream is None:
-            self._stream = open(self.file, "rb")
+            self._stream = open_raw(self.file)
         record = record_at(self.file, *where, self._stream)
         list(_record_steps(record, self.field_map, []))  # adapts and upgrades it as it was read
         self._cached = (where, record)

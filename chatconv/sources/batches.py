@@ -11,6 +11,7 @@ from typing import BinaryIO, Iterator, NamedTuple
 from ..limits import LIMITS, size_text
 from ..problems import Problem, UnreadableInput
 from .progress import told_read
+from .remote import is_url, read_range
 
 BATCH_BYTES = 1 << 20  # JSONL files are read, checked and migrated about this many bytes at a time
 PARALLEL_MIN_BYTES = 16 * 1024 * 1024  # unless --jobs says otherwise, smaller files use no workers
@@ -113,7 +114,10 @@ def newlines(data: bytes) -> int:
 
 def read_batch(file: str, offset: int, length: int) -> bytes:
     """A batch's lines read again from its file, by a worker process: cheaper than sending them
-    down a pipe (one copy, not a pickle and two), for a file that is not compressed."""
+    down a pipe (one copy, not a pickle and two), for a file that is not compressed; an
+    object's (a URL) in one ranged request."""
+    if is_url(file):
+        return read_range(file, offset, length)
     with open(file, "rb") as stream:
         stream.seek(offset)
         return stream.read(length)

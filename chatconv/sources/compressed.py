@@ -15,6 +15,7 @@ from typing import BinaryIO, Iterator
 from ..limits import EXPANSION, EXPANSION_FREE, LIMITS, size_text
 from ..problems import Problem, UnreadableInput
 from .decompress import corrupt_errors, decompressed_chunks
+from .remote import open_raw
 
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}  # suffix -> kind
 _MAGIC = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd"}
@@ -133,13 +134,13 @@ class DecompressedStream:
         a failure asks, so that reading whole data pays no count."""
         count = 0
         try:
-            with open(self.name, "rb") as raw:
+            with open_raw(self.name) as raw:
                 for chunk in decompressed_chunks(raw, self.kind):
                     count += chunk.count(b"\n", 0, size)
                     size -= len(chunk)
                     if size <= 0:
                         break
-        except (OSError, *corrupt_errors()):
+        except (OSError, UnreadableInput, *corrupt_errors()):
             pass  # it fails where it did: the bytes before are counted
         return count
 

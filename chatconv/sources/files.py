@@ -12,7 +12,7 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator
 from ..eras.releases import Release, required_release
 from ..kinds import CONFIG_FILE_NAMES
 from ..limits import LIMITS
-from ..problems import ChatconvError, Problem
+from ..problems import ChatconvError, Problem, UnreadableInput
 from .arrays import element_records
 from .batches import iter_line_batches
 from .compressed import COMPRESSIONS, without_compression
@@ -20,6 +20,7 @@ from .ignore import Ignored
 from .progress import told_file
 from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
+from .remote import is_url, remote_files, remote_isdir
 from .stdin import read_stdin, read_stdin_head
 from .text import decode_utf8, empty_file_problem, open_binary, read_whole
 from .yaml import load_yaml
@@ -44,11 +45,14 @@ def discover(paths: Iterable[str | Path], suffixes: Iterable[str] | None = DATA_
     one of `suffixes` (the data files; None: every file), in order, skipping hidden folders (but
     with `hidden`, which skips only those of tools' state: .git, .venv, caches), some tools' folders and what `.gitignore` files ignore
     (see ignore.py; a file named is always read). A folder reached through a symlink is not
-    searched: `linked_folders`, when given, gets those found."""
+    searched: `linked_folders`, when given, gets those found. A URL's folder (`s3://bucket/runs/`)
+    is searched alike, .gitignore files aside (see remote.py)."""
     suffixes = None if suffixes is None else frozenset(suffixes)
     for path in paths:
         path = str(path)
-        if path != "-" and os.path.isdir(path):
+        if is_url(path):
+            yield from _discover_remote(path, suffixes, hidden)
+        elif path != "-" and os.path.isdir(path):
             ignored = Ignored(path)
             for folder, subfolders, files in os.walk(path):
                 subfolders[:] = sorted(d for d in subfolders if (_searched(d) or hidden and d not in _TOOL_STATE)
@@ -65,6 +69,23 @@ def discover(paths: Iterable[str | Path], suffixes: Iterable[str] | None = DATA_
         else:
             told_file(path)
             yield path, True
+
+
+def _discover_remote(url: str, suffixes: frozenset[str] | None, hidden: bool) -> Iterator[tuple[str, bool]]:
+    try:
+        files = list(remote_files(url)) if remote_isdir(url) else None
+    except UnreadableInput:  # named, then: reading it says why it cannot be
+        files = None
+    if files is None:
+        told_file(url)
+        yield url, True
+        return
+    for file, key in files:
+        *folders, name = key.split("/")
+        if all(_searched(d) or hidden and d not in _TOOL_STATE for d in folders) and \
+                (suffixes is None or data_suffix(name) in suffixes):
+            told_file(file)
+            yield file, False
 
 
 def _linked(folder: str, subfolders: list[str]) -> list[str]:
@@ -90,8 +111,11 @@ def eval_pattern_config(file: str | Path, seen: dict | None = None) -> dict | No
     The nearest `.agentv/config.*` walking up from the file's folder to the repository root
     (a folder holding `.git`) counts; its patterns match the file's path relative to the folder
     that holds `.agentv/` (`**` spans folders, `*` does not cross `/`, dot-folders match, case is ignored).
-    `seen` keeps the configs found, by folder, across the files of one run.
+    `seen` keeps the configs found, by folder, across the files of one run. An object's (a URL)
+    has none: its store has no repository to walk up.
     """
+    if is_url(file):
+        return None
     path = Path(file).resolve()
     found = _nearest_agentv_config(path.parent, {} if seen is None else seen)
     if found is None:
@@ -106,7 +130,9 @@ def eval_pattern_config(file: str | Path, seen: dict | None = None) -> dict | No
 
 def nearest_config(file: str | Path, seen: dict | None = None) -> dict | None:
     """The data of the `.agentv/config.*` nearest `file` (walking up its folders to the
-    repository root), or None; `seen` as for eval_pattern_config."""
+    repository root), or None (an object's: see eval_pattern_config); `seen` as for eval_pattern_config."""
+    if is_url(file):
+        return None
     found = _nearest_agentv_config(Path(file).resolve().parent, {} if seen is None else seen)
     return None if found is None else found[1]
 
@@ -196,7 +222,9 @@ def _named_format(path: str | Path) -> str | None:
 
 def is_regular_file(path: str | Path) -> bool:
     """Whether `path` is a regular file, which can be looked into before it is read (not `-`, a
-    pipe, a FIFO or a device, whose bytes would be used up)."""
+    pipe, a FIFO or a device, whose bytes would be used up); an object (a URL) is read again."""
+    if is_url(path):
+        return True
     try:
         return str(path) != "-" and stat.S_ISREG(os.stat(path).st_mode)
     except (OSError, ValueError):

@@ -12,6 +12,7 @@ from typing import BinaryIO
 from ..limits import LIMITS, read_at_most, size_text
 from ..problems import ChatconvError, Problem, UnreadableInput
 from .compressed import compression_of, open_decompressed
+from .remote import is_url, open_remote
 
 UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -106,11 +107,15 @@ def decode_utf8(data: bytes, file: str, first_line: int = 1) -> str:
 def open_binary(path: str | Path) -> BinaryIO:
     """The file, open for reading bytes; UnreadableInput says why it cannot be (e.g. it is
     UTF-16: refused here, once, rather than line by line). A `.gz` or `.zst` file gives its
-    decompressed bytes, streamed (see compressed.py): it cannot be read by offset then."""
-    try:
-        stream = open(path, "rb")
-    except OSError as exc:
-        raise UnreadableInput(_open_problem(path, exc)) from None
+    decompressed bytes, streamed (see compressed.py): it cannot be read by offset then. A URL
+    (`s3://bucket/run.jsonl`) gives the object's bytes (remote.py)."""
+    if is_url(path):
+        stream = open_remote(str(path))
+    else:
+        try:
+            stream = open(path, "rb")
+        except OSError as exc:
+            raise UnreadableInput(_open_problem(path, exc)) from None
     kind = compression_of(path)
     if kind is not None:
         stream = open_decompressed(stream, str(path), kind)
@@ -122,6 +127,16 @@ def open_binary(path: str | Path) -> BinaryIO:
     return stream
 
 
+
+
+def stream_size(stream: BinaryIO) -> int:
+    """The size of the file open as `stream` (open_binary's), as stored: a .gz file's compressed
+    size; an object's, which has no descriptor, from its store."""
+    try:
+        return os.fstat(stream.fileno()).st_size
+    except (OSError, AttributeError, ValueError):  # io.UnsupportedOperation is an OSError
+        size = getattr(stream, "size", None)
+        return size if isinstance(size, int) else getattr(getattr(stream, "raw", None), "size", 0)
 
 
 def empty_file_problem(file: str) -> Problem:

@@ -20,7 +20,7 @@ from ..kinds import config_era
 from ..problems import ChatconvError, Problem
 from ..reference_files import FileReferenceError, segment_text
 from ..references import find_repo_root, pattern_problem, repository_root
-from ..sources import Record, iter_records, problem_at
+from ..sources import Record, is_url, iter_records, problem_at
 from .configs import check_config_providers
 from .explain import short_json
 from .graders import check_current_graders, check_graders
@@ -97,7 +97,7 @@ def _outside_repository(record: Record) -> Iterator[Problem]:
     checked: "Cannot validate file references: git repository root not found"): a file
     reference starting with `/` starts at the repository root. Its loader reads the file all the
     same; so does chatconv, with no root to bound the files it reads."""
-    if record.file != "-" and repository_root(Path(record.file).parent) is None:
+    if record.file != "-" and not is_url(record.file) and repository_root(Path(record.file).parent) is None:
         yield problem_at(record, (), "AgentV refuses an eval file outside a git repository (\"Cannot validate file "
                          "references: git repository root not found\"): no folder above it holds .git",
                          hint="validate it inside its repository (or make one there: git init)",
@@ -129,8 +129,9 @@ def _eval_file_problems(record: Record, era: Era, allow_outside_root: bool,
             from ..cases.tests import with_test_vars  # here: recordings' checks start without the era readers
 
             record = with_test_vars(record)
-    elif era is NEWEST and record.file != "-":
-        record = with_env_templates(record, str(find_repo_root(Path(record.file).parent)))  # {{ env.NAME }}
+    elif era is NEWEST and record.file != "-":  # (an object's: its folder's URL)
+        root = record.file.rpartition("/")[0] if is_url(record.file) else str(find_repo_root(Path(record.file).parent))
+        record = with_env_templates(record, root)  # {{ env.NAME }}
     schema_problems = check_schema(record, era.SCHEMA)  # first: it upgrades older spellings in memory
     cases = read_cases(record, era, allow_outside_root)
     # A case the schema refused is read defensively (AgentV's loader skips a bad message, say):

@@ -8,8 +8,8 @@ from typing import Any
 
 from ..problems import Problem
 from ..reference_files import FileReferenceError, segment_text
-from ..references import find_repo_root, open_reference
-from ..sources import Record, load_yaml, problem_at
+from ..references import find_repo_root, not_followed, open_reference
+from ..sources import Record, is_url, load_yaml, problem_at
 
 
 def read_named_yaml(record: Record, at: tuple, value: str, subject: str,
@@ -19,6 +19,8 @@ def read_named_yaml(record: Record, at: tuple, value: str, subject: str,
     name the file system refuses, outside the repository, not UTF-8, not YAML."""
     folder = Path(record.file).parent
     try:
+        if is_url(record.file):
+            raise not_followed(record.file)
         real, data = open_reference(value, folder, find_repo_root(folder.resolve()), allow_outside_root,
                                     search=False)
         read = load_yaml(segment_text(data, real), str(real))

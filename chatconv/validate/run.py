@@ -5,7 +5,6 @@ the records of the file.
 
 from __future__ import annotations
 
-import os
 from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,7 @@ from ..pairing import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compression_of, configured_release, discover,
                        empty_file_problem, eval_pattern_config, file_format, holds_no_record, iter_line_batches,
-                       iter_records, open_binary, read_as_records)
+                       iter_records, open_binary, read_as_records, stream_size)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
 from .lines import NOT_A_RECORD, NOT_OURS, LineOptions, StepRun, check_lines, record_entry
 from .order import PlaceOrder
@@ -208,7 +207,7 @@ class Validator:
                                  for index, record in enumerate(records)), None
             return
         with open_binary(path) as stream:
-            jobs = batch_workers(os.fstat(stream.fileno()).st_size, self.jobs, self.batch_bytes,
+            jobs = batch_workers(stream_size(stream), self.jobs, self.batch_bytes,
                                  compression_of(path) is not None, self.scheduler)
             batches = iter_line_batches(stream, self.batch_bytes)
             if jobs > 1:
