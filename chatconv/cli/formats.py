@@ -15,7 +15,7 @@ import click
 from ..formats import EXPORTED, IMPORTED_NAMES, ExportRun, ImportRun, export_bodies, import_chunks
 from ..formats.registry import OWN_SUFFIXES
 from ..problems import UsageError, printable, shown_name
-from ..sources import DATA_SUFFIXES, data_suffix, parse_field_map
+from ..sources import DATA_SUFFIXES, data_suffix, is_url, parse_field_map
 from ..sources.writing import write_all
 from ..recordings.batches import JOBS_HELP
 from .recordings import FIELD_HELP, field_map_option, scheduler_option
@@ -70,6 +70,14 @@ def _write(chunks: Iterator[bytes], output: str | None) -> None:
         return
     from ..migrate.atomic import AtomicFile
 
+    if is_url(output):  # an object (s3://): uploaded whole, or not at all
+        from ..migrate.atomic_object import AtomicObject
+
+        with AtomicObject(output) as uploading:
+            for chunk in chunks:
+                uploading.write(chunk)
+            uploading.commit()
+        return
     target = Path(output)
     if target.is_dir():
         raise click.UsageError(f"-o {output} is a folder; name the file to write")

@@ -23,7 +23,7 @@ from ..handback import hand_back
 from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, Record, batch_workers, compression_of,
                        cycle_collector_paused, discover, file_format, iter_jsonl, iter_line_batches, open_binary,
-                       read_batch, stored_size)
+                       is_url, read_batch, stored_size)
 from .import_state import ImportState
 from .importing import ImportRun, Importer
 from .registry import OWN_SUFFIXES
@@ -68,7 +68,9 @@ def import_chunks(paths: Sequence[str], format_name: str | None = None, conversa
                     if pool is None:
                         from ..cluster import ordered_pool  # here: a run without workers skips multiprocessing
                         pool = ordered_pool(workers, scheduler, shared_bytes=4 * batch_bytes)  # a batch's lines: ~1.3x its size
-                    yield from import_in_workers(importer, file, pool, batch_bytes, sends=scheduler is not None)
+                    # (a cluster's workers read an object, s3://, themselves, by range)
+                    sends = scheduler is not None and not is_url(file)
+                    yield from import_in_workers(importer, file, pool, batch_bytes, sends=sends)
                     continue
                 for record in importer.records(file):
                     yield from _chunk_of(importer, record)

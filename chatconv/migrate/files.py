@@ -11,26 +11,30 @@ import os
 import sys
 from contextlib import nullcontext
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, BinaryIO, Callable, Iterable, Iterator
 
 from ..problems import Problem, UnreadableInput
-from ..sources import CompressedWriter, compression_of, file_format, open_binary, read_stdin, read_whole
+from ..sources import CompressedWriter, compression_of, file_format, is_url, open_binary, read_stdin, read_whole
 from ..sources.writing import write_all
 from .atomic import AtomicFile, unwritable
+
+if TYPE_CHECKING:
+    from .atomic_object import AtomicObject
 from .batches import Workers
 from .documents import migrate_document
 from .guard import check_unchanged, gained_since, hold_input, release_input
 from .lines import LineRejected, Reject, Tally, migrate_lines
 
 
-def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = False,
+def migrate_file(path: str, output: Path | str | BinaryIO | None, *, backup: bool = False,
                  rejects: BinaryIO | None = None, workers: Workers | None = None,
                  progress: Callable[[int], None] | None = None, to_era: str | None = None,
                  field_map: dict | None = None) -> Tally:
     """Migrate one file (`-` is standard input) to `output` and return its counts.
 
     output: a path (written through AtomicFile; the input itself for an in-place run, which
-    is left alone when nothing changes), a binary stream, or None to only count (dry run).
+    is left alone when nothing changes), an object's URL (through AtomicObject; the input's,
+    in place), a binary stream, or None to only count (dry run).
     rejects: a binary stream that receives a JSON line per rejected record (see Reject); it
     is fsynced before the file is replaced. Without it, a bad record raises LineRejected and
     leaves `output` untouched. progress, if given, is called with the input bytes read so far.
@@ -38,14 +42,16 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
     field_map: fields read from other keys (sources.parse_field_map), migrated under their own keys.
     Raises UnreadableInput when the file cannot be read.
     """
-    in_place = isinstance(output, Path) and path != "-" and output.exists() and os.path.samefile(path, output)
+    in_place = isinstance(output, Path) and path != "-" and output.exists() and os.path.samefile(path, output) \
+        or isinstance(output, str) and output == path
     keep_rejects = rejects is not None
     tally = Tally()
     with _open_input(path) as source:
-        # One in-place run per file, and none over a file that changed while it was read (guard.py).
-        held = hold_input(path, source, str(output)) if in_place else None
+        # One in-place run per file, and none over a file that changed while it was read (guard.py;
+        # an object's ETag, AtomicObject).
+        held = hold_input(path, source, str(output)) if in_place and isinstance(output, Path) else None
         # run.jsonl.gz stays gzip; a folder missing or read-only is said of the target (AtomicFile)
-        sink = AtomicFile(output, backup, compression_of(output)) if isinstance(output, Path) else None
+        sink = _sink(output, backup, in_place)
         # A stream (standard output, a device) is written compressed as the input is.
         kind = compression_of(path)
         writer = CompressedWriter(output, kind) if kind and output is not None and sink is None else None
@@ -76,7 +82,7 @@ def migrate_file(path: str, output: Path | BinaryIO | None, *, backup: bool = Fa
             if writer is not None:
                 _write_stream(output, None, writer)  # the end of the compressed data
             if sink is not None and _should_commit(fmt, tally, in_place):
-                if backup and os.path.lexists(f"{sink.target}.bak"):
+                if backup and _exists(f"{sink.target}.bak"):
                     raise UnreadableInput(Problem(
                         str(output), None, None, "$", f"{sink.target}.bak is an earlier backup, which --backup "
                         "would replace", "error", "move it away and run again; the file was not changed",
@@ -206,6 +212,24 @@ def _should_commit(fmt: str, tally: Tally, in_place: bool) -> bool:
     if fmt != "jsonl" and tally.rejected:
         return False  # a document that cannot be read is set aside whole: its file stays as it is
     return not in_place or bool(tally.migrated or tally.rejected)
+
+
+def _sink(output, backup: bool, in_place: bool) -> AtomicFile | AtomicObject | None:
+    if isinstance(output, Path):
+        return AtomicFile(output, backup, compression_of(output))
+    if isinstance(output, str):  # an object's URL
+        from .atomic_object import AtomicObject  # here: a run on files never loads fsspec
+
+        return AtomicObject(output, backup, compression_of(output), guard=in_place)
+    return None
+
+
+def _exists(path: str) -> bool:
+    if is_url(path):
+        from .atomic_object import object_exists
+
+        return object_exists(path)
+    return os.path.lexists(path)
 
 
 def _open_input(path: str):

@@ -19,7 +19,7 @@ from ..sources import configured_release, file_format
 from .batches import Workers
 from .files import migrate_file
 from .lines import LineRejected, Tally
-from .plan import Target, output_folder, plan_targets, refuse_rejects_among
+from .plan import Target, is_folder, output_folder, plan_targets, refuse_rejects_among
 from .tree import companions, copy_unchanged
 
 # Called with each file, gives what to call with the input bytes read so far (or None).
@@ -77,7 +77,7 @@ def migrate_paths(paths: Iterable[str], output: str | None = None, *, in_place: 
     paths = list(paths)
     targets = plan_targets(paths, output, in_place, writes, skipped)
     tree = output_folder(paths, output, len(targets)) if writes and not in_place else None
-    folders = [path for path in paths if path != "-" and os.path.isdir(path)]
+    folders = [path for path in paths if is_folder(path)]
     others = companions(folders, targets, tree, skipped) if tree is not None else []
     try:
         if rejects and writes:
@@ -138,7 +138,7 @@ def _left_out(outcome: MigratedFile) -> bool:
     return tally is not None and bool(tally.rejected) and file_format(outcome.file) != "jsonl"
 
 
-def _copy(file: str, target: Path) -> UnreadableInput | None:
+def _copy(file: str, target: Path | str) -> UnreadableInput | None:
     """Copy a file unchanged into the -o folder; why it could not be, else None."""
     try:
         copy_unchanged(file, target)

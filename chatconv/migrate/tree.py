@@ -14,39 +14,41 @@ from pathlib import Path
 from typing import Iterable
 
 from ..problems import Problem, UnreadableInput, UsageError
-from ..sources import discover
+from ..sources import discover, is_url, open_raw
 from .atomic import AtomicFile
 from .links import skipped_link
+from .plan import inside, relative_name
 
 _CHUNK = 1 << 20
 
 
-def companions(folders: Iterable[str], planned: Iterable[tuple[str, Path]], output: Path,
-               skipped: list[Problem]) -> list[tuple[str, Path]]:
+def companions(folders: Iterable[str], planned: Iterable[tuple[str, Path | str]], output: Path | str,
+               skipped: list[Problem]) -> list[tuple[str, Path | str]]:
     """(file, where its copy goes) for each file a search of `folders` finds (every name, in
     hidden folders too but .git and tools' caches, the search's other rules kept) that the run
     does not migrate (`planned`: (file, its target)), nor writes: a file under `output` that is
     not under the folder searched (a -o folder inside an input folder) is the run's own. Told
     before anything is written. Links the run must not follow are left out, each with a warning
-    in `skipped`. UsageError when two files would go to one place, or a copy over an input."""
+    in `skipped`. UsageError when two files would go to one place, or a copy over an input.
+    (Folders and `output` may be URLs: their paths are compared as normalized text.)"""
     planned = list(planned)
     taken = {os.path.realpath(file) for file, _ in planned}
     out = os.path.realpath(output)
     found = []
     for folder in folders:
-        inside = os.path.realpath(folder)
+        searched = os.path.realpath(folder)
         for file, _ in discover([folder], suffixes=None, hidden=True):  # .github/prompts/, say
             real = os.path.realpath(file)
-            if real in taken or (_within(real, out) and not _within(real, inside)):
+            if real in taken or (_within(real, out) and not _within(real, searched)):
                 continue
             warning = skipped_link(file, folder, in_place=False)
             if warning is not None:
                 skipped.append(warning)
                 continue
-            found.append((file, output / os.path.relpath(file, folder)))
+            found.append((file, inside(output, relative_name(file, folder))))
     sources = taken | {os.path.realpath(file) for file, _ in found}
     targets: dict[str, str] = {}
-    for file, target in [*((f, t) for f, t in planned if isinstance(t, Path)), *found]:
+    for file, target in [*((f, t) for f, t in planned if isinstance(t, (Path, str))), *found]:
         where = os.path.realpath(target)
         if where in sources and where != os.path.realpath(file):
             raise UsageError(f"-o {output} would write over the input {where} before it is copied; write to a "
@@ -62,23 +64,25 @@ def _within(path: str, folder: str) -> bool:
     return os.path.commonpath([path, folder]) == folder
 
 
-def copy_unchanged(file: str, target: Path) -> None:
-    """`file`'s bytes to `target`, replaced whole (AtomicFile), with `file`'s mode bits.
-    UnreadableInput names the file when it cannot be read, the target when it cannot be written."""
+def copy_unchanged(file: str, target: Path | str) -> None:
+    """`file`'s bytes to `target`, replaced whole (AtomicFile, or AtomicObject for a URL), with
+    `file`'s mode bits (a local file's). UnreadableInput names the file when it cannot be read,
+    the target when it cannot be written."""
+    if isinstance(target, Path):
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UnreadableInput(_problem(str(target), f"cannot make its folder: {exc.strerror}")) from None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UnreadableInput(_problem(str(target), f"cannot make its folder: {exc.strerror}")) from None
-    try:
-        source = open(file, "rb")
+        source = open_raw(file)
     except OSError as exc:
         raise UnreadableInput(_problem(file, f"cannot be read to copy it: {exc.strerror}")) from None
     with source:
         try:
-            mode = stat.S_IMODE(os.fstat(source.fileno()).st_mode)
+            mode = None if is_url(file) else stat.S_IMODE(os.fstat(source.fileno()).st_mode)
         except OSError as exc:
             raise UnreadableInput(_problem(file, f"cannot be read to copy it: {exc.strerror}")) from None
-        with AtomicFile(target, mode=mode) as sink:  # UnreadableInput naming the target when it cannot be made
+        with _atomic(target, mode) as sink:  # UnreadableInput naming the target when it cannot be made
             try:
                 while chunk := source.read(_CHUNK):
                     sink.write(chunk)
@@ -88,6 +92,14 @@ def copy_unchanged(file: str, target: Path) -> None:
                 sink.commit()
             except OSError as exc:
                 raise UnreadableInput(_problem(str(target), f"cannot be written: {exc.strerror}")) from None
+
+
+def _atomic(target: Path | str, mode: int | None):
+    if isinstance(target, Path):
+        return AtomicFile(target, mode=mode)
+    from .atomic_object import AtomicObject  # here: a run on files never loads fsspec
+
+    return AtomicObject(target)
 
 
 def _problem(file: str, message: str) -> Problem:

@@ -47,7 +47,7 @@ def url_fs(url: str):
 def unreadable(url: str, exc: BaseException) -> UnreadableInput:
     """Why the object at `url` could not be read, as a user reads it."""
     if isinstance(exc, FileNotFoundError):
-        message, hint = "no such object", "check the URL (a folder's objects are listed when it ends in /)"
+        message, hint = "no such object", "check the URL"
     elif isinstance(exc, PermissionError):
         message, hint = "access denied", "check the credentials (AWS_PROFILE, AWS_ACCESS_KEY_ID, ...)"
     elif isinstance(exc, IsADirectoryError):

@@ -17,7 +17,7 @@ from ..pairing import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compression_of, configured_release, discover,
                        empty_file_problem, eval_pattern_config, file_format, holds_no_record, iter_line_batches,
-                       iter_records, open_binary, read_as_records, stream_size)
+                       is_url, iter_records, open_binary, read_as_records, stream_size)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
 from .lines import NOT_A_RECORD, NOT_OURS, LineOptions, StepRun, check_lines, record_entry
 from .order import PlaceOrder
@@ -232,7 +232,10 @@ class Validator:
         if self._pool is None:  # a batch's problems, written (a legacy batch's: a sixth of its size), come back shared
             self._pool = ordered_pool(jobs, self.scheduler, shared_bytes=self.batch_bytes)
         unread: list[UnreadableInput] = []  # compressed data that failed: after the batches before it
-        checked = self._pool.ordered(_worker_tasks(batches, options, unread, send_lines=self.scheduler is not None))
+        # A cluster's workers see no file here: they are sent the lines, but an object's (s3://)
+        # they read themselves, by range, as local workers read a file's.
+        sends = self.scheduler is not None and not is_url(options.file)
+        checked = self._pool.ordered(_worker_tasks(batches, options, unread, send_lines=sends))
         try:
             for (lines, first_line), future in checked:
                 entries, written = worker_result(future, options.file, "validation", line=first_line)
