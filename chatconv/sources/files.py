@@ -80,12 +80,18 @@ def _discover_remote(url: str, suffixes: frozenset[str] | None, hidden: bool) ->
         told_file(url)
         yield url, True
         return
-    for file, key in files:
+    for file, key in sorted(files, key=_walk_order):
         *folders, name = key.split("/")
         if all(_searched(d) or hidden and d not in _TOOL_STATE for d in folders) and \
                 (suffixes is None or data_suffix(name) in suffixes):
             told_file(file)
             yield file, False
+
+
+def _walk_order(found: tuple[str, str]) -> list[tuple[int, str]]:
+    """Where os.walk (a local folder's search) puts a file: a folder's files, then its folders'."""
+    *folders, name = found[1].split("/")
+    return [(1, folder) for folder in folders] + [(0, name)]
 
 
 def _linked(folder: str, subfolders: list[str]) -> list[str]:

@@ -1,0 +1,311 @@
+"""Paths that are URLs: every command reads s3:// objects and folders as it reads files and
+folders, writes objects whole or not at all, and a cluster's workers read an object's batches
+themselves. The store is a real S3 API, moto's server on 127.0.0.1, started here (never a mock
+of the client): what chatconv sends is what S3 gets."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import DATA, RECORDED, legacy_bytes, run_chatconv
+
+pytest.importorskip("s3fs", reason='object storage needs s3fs (pip install "chatconv[s3]")')
+pytest.importorskip("moto.server", reason="the S3 server the tests run against is moto's (the test extras)")
+
+
+@pytest.fixture(scope="session")
+def moto_url():
+    """A moto S3 server on a free port of 127.0.0.1, for this test process."""
+    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", "0"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        url = None
+        deadline = time.monotonic() + 30
+        while url is None and time.monotonic() < deadline:
+            line = server.stderr.readline()
+            if not line:
+                break
+            if found := re.search(r"Running on (http://127\.0\.0\.1:\d+)", line):
+                url = found.group(1)
+        assert url is not None, "moto's server did not start"
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/moto-api/", timeout=2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "moto's server does not answer"
+                time.sleep(0.05)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def s3_environment(endpoint: str, key: str = "client") -> dict[str, str]:
+    """What an AWS tool reads: the endpoint, credentials (moto takes any), no instance metadata
+    (its address is no loopback one), few retries (a dead endpoint fails in under a second)."""
+    return {"AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL_S3": endpoint, "AWS_EC2_METADATA_DISABLED": "true", "AWS_MAX_ATTEMPTS": "2"}
+
+
+@pytest.fixture
+def bucket(moto_url, monkeypatch):
+    """A new bucket (the server is shared by the tests of this process); the environment points
+    this process and the commands it runs at the server."""
+    import fsspec
+
+    for name, value in s3_environment(moto_url).items():
+        monkeypatch.setenv(name, value)
+    fs = fsspec.filesystem("s3", skip_instance_cache=True)
+    name = f"b-{uuid.uuid4().hex[:12]}"
+    fs.mkdir(name)
+    return _Bucket(name, fs)
+
+
+class _Bucket:
+    def __init__(self, name, fs):
+        self.name, self.fs = name, fs
+
+    def url(self, key: str = "") -> str:
+        return f"s3://{self.name}/{key}"
+
+    def put_tree(self, folder: Path, prefix: str) -> str:
+        for file in sorted(folder.rglob("*")):
+            if file.is_file():
+                self.fs.pipe_file(f"{self.name}/{prefix}/{file.relative_to(folder).as_posix()}", file.read_bytes())
+        return self.url(prefix)
+
+    def get(self, key: str) -> bytes:
+        return self.fs.cat_file(f"{self.name}/{key}")
+
+    def keys(self, prefix: str = "") -> list[str]:
+        self.fs.invalidate_cache()
+        return sorted(k[len(self.name) + 1:] for k in self.fs.find(f"{self.name}/{prefix}"))
+
+    def uploads(self) -> list:
+        return self.fs.call_s3("list_multipart_uploads", Bucket=self.name).get("Uploads", [])
+
+
+def _tree(tmp_path: Path) -> Path:
+    """A folder of recordings as teams keep them: plain, gzip and zstd JSONL, a legacy one, a
+    folder inside, a hidden folder (not searched), a file of another kind (not read)."""
+    import zstandard
+
+    root = tmp_path / "runs"
+    (root / "sub").mkdir(parents=True)
+    (root / ".cache").mkdir()
+    weather = (RECORDED / "weather-steps.jsonl").read_bytes()
+    (root / "weather.jsonl").write_bytes(weather)
+    (root / "sub" / "travel.jsonl.gz").write_bytes(gzip.compress((RECORDED / "travel-planner-steps.jsonl").read_bytes()))
+    (root / "sub" / "letters.jsonl.zst").write_bytes(
+        zstandard.ZstdCompressor().compress((RECORDED / "demand-letter-steps.jsonl").read_bytes()))
+    (root / "legacy.jsonl").write_bytes(legacy_bytes(weather))
+    shutil.copy(DATA / "formats" / "openai-chat" / "finetune.jsonl", root / "sub" / "finetune.jsonl")  # for import
+    (root / ".cache" / "hidden.jsonl").write_bytes(b"{not json\n")
+    (root / "notes.txt").write_text("not a recording\n")
+    return root
+
+
+def _same_as_local(local: subprocess.CompletedProcess, remote: subprocess.CompletedProcess, url: str, folder: Path):
+    """The remote run's output and exit status are the local run's, its paths the URL's."""
+    assert remote.returncode == local.returncode, remote.stderr_text
+    assert remote.stdout.replace(url.rstrip("/").encode(), b"runs") == local.stdout
+    assert remote.stderr_text.replace(url.rstrip("/"), "runs") == local.stderr_text
+
+
+@pytest.mark.parametrize("command", [["validate"], ["text"], ["tools"], ["dataset"], ["export", "--to", "openai-chat"],
+                                     ["import"]])
+def test_every_reading_command_reads_a_bucket_folder_as_it_reads_the_local_folder(tmp_path, bucket, command):
+    folder = _tree(tmp_path)
+    url = bucket.put_tree(folder, "runs")
+    bucket.fs.pipe_file(f"{bucket.name}/runs-other/x.jsonl", b"{not json\n")  # beside runs/, not in it
+    local = run_chatconv(*command, "runs", cwd=tmp_path)
+    remote = run_chatconv(*command, url, cwd=tmp_path)
+    _same_as_local(local, remote, url, folder)
+    assert remote.stdout or remote.stderr  # (something was read: the comparison is not of two empty runs)
+
+
+def test_a_folder_named_without_its_slash_and_objects_named_one_by_one_read_alike(tmp_path, bucket):
+    url = bucket.put_tree(_tree(tmp_path), "runs")
+    bucket.fs.pipe_file(f"{bucket.name}/runs/marker/", b"")  # the empty "folder" object some tools write
+    with_slash = run_chatconv("validate", url + "/", cwd=tmp_path)
+    without = run_chatconv("validate", url, cwd=tmp_path)
+    named = run_chatconv("validate", *(bucket.url(f"runs/{key}") for key in (  # in a search's order
+        "legacy.jsonl", "weather.jsonl", "sub/letters.jsonl.zst", "sub/travel.jsonl.gz")), cwd=tmp_path)
+    assert with_slash.stdout_text == without.stdout_text
+    assert [line for line in named.stdout_text.splitlines() if line.startswith("s3://")] == \
+        [line for line in without.stdout_text.splitlines() if line.startswith("s3://")]
+    assert "4 files, 38 records" in without.stdout_text and "hidden" not in without.stdout_text
+
+
+def test_a_multi_batch_object_is_read_by_range_in_the_workers_and_gives_the_local_output(tmp_path, bucket):
+    from test_validate_parallel import _faulty_recording
+
+    (tmp_path / "runs").mkdir()
+    path = _faulty_recording(tmp_path / "runs" / "faulty.jsonl")
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:len(lines) * 2 // 5]))  # ~1.6 MB, every kind of fault: two batches
+    finetune = (DATA / "formats" / "openai-chat" / "finetune.jsonl").read_bytes()
+    (tmp_path / "runs" / "finetune.jsonl").write_bytes(finetune * (int(1.5 * 2**20) // len(finetune)))
+    url = bucket.put_tree(tmp_path / "runs", "runs")
+    for command in (["validate"], ["import"]):
+        local = run_chatconv(*command, "--jobs", "1", "runs", cwd=tmp_path)
+        remote = run_chatconv(*command, "--jobs", "2", url, cwd=tmp_path)
+        _same_as_local(local, remote, url, path.parent)
+    assert local.stdout.count(b"\n") > 1000
+
+
+def test_reading_objects_through_the_library(bucket):
+    from chatconv.sources import discover, iter_records
+
+    bucket.fs.pipe_file(f"{bucket.name}/r/a.jsonl", b'{"x": 1}\n\n{"x": 2}\n')
+    bucket.fs.pipe_file(f"{bucket.name}/r/b.yaml", b"x: 3\n")
+    found = [file for file, _ in discover([bucket.url("r")])]
+    assert found == [bucket.url("r/a.jsonl"), bucket.url("r/b.yaml")]
+    assert [(r.line, r.data) for f in found for r in iter_records(f)] == [(1, {"x": 1}), (3, {"x": 2}), (1, {"x": 3})]
+
+
+def test_memory_urls_are_read_in_process():
+    import fsspec
+
+    from chatconv.sources import discover, iter_records
+
+    fs = fsspec.filesystem("memory")
+    fs.pipe_file("/t-objstore/runs/a.jsonl.gz", gzip.compress(b'{"x": 1}\n'))
+    assert [(f, [r.data for r in iter_records(f)]) for f, _ in discover(["memory://t-objstore/runs"])] == \
+        [("memory:///t-objstore/runs/a.jsonl.gz", [{"x": 1}])]
+
+
+def test_what_cannot_be_read_is_said_of_the_url_with_no_traceback(tmp_path, bucket, monkeypatch):
+    bucket.fs.pipe_file(f"{bucket.name}/ok.jsonl", (RECORDED / "weather-steps.jsonl").read_bytes())
+    result = run_chatconv("validate", bucket.url("missing.jsonl"), "s3://no-such-bucket-here/a.jsonl",
+                          bucket.url("ok.jsonl"), cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"{bucket.url('missing.jsonl')}:1:1: error: $: no such object (check the URL)" in result.stdout_text
+    assert "s3://no-such-bucket-here/a.jsonl:1:1: error: $: no such object" in result.stdout_text
+    assert "1 file, 10 records: 2 errors" in result.stdout_text  # the object that is there is read
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
+    started = time.monotonic()
+    result = run_chatconv("validate", bucket.url("ok.jsonl"), cwd=tmp_path, timeout=60)
+    assert result.returncode == 2 and time.monotonic() - started < 30
+    assert "error: $: cannot be read: EndpointConnectionError" in result.stdout_text
+    assert "(check the endpoint (AWS_ENDPOINT_URL_S3)" in result.stdout_text
+
+
+def test_a_url_of_a_store_whose_package_is_missing_is_a_usage_error_naming_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "fsspec.core", None)  # as where fsspec is not installed
+    from chatconv.problems import UsageError
+    from chatconv.sources import iter_records
+
+    with pytest.raises(UsageError, match=r'reading URLs needs fsspec: pip install "chatconv\[s3\]"'):
+        list(iter_records("s3://bucket/a.jsonl"))
+    result = run_chatconv("validate", "gs://bucket/a.jsonl", cwd=tmp_path)  # gcsfs is not installed
+    assert result.returncode == 2 and "gs://bucket/a.jsonl: Please install gcsfs" in result.stderr_text
+
+
+def test_an_eval_file_read_from_a_url_says_its_references_are_not_followed(tmp_path, bucket):
+    url = bucket.put_tree(Path(__file__).parent.parent / "examples" / "evals", "evals")
+    result = run_chatconv("validate", f"{url}/code-review.yaml", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "file-reference" in result.stdout_text and "not followed: the eval file was read from a URL" \
+        in result.stdout_text and "no-repository" not in result.stdout_text
+
+
+def test_migrating_a_bucket_folder_into_a_bucket_folder_writes_what_a_local_run_writes(tmp_path, bucket):
+    folder = _tree(tmp_path)
+    url = bucket.put_tree(folder, "runs")
+    local = run_chatconv("migrate", "runs", "-o", "out/", cwd=tmp_path)
+    remote = run_chatconv("migrate", url, "-o", bucket.url("out/"), cwd=tmp_path)
+    assert local.returncode == remote.returncode == 0, remote.stderr_text
+    written = {str(p.relative_to(tmp_path / "out")): p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    assert {key.removeprefix("out/"): bucket.get(key) for key in bucket.keys("out")} == written
+    assert "legacy.jsonl" in written and written["legacy.jsonl"] != (folder / "legacy.jsonl").read_bytes()
+    assert gzip.decompress(written["sub/travel.jsonl.gz"])  # gzip stays gzip
+    assert bucket.uploads() == []
+
+
+def test_migrating_objects_in_place_keeps_a_backup_and_refuses_an_object_that_changed(tmp_path, bucket):
+    from chatconv.migrate import migrate_file
+    from chatconv.problems import UnreadableInput
+
+    old = legacy_bytes((RECORDED / "weather-steps.jsonl").read_bytes())
+    bucket.fs.pipe_file(f"{bucket.name}/w.jsonl", old)
+    (tmp_path / "w.jsonl").write_bytes(old)
+    assert run_chatconv("migrate", "--in-place", "w.jsonl", cwd=tmp_path).returncode == 0
+    result = run_chatconv("migrate", "--in-place", "--backup", bucket.url("w.jsonl"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr_text
+    assert bucket.get("w.jsonl") == (tmp_path / "w.jsonl").read_bytes() != old
+    assert bucket.get("w.jsonl.bak") == old
+
+    bucket.fs.pipe_file(f"{bucket.name}/w.jsonl", old)
+    url = bucket.url("w.jsonl")
+    meanwhile = b'{"written": "by another process"}\n'
+
+    def another_writer(done):  # called after the file's bytes are read, before the new object is made whole
+        bucket.fs.pipe_file(f"{bucket.name}/w.jsonl", meanwhile)
+
+    with pytest.raises(UnreadableInput, match="changed while it was migrated: not replaced"):
+        migrate_file(url, url, progress=another_writer)
+    assert bucket.get("w.jsonl") == meanwhile and bucket.uploads() == []
+
+
+def test_a_migration_that_stops_part_way_leaves_no_object_and_no_upload(tmp_path, bucket):
+    """A record that stops the file after 12 MiB were uploaded (two parts): nothing appears
+    under the name, and the upload is aborted (its parts freed)."""
+    good = (RECORDED / "weather-steps.jsonl").read_bytes()
+    big = legacy_bytes(good) * (12 * 2**20 // len(good) + 1) + b'{"stepIndex": "not a number"\n'
+    bucket.fs.pipe_file(f"{bucket.name}/big.jsonl", big)
+    result = run_chatconv("migrate", bucket.url("big.jsonl"), "-o", bucket.url("out/big.jsonl"), cwd=tmp_path)
+    assert result.returncode != 0 and "big.jsonl" in result.stderr_text
+    assert bucket.keys("out") == [] and bucket.uploads() == []
+
+
+def test_a_migration_killed_part_way_leaves_no_object_under_the_name(tmp_path, bucket):
+    good = (RECORDED / "weather-steps.jsonl").read_bytes()
+    (tmp_path / "big.jsonl").write_bytes(legacy_bytes(good) * (24 * 2**20 // len(good)))
+    run = subprocess.Popen([sys.executable, "-m", "chatconv", "migrate", "big.jsonl", "-o", bucket.url("out/big.jsonl")],
+                           cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not _parts_uploaded(bucket):  # killed once the upload has begun
+            assert run.poll() is None and time.monotonic() < deadline, "the upload never began"
+            time.sleep(0.05)
+        run.send_signal(signal.SIGKILL)
+        run.wait(10)
+        assert bucket.keys("out") == []
+    finally:
+        run.kill()
+        for upload in bucket.uploads():
+            bucket.fs.call_s3("abort_multipart_upload", Bucket=bucket.name, Key=upload["Key"],
+                              UploadId=upload["UploadId"])
+
+
+def _parts_uploaded(bucket) -> bool:
+    return any(bucket.fs.call_s3("list_parts", Bucket=bucket.name, Key=u["Key"], UploadId=u["UploadId"]).get("Parts")
+               for u in bucket.uploads())
+
+
+def test_export_writes_an_object_whole_and_https_cannot_be_written(tmp_path, bucket):
+    local = run_chatconv("export", "--to", "openai-chat", RECORDED / "weather-steps.jsonl", cwd=tmp_path)
+    remote = run_chatconv("export", "--to", "openai-chat", RECORDED / "weather-steps.jsonl", "-o",
+                          bucket.url("bodies.jsonl"), cwd=tmp_path)
+    assert remote.returncode == 0 and bucket.get("bodies.jsonl") == local.stdout
+    result = run_chatconv("migrate", RECORDED / "weather-steps.jsonl", "-o", "https://example.com/x.jsonl", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "https://example.com/x.jsonl: error: cannot be written: http(s):// URLs are read only" in result.stderr_text
+    result = run_chatconv("migrate", "--in-place", bucket.url("bodies.jsonl"), "--rejects", bucket.url("r.jsonl"))
+    assert result.returncode == 2 and "an object cannot be appended to; give a local file" in result.stderr_text
