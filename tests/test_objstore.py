@@ -6,8 +6,6 @@ of the client): what chatconv sends is what S3 gets."""
 from __future__ import annotations
 
 import gzip
-import json
-import os
 import re
 import shutil
 import signal
