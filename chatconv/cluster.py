@@ -176,6 +176,13 @@ class ClusterPool:
             if futures and self.client.status == "running":  # closed already when a task failed
                 self.client.cancel(futures)
 
+    def call(self, function: Callable, *args) -> Any:
+        """function(*args) run by one of the cluster's workers: its result, or its exception;
+        WorkerLost as for ordered's tasks."""
+        if self.lost is not None or self.client.status not in ("running", "connecting"):
+            raise self.lost or self.scheduler_gone()
+        return _ClusterResult(self.client.submit(function, *args, pure=False), self).result()
+
     def scheduler_gone(self) -> WorkerLost:
         self.lost = WorkerLost(f"the Dask scheduler at {self.address} went away",
                                "start it and its workers again, and run again")
@@ -211,9 +218,13 @@ class _ClusterResult:
                 raise pool.lost
             try:
                 return self.future.result(timeout=POLL_SECONDS)
-            except TimeoutError as exc:
-                if self.future.done():  # the task's own TimeoutError, not the wait's
-                    raise _not_run(exc) from None
+            except TimeoutError:
+                # Done since the wait gave up (a task that takes about POLL_SECONDS): its result or
+                # its error is taken next time round; but a TimeoutError of its own is no wait's.
+                if self.future.done() and self.future.status != "finished":
+                    own = self.future.exception(timeout=0)
+                    if isinstance(own, TimeoutError):
+                        raise _not_run(own) from None
             except KilledWorker:
                 raise WorkerLost("the Dask cluster lost a worker running the task") from None
             except CancelledError:  # by the client, when it lost the scheduler

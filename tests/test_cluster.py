@@ -317,11 +317,37 @@ def test_a_tasks_own_timeout_error_is_not_taken_for_the_wait_and_ends_it():
     from chatconv.workers import WorkerLost
 
     class TimedOut(_FailedFuture):
+        status = "error"
+
         def done(self):
             return True
 
+        def exception(self, timeout=None):
+            return self.exc
+
     with pytest.raises(WorkerLost, match=r"could not run the task \(TimeoutError: slow\)"):
         _ClusterResult(TimedOut(TimeoutError("slow")), SimpleNamespace(lost=None)).result()
+
+
+def test_a_task_that_ends_as_the_wait_gives_up_gives_its_result():
+    from chatconv.cluster import _ClusterResult
+
+    class JustInTime:  # the wait of POLL_SECONDS gives up, and the task is done right after
+        status, waits = "pending", 0
+
+        def result(self, timeout=None):
+            self.waits += 1
+            if self.waits == 1:
+                self.status = "finished"
+                raise TimeoutError("timed out after 1 s.")
+            return "the result"
+
+        def done(self):
+            return self.status == "finished"
+
+    pool = SimpleNamespace(lost=None, workers_seconds=10,
+                           client=SimpleNamespace(status="running", nthreads=lambda: {"worker": 1}))
+    assert _ClusterResult(JustInTime(), pool).result() == "the result"
 
 
 def test_import_on_a_cluster_is_not_kept_local_by_the_default_jobs():

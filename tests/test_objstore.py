@@ -307,3 +307,32 @@ def test_export_writes_an_object_whole_and_https_cannot_be_written(tmp_path, buc
     assert "https://example.com/x.jsonl: error: cannot be written: http(s):// URLs are read only" in result.stderr_text
     result = run_chatconv("migrate", "--in-place", bucket.url("bodies.jsonl"), "--rejects", bucket.url("r.jsonl"))
     assert result.returncode == 2 and "an object cannot be appended to; give a local file" in result.stderr_text
+
+
+@pytest.fixture(scope="module")
+def store_cluster(moto_url):
+    """A local Dask cluster whose workers, and they alone, reach the store."""
+    distributed = pytest.importorskip("distributed", reason='the cluster runs need Dask (pip install "chatconv[dask]")')
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  env=s3_environment(moto_url, key="cluster")) as cluster:
+        yield cluster
+
+
+@pytest.mark.parametrize("command", [["validate", "--format", "json"], ["tools"], ["import"]])
+def test_on_a_cluster_the_workers_read_the_bucket_and_the_output_is_the_local_one(tmp_path, bucket, store_cluster,
+                                                                                     monkeypatch, command):
+    from test_validate_parallel import _faulty_recording
+
+    folder = _tree(tmp_path)
+    path = _faulty_recording(folder / "faulty.jsonl")
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:len(lines) * 2 // 5]))  # two batches, each read by a worker, by range
+    url = bucket.put_tree(folder, "runs")
+    local = run_chatconv(*command, "runs", cwd=tmp_path)
+    # This machine cannot reach the store: what is read of it, the workers read.
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:9")
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
+    remote = run_chatconv(*command, url, "--scheduler", store_cluster.scheduler_address, cwd=tmp_path)
+    _same_as_local(local, remote, url, folder)
+    alone = run_chatconv("validate", bucket.url("runs/weather.jsonl"), cwd=tmp_path)
+    assert alone.returncode == 2 and "EndpointConnectionError" in alone.stdout_text + alone.stderr_text

@@ -12,6 +12,7 @@ from click.core import ParameterSource
 
 from ..pairing import CONVERSATION_WINDOW
 from ..recordings import FIELD_NAMES, parse_field_map
+from ..sources.remote import read_on_cluster
 from ..recordings.batches import JOBS_HELP
 from ..recordings.rows import DATASET_COLUMNS, TEXT_COLUMNS, iter_step_rows, table_header
 from ..recordings.tool_events import TOOL_COLUMNS
@@ -48,13 +49,17 @@ def scheduler_option(command):
                 context.get_parameter_source("jobs") not in (None, ParameterSource.DEFAULT):
             raise click.UsageError("--jobs and --scheduler cannot be used together: on a cluster, its workers "
                                    "do the work (start more with `dask worker ADDRESS`); drop --jobs")
-        return command(*args, **kwargs)
+        if kwargs.get("scheduler") is None:
+            return command(*args, **kwargs)
+        with read_on_cluster(kwargs["scheduler"]):  # s3:// objects are read by the workers
+            return command(*args, **kwargs)
 
     return click.option(
         "--scheduler", metavar="ADDRESS",
         help="Read JSONL files on the Dask cluster of the scheduler at ADDRESS (e.g. tcp://host:8786; needs "
              'pip install "chatconv[dask]"): their batches of lines are sent to its workers, which need no view '
-             "of the files, and the output is the same as a local run's. Not with --jobs.")(checked)
+             "of the files, and the output is the same as a local run's. URLs (s3://) are read by the workers "
+             "themselves: they need the store's credentials, this machine only to write -o s3://. Not with --jobs.")(checked)
 
 
 def _recording_options(command):

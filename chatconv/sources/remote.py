@@ -13,7 +13,9 @@ from __future__ import annotations
 import io
 import os
 import re
-from typing import BinaryIO, Iterator
+import threading
+from contextlib import contextmanager
+from typing import Any, BinaryIO, Callable, Iterator
 
 from ..problems import Problem, UnreadableInput, UsageError
 
@@ -59,10 +61,56 @@ def unreadable(url: str, exc: BaseException) -> UnreadableInput:
     return UnreadableInput(Problem(url, None, None, "$", message, "error", hint, "unreadable-file"))
 
 
-def _call(url: str, action, *args, **kwargs):
+# --scheduler: the store is read by the cluster's workers, not by this process (which may have
+# no credentials for it, nor a way to reach it): (the thread whose reads go there, a function
+# that runs `function(*args)` on a worker).
+_cluster: tuple[int, Callable[..., Any]] | None = None
+
+
+@contextmanager
+def read_on_cluster(scheduler: str) -> Iterator[None]:
+    """Within it, this thread's URL reads (listing, sizes, an object's bytes) are made by a worker
+    of the Dask cluster at `scheduler`: the workers, which read each batch of an object
+    themselves, are the ones that need access to the store. (Writing an object, -o s3://, is
+    done here.) The cluster is connected to when a URL is first read."""
+    global _cluster
+    pool = None
+
+    def on_a_worker(function: Callable, *args) -> Any:
+        nonlocal pool
+        if pool is None:
+            from ..cluster import ClusterPool  # here: only a run on a cluster imports Dask
+
+            pool = ClusterPool(scheduler)
+        return pool.call(function, *args)
+
+    before, _cluster = _cluster, (threading.get_ident(), on_a_worker)
+    try:
+        yield
+    finally:
+        _cluster = before
+        if pool is not None:
+            pool.close()
+
+
+def _call(url: str, action: Callable, *args):
+    """action(fs, path, *args) on `url`'s filesystem: here, or on a cluster's worker (see
+    read_on_cluster); every failure as UnreadableInput naming the URL."""
+    if _cluster is not None and _cluster[0] == threading.get_ident():
+        from ..workers import WorkerLost
+
+        try:
+            return _cluster[1](_call_here, url, action, *args)
+        except WorkerLost as exc:
+            raise UnreadableInput(Problem(url, None, None, "$", f"cannot be read on the cluster: {exc}", "error",
+                                          exc.hint, "unreadable-file")) from None
+    return _call_here(url, action, *args)
+
+
+def _call_here(url: str, action: Callable, *args):
     fs, path = url_fs(url)
     try:
-        return action(fs, path, *args, **kwargs)
+        return action(fs, path, *args)
     except (UsageError, UnreadableInput):
         raise
     except Exception as exc:  # OSErrors, and botocore's and aiohttp's own
@@ -110,16 +158,58 @@ def stored_size(path: str) -> int:
 
 def open_remote(url: str) -> BinaryIO:
     """The object's bytes, streamed READ_BLOCK at a time (a prefix is no empty file: it is a
-    folder); `.size` is the object's size, as it has no descriptor to ask."""
-    def opened(fs, path):
-        if not fs.isfile(path):  # s3fs would open a prefix as an empty file
-            raise IsADirectoryError(url) if fs.isdir(path) else FileNotFoundError(url)
-        return fs.open(path, "rb", block_size=READ_BLOCK)
-
-    raw = _call(url, opened)
-    stream = io.BufferedReader(raw, 1 << 20)
+    folder); `.size` is the object's size, as it has no descriptor to ask. On a cluster (see
+    read_on_cluster), each block is read by a worker."""
+    if _cluster is not None and _cluster[0] == threading.get_ident():
+        raw = _ObjectBlocks(url, _call(url, _object_size))
+        stream = io.BufferedReader(raw, READ_BLOCK)
+    else:
+        raw = _call(url, _opened)
+        stream = io.BufferedReader(raw, 1 << 20)
     stream.size = raw.size  # type: ignore[attr-defined]
     return stream
+
+
+def _opened(fs, path: str):
+    _object_size(fs, path)
+    return fs.open(path, "rb", block_size=READ_BLOCK)
+
+
+def _object_size(fs, path: str) -> int:
+    """The size of the object at `path`; IsADirectoryError for a prefix (s3fs would open one as
+    an empty file), FileNotFoundError when there is nothing there."""
+    if not fs.isfile(path):
+        raise IsADirectoryError(path) if fs.isdir(path) else FileNotFoundError(path)
+    return fs.size(path)
+
+
+class _ObjectBlocks(io.RawIOBase):
+    """An object's bytes, each read of them a ranged read (made on a cluster's worker)."""
+
+    def __init__(self, url: str, size: int):
+        self.url, self.size, self.position = url, size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        self.position = max(0, offset + (0, self.position, self.size)[whence])
+        return self.position
+
+    def tell(self) -> int:
+        return self.position
+
+    def readinto(self, buffer) -> int:
+        length = min(len(buffer), self.size - self.position)
+        if length <= 0:
+            return 0
+        data = read_range(self.url, self.position, length)
+        buffer[:length] = data
+        self.position += length
+        return length
 
 
 def open_raw(path: str) -> BinaryIO:
