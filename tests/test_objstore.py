@@ -6,6 +6,7 @@ of the client): what chatconv sends is what S3 gets."""
 from __future__ import annotations
 
 import gzip
+import os
 import re
 import shutil
 import signal
@@ -14,6 +15,7 @@ import sys
 import time
 import urllib.request
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,11 +26,12 @@ pytest.importorskip("s3fs", reason='object storage needs s3fs (pip install "chat
 pytest.importorskip("moto.server", reason="the S3 server the tests run against is moto's (the test extras)")
 
 
-@pytest.fixture(scope="session")
-def moto_url():
-    """A moto S3 server on a free port of 127.0.0.1, for this test process."""
+@contextmanager
+def _moto_server(**environment):
+    """A moto S3 server on a free port of 127.0.0.1: its URL."""
     server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", "0"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, **environment})
     try:
         url = None
         deadline = time.monotonic() + 30
@@ -50,6 +53,13 @@ def moto_url():
     finally:
         server.terminate()
         server.wait(10)
+
+
+@pytest.fixture(scope="session")
+def moto_url():
+    """The S3 server of this test process."""
+    with _moto_server() as url:
+        yield url
 
 
 def s3_environment(endpoint: str, key: str = "client") -> dict[str, str]:
@@ -202,6 +212,16 @@ def test_what_cannot_be_read_is_said_of_the_url_with_no_traceback(tmp_path, buck
     assert result.returncode == 2 and time.monotonic() - started < 30
     assert "error: $: cannot be read: EndpointConnectionError" in result.stdout_text
     assert "(check the endpoint (AWS_ENDPOINT_URL_S3)" in result.stdout_text
+
+
+def test_a_store_that_refuses_the_credentials_is_access_denied(tmp_path, monkeypatch):
+    with _moto_server(INITIAL_NO_AUTH_ACTION_COUNT="0") as url:  # moto checks credentials: ours are unknown
+        for name, value in s3_environment(url).items():
+            monkeypatch.setenv(name, value)
+        result = run_chatconv("validate", "s3://any-bucket/runs/a.jsonl", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "s3://any-bucket/runs/a.jsonl:1:1: error: $: access denied (check the credentials (AWS_PROFILE, " \
+        "AWS_ACCESS_KEY_ID, ...))" in result.stdout_text
 
 
 def test_a_url_of_a_store_whose_package_is_missing_is_a_usage_error_naming_it(tmp_path, monkeypatch):

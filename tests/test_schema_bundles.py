@@ -33,7 +33,7 @@ from chatconv.eras import era_of
 from chatconv.kinds import config_era, detect_kind
 from chatconv.schemas import bundle_text, bundled_schema, load_schema, schema_names, schema_uri
 from chatconv.sources import Record
-from chatconv.sources.files import discover, iter_records
+from chatconv.sources import discover, iter_records
 from chatconv.validate import validate_path
 from chatconv.validate.schema import check_schema
 from conftest import DATA, REPO, run_chatconv

@@ -1,8 +1,8 @@
 """Sources: YAML, JSON and JSONL read into records that know where they came from.
 
 text (bytes, encodings, blank lines), batches (a JSONL file cut into batches of whole lines),
-compressed (.gz and .zst read and written), remote (objects named by URL: s3://), yaml, json, record (positions), stdin, files
-(discovery and every record of a file). The names below are the package's public API.
+compressed (.gz and .zst read and written), remote (objects named by URL: s3://), yaml, json, record (positions), stdin,
+discovery (which files a search reads), files (every record of a file). The names below are the package's public API.
 """
 
 from ..kinds import detect_kind
@@ -10,8 +10,9 @@ from .arrays import element_records, holds_records, read_as_records
 from .fields import (CONVERSATION_FIELDS, FIELD_NAMES, STEP_FIELDS, FieldClash, FieldMap, adapt, adapt_record, parse_field_map,
                      restore, split_key)
 from .compressed import COMPRESSIONS, compression_of, without_compression
+from .discovery import discover
 from .files import (COMPRESSED_JSONL_SUFFIXES, DATA_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, data_suffix,
-                    configured_release, discover, eval_pattern_config, file_format, iter_jsonl_file,
+                    configured_release, eval_pattern_config, file_format, iter_jsonl_file,
                     iter_jsonl_stream, iter_records, load_document, nearest_config, read_document)
 from .ignore import walking_everything
 from .json import NotWritten, duplicate_keys, exact_json, integers_beyond_64_bits, iter_jsonl, load_json

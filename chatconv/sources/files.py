@@ -1,4 +1,5 @@
-"""Files: which are searched in a folder, what format a name says, and every record of a file."""
+"""Files: what format a name says, the config that governs a file, and every record of a file
+(which files a folder holds: discovery.py)."""
 
 from __future__ import annotations
 
@@ -7,20 +8,18 @@ import os
 import stat
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator
+from typing import Any, BinaryIO, Callable, Iterator
 
 from ..eras.releases import Release, required_release
 from ..kinds import CONFIG_FILE_NAMES
 from ..limits import LIMITS
-from ..problems import ChatconvError, Problem, UnreadableInput
+from ..problems import ChatconvError, Problem
 from .arrays import element_records
 from .batches import iter_line_batches
 from .compressed import COMPRESSIONS, without_compression
-from .ignore import Ignored
-from .progress import told_file
 from .json import duplicate_keys, iter_jsonl, load_json
 from .record import Record, problem_at
-from .remote import is_url, remote_files, remote_isdir
+from .remote import is_url
 from .stdin import read_stdin, read_stdin_head
 from .text import decode_utf8, empty_file_problem, open_binary, read_whole
 from .yaml import load_yaml
@@ -32,83 +31,12 @@ YAML_SUFFIXES = {".yaml", ".yml"}
 COMPRESSED_JSONL_SUFFIXES = {suffix + compressed for suffix in JSONL_SUFFIXES for compressed in COMPRESSIONS}
 DATA_SUFFIXES = JSONL_SUFFIXES | JSON_SUFFIXES | YAML_SUFFIXES | COMPRESSED_JSONL_SUFFIXES
 
-_SKIPPED_FOLDERS = {"node_modules", "__pycache__", "venv"}
-# Hidden folders that hold tools' state, never a project's files: passed over even by a search
-# of hidden folders (a -o copy of a folder).
-_TOOL_STATE = _SKIPPED_FOLDERS | {".git", ".venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-                                  ".hypothesis", ".cache"}
-
-
-def discover(paths: Iterable[str | Path], suffixes: Iterable[str] | None = DATA_SUFFIXES,
-             linked_folders: list[str] | None = None, hidden: bool = False) -> Iterator[tuple[str, bool]]:
-    """(file, named explicitly) for each path; folders are searched for files whose names end in
-    one of `suffixes` (the data files; None: every file), in order, skipping hidden folders (but
-    with `hidden`, which skips only those of tools' state: .git, .venv, caches), some tools' folders and what `.gitignore` files ignore
-    (see ignore.py; a file named is always read). A folder reached through a symlink is not
-    searched: `linked_folders`, when given, gets those found. A URL's folder (`s3://bucket/runs/`)
-    is searched alike, .gitignore files aside (see remote.py)."""
-    suffixes = None if suffixes is None else frozenset(suffixes)
-    for path in paths:
-        path = str(path)
-        if is_url(path):
-            yield from _discover_remote(path, suffixes, hidden)
-        elif path != "-" and os.path.isdir(path):
-            ignored = Ignored(path)
-            for folder, subfolders, files in os.walk(path):
-                subfolders[:] = sorted(d for d in subfolders if (_searched(d) or hidden and d not in _TOOL_STATE)
-                                       and not ignored.ignores(folder, d, is_folder=True))
-                if linked_folders is not None:  # os.walk lists them, and does not go into them
-                    linked_folders += _linked(folder, subfolders)
-                for name in sorted(files):
-                    file = os.path.join(folder, name)
-                    # Only regular files: reading a named pipe or a device found there could block.
-                    if ((suffixes is None or data_suffix(name) in suffixes) and os.path.isfile(file)
-                            and not ignored.ignores(folder, name, is_folder=False)):
-                        told_file(file)
-                        yield file, False
-        else:
-            told_file(path)
-            yield path, True
-
-
-def _discover_remote(url: str, suffixes: frozenset[str] | None, hidden: bool) -> Iterator[tuple[str, bool]]:
-    try:
-        files = list(remote_files(url)) if remote_isdir(url) else None
-    except UnreadableInput:  # named, then: reading it says why it cannot be
-        files = None
-    if files is None:
-        told_file(url)
-        yield url, True
-        return
-    for file, key in sorted(files, key=_walk_order):
-        *folders, name = key.split("/")
-        if all(_searched(d) or hidden and d not in _TOOL_STATE for d in folders) and \
-                (suffixes is None or data_suffix(name) in suffixes):
-            told_file(file)
-            yield file, False
-
-
-def _walk_order(found: tuple[str, str]) -> list[tuple[int, str]]:
-    """Where os.walk (a local folder's search) puts a file: a folder's files, then its folders'."""
-    *folders, name = found[1].split("/")
-    return [(1, folder) for folder in folders] + [(0, name)]
-
-
-def _linked(folder: str, subfolders: list[str]) -> list[str]:
-    return [os.path.join(folder, d) for d in subfolders if os.path.islink(os.path.join(folder, d))]
-
-
 def data_suffix(name: str | Path) -> str:
     """The suffix that says what a file holds, lower case: its last (`.jsonl`), or its last two
     when the last is a compression's (`.jsonl.gz`)."""
     name = str(name)
     plain = without_compression(name)
     return (Path(plain).suffix + name[len(plain):]).lower()
-
-
-def _searched(folder: str) -> bool:
-    # Hidden folders hold tool state (.git, .venv), except the eval config folder .agentv.
-    return folder == ".agentv" or not (folder.startswith(".") or folder in _SKIPPED_FOLDERS)
 
 
 def eval_pattern_config(file: str | Path, seen: dict | None = None) -> dict | None:

@@ -31,7 +31,7 @@ from typing import Callable, Iterator
 # Whether walks skip ignored files, and where what a .gitignore holds that is not applied (all of
 # it, unreadable; a line; what is past a limit) is told of.
 # A context variable rather than an argument: every command's walk goes through
-# files.discover, deep in the library, and --no-ignore is one switch over all of them.
+# discovery.discover, deep in the library, and --no-ignore is one switch over all of them.
 _RESPECT = ContextVar("chatconv_respect_gitignore", default=True)
 _REPORT: ContextVar[Callable[[str], None] | None] = ContextVar("chatconv_ignore_report", default=None)
 
