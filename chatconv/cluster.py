@@ -18,7 +18,7 @@ import time
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator
 
-from .interrupts import signals_held
+from .interrupts import broken_pipes_raised, signals_held
 from .problems import UsageError
 from .workers import OrderedPool, WorkerLost
 
@@ -114,6 +114,7 @@ class ClusterPool:
             raise UsageError(f'--scheduler {address}: Dask is not installed (pip install "chatconv[dask]")') from None
         self.address, self.workers_seconds = address, workers_seconds
         self.lost: WorkerLost | None = None
+        broken_pipes_raised()  # a connection the scheduler closed is Dask's to tell, not a SIGPIPE's
         self._logs = _DaskLogsHeld()
         try:
             _check_address(address)

@@ -184,6 +184,19 @@ class ChatconvError(Exception):
         self.problems = [problems] if isinstance(problems, Problem) else list(problems)
         super().__init__("\n".join(p.format_text() for p in self.problems))
 
+    def __reduce__(self):
+        # Made again from its problems, whatever a subclass's __init__ takes: a worker's error
+        # (a worker process's, a cluster's) reaches the run as it was raised. (Exception's own
+        # pickling would call __init__ with the text, and fail.)
+        return _rebuilt, (type(self), self.args, self.__dict__)
+
+
+def _rebuilt(cls: type, args: tuple, state: dict) -> ChatconvError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
 
 class UnreadableInput(ChatconvError):
     """The input could not be read at all (missing, a folder, no permission): exit status 2."""

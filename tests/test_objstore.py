@@ -176,6 +176,53 @@ def test_a_multi_batch_object_is_read_by_range_in_the_workers_and_gives_the_loca
     assert local.stdout.count(b"\n") > 1000
 
 
+@pytest.fixture
+def web_folder(tmp_path):
+    """tmp_path served over http by Python's http.server, which lists folders in index pages
+    and ignores Range headers (a whole file for every request)."""
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_https_folders_are_read_from_their_index_pages_and_a_server_without_ranges_is_refused(tmp_path, web_folder):
+    from test_validate_parallel import _faulty_recording
+
+    folder = _tree(tmp_path)
+    local = run_chatconv("validate", "runs", cwd=tmp_path)
+    remote = run_chatconv("validate", f"{web_folder}/runs/", cwd=tmp_path)
+    _same_as_local(local, remote, f"{web_folder}/runs", folder)
+    big = _faulty_recording(tmp_path / "big.jsonl")  # ~4 MB: workers would read its batches by range
+    result = run_chatconv("validate", "--jobs", "2", f"{web_folder}/big.jsonl", cwd=tmp_path)
+    assert result.returncode == 2 and big.stat().st_size > 2**21
+    assert f"{web_folder}/big.jsonl:1:1: error: $: cannot be read by range: 1,048," in result.stdout_text
+    assert "sent (the server ignores ranges) (read it with --jobs 1, which streams it" in result.stdout_text
+    streamed = run_chatconv("validate", "--jobs", "1", f"{web_folder}/big.jsonl", cwd=tmp_path)
+    assert streamed.stdout.replace(web_folder.encode() + b"/", b"") == \
+        run_chatconv("validate", "big.jsonl", cwd=tmp_path).stdout
+
+
+def test_a_reader_that_goes_away_ends_a_run_on_objects_as_it_ends_a_local_one(tmp_path, bucket):
+    """SIGPIPE is ignored once the network is used (a kept-alive connection the store closes
+    must not end the run); standard output's reader going away still ends it quietly."""
+    (tmp_path / "w.jsonl").write_bytes((RECORDED / "weather-steps.jsonl").read_bytes() * 2000)  # past a pipe's buffer
+    bucket.fs.pipe_file(f"{bucket.name}/w.jsonl", (tmp_path / "w.jsonl").read_bytes())
+    for path in (tmp_path / "w.jsonl", bucket.url("w.jsonl")):
+        run = subprocess.Popen([sys.executable, "-m", "chatconv", "text", str(path)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+        assert run.stdout.read(10) == b'{"conversa'
+        run.stdout.close()
+        assert run.wait(60) == -signal.SIGPIPE and run.stderr.read() == b""
+
+
 def test_reading_objects_through_the_library(bucket):
     from chatconv.sources import discover, iter_records
 

@@ -66,7 +66,11 @@ def main() -> None:
     try:
         status = cli.main(prog_name="chatconv", standalone_mode=False)
     except SystemExit as exc:  # the commands exit with their status
+        if isinstance(sys.stdout, click.utils.PacifyFlushWrapper):  # click's end for a broken pipe (status 1)
+            _end_as_sigpipe_ends()
         status = exc.code
+    except BrokenPipeError:  # standard output's reader went away, in a run that ignores SIGPIPE
+        _end_as_sigpipe_ends()
     except click.exceptions.Abort:  # Ctrl-C: workers end their batch, temporary files are removed
         click.echo("terminated" if _terminated else "interrupted", err=True)
         sys.exit(EXIT_TERMINATED if _terminated else EXIT_INTERRUPTED)
@@ -94,6 +98,16 @@ def main() -> None:
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell tells a command that Ctrl-C ended
 EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
 _terminated = False
+
+
+def _end_as_sigpipe_ends() -> None:
+    """End as SIGPIPE ends `cat` (status 141 in a shell), once the signal was ignored (see
+    interrupts.broken_pipes_raised): no message, nothing more written."""
+    try:
+        sys.stdout = None  # what Python would flush at exit cannot be written either
+    finally:
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGPIPE)
 
 
 def _terminate(signum, frame) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..interrupts import signals_held
 from ..problems import Problem, UnreadableInput
 from ..sources import CompressedWriter
-from ..sources.remote import unreadable, url_fs
+from ..sources.remote import is_web, unreadable, url_fs
 from ..sources.writing import write_all
 
 PART_BYTES = 8 << 20  # bytes an upload request carries (S3's parts are 5 MiB at least, the last aside)
@@ -33,7 +33,7 @@ class AtomicObject:
         self.target, self.backup, self.compression = url, backup, compression
         self.temporary = None
         self.stream = None
-        if url.lower().startswith(("http://", "https://")):
+        if is_web(url):
             raise UnreadableInput(Problem(url, None, None, "$", "cannot be written: http(s):// URLs are read only",
                                           "error", "write to s3://, gs:// or a local path", code="unreadable-file"))
         self.fs, self.path = url_fs(url)

@@ -17,6 +17,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, BinaryIO, Callable, Iterator
 
+from ..interrupts import broken_pipes_raised
 from ..problems import Problem, UnreadableInput, UsageError
 
 _URL = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]+)://")
@@ -34,6 +35,7 @@ def is_url(path) -> bool:
 def url_fs(url: str):
     """(the fsspec filesystem of `url`, the path within it); UsageError when its package is not
     installed."""
+    broken_pipes_raised()  # (a kept-alive connection the store closed must not end the run)
     try:
         from fsspec.core import url_to_fs
     except ImportError:
@@ -57,7 +59,8 @@ def unreadable(url: str, exc: BaseException) -> UnreadableInput:
     else:
         first = (str(exc).strip().splitlines() or [""])[0][:300]
         message = f"cannot be read: {type(exc).__name__}{': ' + first if first else ''}"
-        hint = "check the endpoint (AWS_ENDPOINT_URL_S3), the network and the credentials"
+        hint = ("check the URL, and that the server answers" if is_web(url) else
+                "check the endpoint (AWS_ENDPOINT_URL_S3), the network and the credentials")
     return UnreadableInput(Problem(url, None, None, "$", message, "error", hint, "unreadable-file"))
 
 
@@ -118,7 +121,10 @@ def _call_here(url: str, action: Callable, *args):
 
 
 def remote_isdir(url: str) -> bool:
-    """Whether `url` names a folder (a prefix holding objects, a bucket), not an object."""
+    """Whether `url` names a folder (a prefix holding objects, a bucket), not an object; over
+    http(s), one whose URL ends in / (its index page lists its files: fsspec takes it for one)."""
+    if is_web(url):
+        return url.endswith("/")
     return _call(url, lambda fs, path: not fs.isfile(path) and fs.isdir(path))
 
 
@@ -134,8 +140,13 @@ def remote_files(url: str) -> Iterator[tuple[str, str]]:
         yield _joined(url, fs, key), key[len(root):].lstrip("/")
 
 
+def is_web(url: str) -> bool:
+    """Whether `url` is an http(s) one: read only, and listed from index pages."""
+    return url[:8].lower().startswith(("http://", "https://"))
+
+
 def _joined(url: str, fs, key: str) -> str:
-    if url.startswith(("http://", "https://")):
+    if is_web(url):
         return key  # fsspec's HTTP filesystem lists whole URLs
     return fs.unstrip_protocol(key)
 
@@ -225,6 +236,8 @@ def read_range(url: str, offset: int, length: int) -> bytes:
     # Keywords: s3fs's second positional parameter is the object's version.
     data = _call(url, lambda fs, path: fs.cat_file(path, start=offset, end=offset + length))
     if len(data) != length:
-        raise unreadable(url, OSError(f"{length:,} bytes asked at {offset:,}, {len(data):,} sent: "
-                                      "the server does not read by range"))
+        raise UnreadableInput(Problem(url, None, None, "$", f"cannot be read by range: {length:,} bytes asked at "
+                                      f"{offset:,}, {len(data):,} sent (the server ignores ranges)", "error",
+                                      "read it with --jobs 1, which streams it, or from a server that reads by "
+                                      "range", "unreadable-file"))
     return data
