@@ -19,7 +19,30 @@ from ..interrupts import signals_held
 WRITEBACK_BYTES = 32 << 20  # written out to the disk as the file grows, this much at a time
 
 
-class AtomicFile:
+class Replacing:
+    """What AtomicFile and AtomicObject share: a context manager whose end discards what
+    commit() did not make whole, and writes that go through the compressor when there is one."""
+
+    stream = None
+    _writer: CompressedWriter | None = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.discard()
+
+    def discard(self) -> None:
+        raise NotImplementedError
+
+    def _put(self, data: bytes) -> None:
+        if self._writer is not None:
+            self._writer.write(data)
+        else:
+            write_all(self.stream, data)
+
+
+class AtomicFile(Replacing):
     """A file written beside `target` that replaces it whole on commit(), else vanishes.
 
     The data is fsynced before os.replace (atomic), and the folder after it: a crash at any
@@ -49,18 +72,9 @@ class AtomicFile:
             self._open = True
         self._writer = CompressedWriter(self.stream, compression) if compression else None
 
-    def __enter__(self) -> AtomicFile:
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self.discard()
-
     def write(self, data: bytes) -> None:
         try:
-            if self._writer is not None:
-                self._writer.write(data)
-            else:
-                write_all(self.stream, data)
+            self._put(data)
             if self.stream.tell() - self._handed >= WRITEBACK_BYTES:
                 self._hand_to_disk()
         except OSError as exc:

@@ -16,12 +16,12 @@ from ..interrupts import signals_held
 from ..problems import Problem, UnreadableInput
 from ..sources import CompressedWriter
 from ..sources.remote import is_web, unreadable, url_fs
-from ..sources.writing import write_all
+from .atomic import Replacing
 
 PART_BYTES = 8 << 20  # bytes an upload request carries (S3's parts are 5 MiB at least, the last aside)
 
 
-class AtomicObject:
+class AtomicObject(Replacing):
     """An upload to `url` that commit() completes, else aborts; AtomicFile's interface (write,
     commit, discard, `target`, `compression`; `temporary` is None: no file a worker process
     could append to, so the bytes come back to be written here). With backup, the object
@@ -45,18 +45,9 @@ class AtomicObject:
             raise _unwritable(url, exc) from None
         self._writer = CompressedWriter(self.stream, compression) if compression else None
 
-    def __enter__(self) -> AtomicObject:
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self.discard()
-
     def write(self, data: bytes) -> None:
         try:
-            if self._writer is not None:
-                self._writer.write(data)
-            else:
-                write_all(self.stream, data)
+            self._put(data)
         except Exception as exc:
             raise _unwritable(self.target, exc) from None
 
