@@ -174,6 +174,14 @@ def instances(kind: str, focus: tuple[str, ...] = ()) -> st.SearchStrategy:
                     out.setdefault("maxItems", max(MAX_ITEMS, node.get("minItems", 0)))
             elif key in ("allOf", "anyOf"):
                 out[key] = split(value)
+            elif key in ("then", "else") and "properties" not in node and set(node["if"]) <= {"type", "required"}:
+                # No properties of this node's for a branch to be merged with. A `then` chosen by
+                # the value's type alone is the whole value, of that type: an object there gets a
+                # strategy of its own. In any other branch, the objects in its properties do.
+                if key == "then" and set(node["if"]) == {"type"}:
+                    out[key] = split({"type": node["if"]["type"], **value}, nested=True)
+                else:
+                    out[key] = split(value)
             else:
                 out[key] = value
         return out
