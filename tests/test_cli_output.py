@@ -220,10 +220,10 @@ def test_file_names_holding_escape_sequences_are_shown_escaped(tmp_path):
     (tmp_path / titled).write_bytes(b"".join(recording[:2]) + b'{"conversationId": 5\n')
     commands = [("validate", "."), ("validate", ".", "--format", "github"), ("validate", ".", "--show-files"),
                 ("import", "."), ("text", "."), ("tools", "."), ("export", ".", "--to", "openai-chat")]
-    for command in commands:
-        result = run_chatconv(*command, cwd=tmp_path)
+    results = {command: run_chatconv(*command, cwd=tmp_path) for command in commands}
+    for command, result in results.items():
         assert not re.search("[\x1b\a]", result.stdout_text + result.stderr_text), command
-    assert "b\\x1b]0;title\\x07.jsonl:3:21: error: $: invalid JSON" in run_chatconv("validate", ".", cwd=tmp_path).stdout_text
+    assert "b\\x1b]0;title\\x07.jsonl:3:21: error: $: invalid JSON" in results["validate", "."].stdout_text
     # Values of a record, in a table for a person and in text, as well.
     hostile = {"conversationId": "c\x1b[31m", "stepIndex": 0, "input": {"role": "user", "content": "hi\x1b]0;t\a"},
                "output": [{"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "x\x1b[2J",
