@@ -9,6 +9,7 @@ import io
 import os
 import pickle
 import re
+from functools import cache
 
 import orjson
 import pytest
@@ -343,11 +344,21 @@ def _with_unknown_keys(draw, known: dict) -> dict:
     """`known` with unknown keys slipped in at drawn places."""
     items = list(known.items())
     for key, value in draw(_UNKNOWN).items():
-        items.insert(draw(st.integers(0, len(items))), (key, value))
+        items.insert(draw(_index_up_to(len(items))), (key, value))
     return dict(items)
 
 
+@cache
+def _index_up_to(last: int) -> st.SearchStrategy:
+    return st.integers(0, last)
+
+
 _TEXT = st.text(max_size=12)
+_OUTPUTS = st.one_of(
+    st.builds(lambda v: {"type": "text", "value": v}, _TEXT),
+    st.builds(lambda v: {"type": "json", "value": v}, _JSON.filter(lambda v: not isinstance(v, str))),
+    st.builds(lambda v: {"type": "error-text", "value": v}, _TEXT),
+    st.builds(lambda v: {"type": "content", "value": [{"type": "text", "text": v}]}, _TEXT))
 _OPTIONS = st.dictionaries(st.sampled_from(["openai", "anthropic"]), st.dictionaries(_TEXT, _JSON, max_size=2), max_size=1)
 
 
@@ -359,11 +370,7 @@ def _part(draw) -> dict:
     elif kind == "tool-call":
         part = {"type": "tool-call", "toolCallId": draw(_TEXT), "toolName": draw(_TEXT), "input": draw(_JSON)}
     elif kind == "tool-result":
-        output = draw(st.one_of(
-            st.builds(lambda v: {"type": "text", "value": v}, _TEXT),
-            st.builds(lambda v: {"type": "json", "value": v}, _JSON.filter(lambda v: not isinstance(v, str))),
-            st.builds(lambda v: {"type": "error-text", "value": v}, _TEXT),
-            st.builds(lambda v: {"type": "content", "value": [{"type": "text", "text": v}]}, _TEXT)))
+        output = draw(_OUTPUTS)
         part = {"type": "tool-result", "toolCallId": draw(_TEXT), "toolName": draw(_TEXT), "output": output}
     elif kind == "file":
         part = {"type": "file", "data": draw(_TEXT), "mediaType": "text/plain"}
@@ -374,27 +381,37 @@ def _part(draw) -> dict:
     return draw(_with_unknown_keys(part))
 
 
+_CONTENT = _TEXT | st.lists(_part(), max_size=3)
+
+
 @st.composite
 def _message(draw, role: str) -> dict:
-    content = draw(_TEXT | st.lists(_part(), max_size=3))
+    content = draw(_CONTENT)
     message = {"role": role, "content": content}
     if draw(st.booleans()):
         message["providerOptions"] = draw(_OPTIONS)
     return draw(_with_unknown_keys(message))
 
 
+# Strategies made once, not on every draw (a new strategy is validated when first drawn from).
+_USER = _message("user")
+_OUTPUT_MESSAGES = st.lists(_message("assistant") | _message("tool"), min_size=1, max_size=3)
+
+
 @st.composite
 def _step(draw, index: int = 0) -> dict:
-    step = {"stepIndex": index, "input": draw(_message("user")),
-            "output": draw(st.lists(_message("assistant") | _message("tool"), min_size=1, max_size=3))}
+    step = {"stepIndex": index, "input": draw(_USER), "output": draw(_OUTPUT_MESSAGES)}
     return draw(_with_unknown_keys(step))
+
+
+_STEPS = [_step(i) for i in range(3)]
 
 
 @st.composite
 def current_records(draw) -> dict:
     if draw(st.booleans()):
-        return draw(_step())
-    steps = [draw(_step(i)) for i in range(draw(st.integers(1, 3)))]
+        return draw(_STEPS[0])
+    steps = [draw(_STEPS[i]) for i in range(draw(st.integers(1, 3)))]
     return draw(_with_unknown_keys({"id": draw(_TEXT), "steps": steps}))
 
 
