@@ -70,8 +70,14 @@ def run_chatconv(*args, cwd=None, stdin: bytes | None = None, timeout: float | N
     return result
 
 
-def _threads_but_dasks_idle_offload_thread(count=threading.active_count) -> int:
-    return count() - sum(t.name.startswith("Dask-Offload") for t in threading.enumerate())
+# Threads libraries leave in a test process for good, idle between their uses: Dask's offload
+# executor, and fsspec's event loop and the executor that loop starts (test_objstore.py reads
+# buckets in the test process).
+_IDLE_LIBRARY_THREADS = ("Dask-Offload", "fsspecIO", "asyncio_")
+
+
+def _threads_but_idle_library_threads(count=threading.active_count) -> int:
+    return count() - sum(t.name.startswith(_IDLE_LIBRARY_THREADS) for t in threading.enumerate())
 
 
 @pytest.fixture(autouse=True)
@@ -82,9 +88,10 @@ def _workers_start_as_when_the_test_runs_alone(monkeypatch):
     some tests start dozens (test_validate_problem_path's pairing test: 1.3 s alone, 26 s after a
     Dask test). That thread waits on its queue and no worker uses it, so it is not counted: each
     test starts its workers as it does run alone. Any other thread counts, a test's own and a
-    running Dask cluster's included (test_validate_parallel checks the spawn rule itself)."""
-    if any(t.name.startswith("Dask-Offload") for t in threading.enumerate()):
-        monkeypatch.setattr(threading, "active_count", _threads_but_dasks_idle_offload_thread)
+    running Dask cluster's included (test_validate_parallel checks the spawn rule itself).
+    fsspec's event loop thread, once a test has read a bucket in-process, is left out alike."""
+    if any(t.name.startswith(_IDLE_LIBRARY_THREADS) for t in threading.enumerate()):
+        monkeypatch.setattr(threading, "active_count", _threads_but_idle_library_threads)
 
 
 @pytest.fixture
