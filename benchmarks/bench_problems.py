@@ -3,7 +3,8 @@
 
 DESIGN.md, "Speed and memory": a recording where every line has a warning, or one line in ten
 an error, validates at >= 0.35 of the rate of a bare orjson parse loop over the same file (a
-problem costs little more than a clean line); the clean file validates at >= 0.6 of it
+problem costs little more than a clean line; issue 32 asks >= 0.5 of the file of warnings); the
+clean file validates at >= 0.7 of it
 (as bench_validate.py also judges, on its own file).
 
 The three files are made from one recording that bench_validate.py generates from
@@ -36,8 +37,9 @@ sys.path.insert(0, str(HERE))
 from bench_validate import (ORJSON_LOOP, add_run_arguments, best_of, count_lines, memory_mib,  # noqa: E402
                             recording, run, run_benchmark)
 
-MIN_ORJSON_RATIO = 0.35
-MIN_CLEAN_RATIO = 0.6
+MIN_ORJSON_RATIO = 0.35  # one line in ten an error
+MIN_CLEAN_RATIO = 0.7  # issue 32 (DESIGN.md said 0.6)
+MIN_LEGACY_RATIO = 0.5  # issue 32: a warning on every line
 ERROR_EVERY = 10
 
 
@@ -121,7 +123,7 @@ def print_table(f: dict) -> None:
             print(f"    {line}")
     print(f"\n{'row':52} {'orjson s':>9} {'validate s':>11} {'CPU s':>7} {'peak':>10} {'ratio':>6}  target")
     for name, row in f["files"].items():
-        least = MIN_CLEAN_RATIO if name == "clean" else MIN_ORJSON_RATIO
+        least = {"clean": MIN_CLEAN_RATIO, "legacy": MIN_LEGACY_RATIO}.get(name, MIN_ORJSON_RATIO)
         target = f">= {least}  {'PASS' if row['ratio'] >= least else 'FAIL'}"
         print(f"{ROWS[name]:52} {row['orjson_s']:>9.2f} {row['validate_s']:>11.2f} {row['validate_cpu_s']:>7.2f} "
               f"{row['memory_mib']:>6.1f} MiB {row['ratio']:>6.2f}  {target}")

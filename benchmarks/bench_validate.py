@@ -38,7 +38,7 @@ JSONSCHEMA_LINES = 2_000  # the jsonschema loop runs ~1k lines/s: compare rates,
 MiB = 1024 * 1024
 
 # Targets from DESIGN.md; "flat" means the big file's peak is within 10% + 4 MiB of the small one's.
-MIN_ORJSON_RATIO = 0.6  # DESIGN.md: a clean recording
+MIN_ORJSON_RATIO = 0.7  # a clean recording (issue 32; DESIGN.md said 0.6)
 MIN_JSONSCHEMA_RATIO = 200
 MAX_PEAK_MIB = 150
 FLAT_FACTOR, FLAT_SLACK_MIB = 1.10, 4
