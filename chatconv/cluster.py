@@ -223,7 +223,7 @@ class _ClusterResult:
                 # Done since the wait gave up (a task that takes about POLL_SECONDS): its result or
                 # its error is taken next time round; but a TimeoutError of its own is no wait's.
                 if self.future.done() and self.future.status != "finished":
-                    own = self.future.exception(timeout=0)
+                    own = self.future.exception()  # (done: no wait; a timeout of 0 raises, done or not)
                     if isinstance(own, TimeoutError):
                         raise _not_run(own) from None
             except KilledWorker:

@@ -373,3 +373,16 @@ def test_dasks_logs_are_given_back_when_the_last_of_overlapping_pools_closes():
     second.close()
     second.close()  # (closed twice: nothing more)
     assert client_logs.level == level
+
+
+def test_on_a_real_cluster_a_call_gives_its_result_and_a_tasks_own_timeout_error_is_worker_lost(cluster):
+    from chatconv.cluster import ClusterPool
+    from chatconv.workers import WorkerLost
+
+    def times_out():
+        raise TimeoutError("slow")
+
+    with ClusterPool(cluster.scheduler_address) as pool:
+        assert pool.call(abs, -3) == 3
+        with pytest.raises(WorkerLost, match=r"could not run the task \(TimeoutError: slow\)"):
+            pool.call(times_out)

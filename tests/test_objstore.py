@@ -124,6 +124,8 @@ def _tree(tmp_path: Path) -> Path:
     shutil.copy(DATA / "formats" / "openai-chat" / "finetune.jsonl", root / "sub" / "finetune.jsonl")  # for import
     (root / ".cache" / "hidden.jsonl").write_bytes(b"{not json\n")
     (root / "notes.txt").write_text("not a recording\n")
+    (root / "a b").mkdir()  # names a URL escapes (https://…/a%20b/%C3%BC.jsonl)
+    (root / "a b" / "ü.jsonl").write_bytes(weather.replace(b"weather-trajectory", "weather-ü".encode()))
     return root
 
 
@@ -152,11 +154,13 @@ def test_a_folder_named_without_its_slash_and_objects_named_one_by_one_read_alik
     with_slash = run_chatconv("validate", url + "/", cwd=tmp_path)
     without = run_chatconv("validate", url, cwd=tmp_path)
     named = run_chatconv("validate", *(bucket.url(f"runs/{key}") for key in (  # in a search's order
-        "legacy.jsonl", "weather.jsonl", "sub/letters.jsonl.zst", "sub/travel.jsonl.gz")), cwd=tmp_path)
+        "legacy.jsonl", "weather.jsonl", "a b/ü.jsonl", "sub/letters.jsonl.zst", "sub/travel.jsonl.gz")), cwd=tmp_path)
     assert with_slash.stdout_text == without.stdout_text
     assert [line for line in named.stdout_text.splitlines() if line.startswith("s3://")] == \
         [line for line in without.stdout_text.splitlines() if line.startswith("s3://")]
-    assert "4 files, 38 records" in without.stdout_text and "hidden" not in without.stdout_text
+    assert "5 files, 48 records" in without.stdout_text and "hidden" not in without.stdout_text
+    bucket.fs.pipe_file(f"{bucket.name}/runs", b"an object named as the folder")
+    assert run_chatconv("validate", url + "/", cwd=tmp_path).stdout_text == with_slash.stdout_text
 
 
 def test_a_multi_batch_object_is_read_by_range_in_the_workers_and_gives_the_local_output(tmp_path, bucket):
@@ -250,7 +254,7 @@ def test_what_cannot_be_read_is_said_of_the_url_with_no_traceback(tmp_path, buck
                           bucket.url("ok.jsonl"), cwd=tmp_path)
     assert result.returncode == 2
     assert f"{bucket.url('missing.jsonl')}:1:1: error: $: no such object (check the URL)" in result.stdout_text
-    assert "s3://no-such-bucket-here/a.jsonl:1:1: error: $: no such object" in result.stdout_text
+    assert "s3://no-such-bucket-here/a.jsonl:1:1: error: $: no such bucket (check the URL)" in result.stdout_text
     assert "1 file, 10 records: 2 errors" in result.stdout_text  # the object that is there is read
     monkeypatch.setenv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:9")  # nothing listens there
     monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
@@ -301,9 +305,14 @@ def test_migrating_a_bucket_folder_into_a_bucket_folder_writes_what_a_local_run_
     assert "legacy.jsonl" in written and written["legacy.jsonl"] != (folder / "legacy.jsonl").read_bytes()
     assert gzip.decompress(written["sub/travel.jsonl.gz"])  # gzip stays gzip
     assert bucket.uploads() == []
+    # The folder named otherwise (s3a://, a doubled /): the same keys
+    spelled = run_chatconv("migrate", f"s3a://{bucket.name}//runs/", "-o", bucket.url("out2/"), cwd=tmp_path)
+    assert spelled.returncode == 0 and [k.removeprefix("out2/") for k in bucket.keys("out2")] == sorted(written)
+    result = run_chatconv("migrate", url, "-o", "s3://", cwd=tmp_path)
+    assert result.returncode == 2 and "s3://: names no bucket (write s3://BUCKET/KEY)" in result.stderr_text
 
 
-def test_migrating_objects_in_place_keeps_a_backup_and_refuses_an_object_that_changed(tmp_path, bucket):
+def test_migrating_objects_in_place_keeps_a_backup_and_refuses_an_object_that_changed(tmp_path, bucket, monkeypatch):
     from chatconv.migrate import migrate_file
     from chatconv.problems import UnreadableInput
 
@@ -326,6 +335,44 @@ def test_migrating_objects_in_place_keeps_a_backup_and_refuses_an_object_that_ch
     with pytest.raises(UnreadableInput, match="changed while it was migrated: not replaced"):
         migrate_file(url, url, progress=another_writer)
     assert bucket.get("w.jsonl") == meanwhile and bucket.uploads() == []
+
+    # Written over after it was opened, before its upload began: what was read is the old
+    # object's, and the guard is the ETag of those bytes, not the new object's.
+    import chatconv.migrate.files as files
+
+    bucket.fs.pipe_file(f"{bucket.name}/w.jsonl", old)
+    sink = files._sink
+    monkeypatch.setattr(files, "_sink", lambda *args: (another_writer(0), sink(*args))[1])
+    with pytest.raises(UnreadableInput, match="changed while it was migrated: not replaced"):
+        migrate_file(url, url)
+    assert bucket.get("w.jsonl") == meanwhile and bucket.uploads() == []
+    monkeypatch.setattr(files, "_sink", lambda *args: (bucket.fs.rm_file(f"{bucket.name}/w.jsonl"), sink(*args))[1])
+    bucket.fs.pipe_file(f"{bucket.name}/w.jsonl", old)
+    with pytest.raises(UnreadableInput, match="went away while it was migrated: not replaced"):
+        migrate_file(url, url)
+    assert bucket.keys() == ["w.jsonl.bak"] and bucket.uploads() == []
+
+
+def test_a_store_that_goes_away_part_way_through_an_object_is_said_so(tmp_path, monkeypatch):
+    from chatconv.problems import UnreadableInput
+    from chatconv.sources import iter_line_batches, open_binary
+
+    with _moto_server() as url:
+        for name, value in s3_environment(url).items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
+        import fsspec
+
+        fs = fsspec.filesystem("s3", skip_instance_cache=True)
+        fs.mkdir("gone")
+        fs.pipe_file("gone/big.jsonl", (RECORDED / "weather-steps.jsonl").read_bytes() * 3000)  # 24 MB
+        stream = open_binary("s3://gone/big.jsonl")
+        batches = iter_line_batches(stream)
+        assert next(batches).first_line == 1
+    with pytest.raises(UnreadableInput, match=r"s3://gone/big.jsonl:1:1: error: \$: cannot be read: "
+                                              r"EndpointConnectionError"):
+        for _ in batches:  # the 8 MiB read ahead used up, then the server is gone
+            pass
 
 
 def test_a_migration_that_stops_part_way_leaves_no_object_and_no_upload(tmp_path, bucket):

@@ -26,10 +26,12 @@ class AtomicObject(Replacing):
     commit, discard, `target`, `compression`; `temporary` is None: no file a worker process
     could append to, so the bytes come back to be written here). With backup, the object
     replaced is first copied to URL.bak (in the store, no bytes through here). With etag, commit
-    refuses to replace an object that changed since (its ETag is another): with `guard`, the
-    object being read to be rewritten in place."""
+    refuses to replace an object that changed since it was read (its ETag is another than
+    `etag`, the one of the bytes read: open_remote's `.etag`; asked now when it is None) or went
+    away: with `guard`, for an object rewritten in place."""
 
-    def __init__(self, url: str, backup: bool = False, compression: str | None = None, guard: bool = False):
+    def __init__(self, url: str, backup: bool = False, compression: str | None = None, guard: bool = False,
+                 etag: str | None = None):
         self.target, self.backup, self.compression = url, backup, compression
         self.temporary = None
         self.stream = None
@@ -38,7 +40,7 @@ class AtomicObject(Replacing):
                                           "error", "write to s3://, gs:// or a local path", code="unreadable-file"))
         self.fs, self.path = url_fs(url)
         try:
-            self.etag = remote_etag(self.fs, self.path) if guard else None
+            self.etag = (etag or remote_etag(self.fs, self.path)) if guard else None
             with signals_held():  # an upload begun and not yet held here would be left behind
                 self.stream = self.fs.open(self.path, "wb", block_size=PART_BYTES, autocommit=False)
         except Exception as exc:
@@ -57,8 +59,13 @@ class AtomicObject(Replacing):
                 self._writer.close()  # the end of the compressed data
                 self._writer = None
             self.stream.close()  # the last part goes up; nothing is completed yet (autocommit=False)
-            if self.etag is not None and remote_etag(self.fs, self.path) != self.etag:
-                raise _changed(self.target)
+            if self.etag is not None:
+                try:
+                    now = remote_etag(self.fs, self.path)
+                except FileNotFoundError:
+                    raise _changed(self.target, "went away") from None
+                if now != self.etag:
+                    raise _changed(self.target, "changed")
             if self.backup and self.fs.exists(self.path):
                 self.fs.copy(self.path, self.path + ".bak")
             with signals_held():
@@ -86,14 +93,6 @@ def remote_etag(fs, path: str) -> str | None:
     return fs.info(path, refresh=True).get("ETag")
 
 
-def object_exists(url: str) -> bool:
-    fs, path = url_fs(url)
-    try:
-        return fs.exists(path)
-    except Exception as exc:
-        raise unreadable(url, exc) from None
-
-
 def _unwritable(url: str, exc: BaseException) -> UnreadableInput:
     if isinstance(exc, FileNotFoundError):  # what is missing to write an object is its bucket
         reason, hint = "no such bucket", "make the bucket, or check the URL"
@@ -104,6 +103,6 @@ def _unwritable(url: str, exc: BaseException) -> UnreadableInput:
                                    f"{hint}; nothing was written", code="unreadable-file"))
 
 
-def _changed(url: str) -> UnreadableInput:
-    return UnreadableInput(Problem(url, None, None, "$", "changed while it was migrated: not replaced", "error",
+def _changed(url: str, what: str) -> UnreadableInput:
+    return UnreadableInput(Problem(url, None, None, "$", f"{what} while it was migrated: not replaced", "error",
                                    "run again once nothing else writes it", code="unreadable-file"))

@@ -51,7 +51,7 @@ def migrate_file(path: str, output: Path | str | BinaryIO | None, *, backup: boo
         # an object's ETag, AtomicObject).
         held = hold_input(path, source, str(output)) if in_place and isinstance(output, Path) else None
         # run.jsonl.gz stays gzip; a folder missing or read-only is said of the target (AtomicFile)
-        sink = _sink(output, backup, in_place)
+        sink = _sink(output, backup, in_place, source)
         # A stream (standard output, a device) is written compressed as the input is.
         kind = compression_of(path)
         writer = CompressedWriter(output, kind) if kind and output is not None and sink is None else None
@@ -214,21 +214,23 @@ def _should_commit(fmt: str, tally: Tally, in_place: bool) -> bool:
     return not in_place or bool(tally.migrated or tally.rejected)
 
 
-def _sink(output, backup: bool, in_place: bool) -> AtomicFile | AtomicObject | None:
+def _sink(output, backup: bool, in_place: bool, source) -> AtomicFile | AtomicObject | None:
     if isinstance(output, Path):
         return AtomicFile(output, backup, compression_of(output))
     if isinstance(output, str):  # an object's URL
         from .atomic_object import AtomicObject  # here: a run on files never loads fsspec
 
-        return AtomicObject(output, backup, compression_of(output), guard=in_place)
+        # (an object read decompressed: the ETag of the stream under the decompressor)
+        read = getattr(source, "etag", None) or getattr(getattr(source, "raw", None), "etag", None)
+        return AtomicObject(output, backup, compression_of(output), guard=in_place, etag=read)
     return None
 
 
 def _exists(path: str) -> bool:
     if is_url(path):
-        from .atomic_object import object_exists
+        from ..sources.remote import remote_exists
 
-        return object_exists(path)
+        return remote_exists(path)
     return os.path.lexists(path)
 
 

@@ -13,6 +13,7 @@ from typing import BinaryIO, Iterable
 
 from ..problems import Problem, UnreadableInput, UsageError
 from ..sources import discover, is_url, remote_isdir
+from ..sources.remote import relative_key, remote_isfile, url_fs
 from .links import skipped_folder, skipped_link
 
 # A file replaced atomically, an object's URL (s3://: uploaded whole), a stream written to, or
@@ -35,6 +36,8 @@ def plan_targets(paths: Iterable[str], output: str | None = None, in_place: bool
     their objects are written whole (AtomicObject), and a folder's are the keys under it.
     """
     paths = list(paths)
+    if output and is_url(output):
+        url_fs(output)  # a URL that names no bucket, or whose store's package is missing: said first
     files = []  # (file, its name under a -o folder)
     for path in paths:
         if is_folder(path):
@@ -61,7 +64,8 @@ def plan_targets(paths: Iterable[str], output: str | None = None, in_place: bool
     names = [name for _, name in files]
     if "-" in names or len(set(names)) < len(names):
         raise UsageError("-o FOLDER needs input files with distinct names (not standard input)")
-    if not is_url(output) and os.path.exists(output) and not os.path.isdir(output):
+    if is_url(output) and not output.endswith("/") and remote_isfile(output) or \
+            not is_url(output) and os.path.exists(output) and not os.path.isdir(output):
         raise UsageError(f"-o {output} is a file; several input files need -o FOLDER")
     inputs = {os.path.realpath(file): file for file, _ in files}  # (a URL's: its text, normalized)
     for file, name in files:
@@ -87,7 +91,7 @@ def output_folder(paths: list[str], output: str | None, files: int) -> Path | st
     folder = output.endswith(("/", os.sep)) or is_folder(output)
     if not (folder or not one_file):
         return None
-    return output.rstrip("/") if is_url(output) else Path(output)
+    return output if is_url(output) else Path(output)
 
 
 def is_folder(path: str) -> bool:
@@ -111,7 +115,7 @@ def inside(folder: Path | str, name: str) -> Path | str:
 def relative_name(file: str, folder: str) -> str:
     """`file`'s path within `folder`, which a search of it found it in."""
     if is_url(folder):
-        return file[len(folder.rstrip("/")) + 1:]
+        return relative_key(file, folder)
     return os.path.relpath(file, folder)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import posixpath
 import re
 import threading
 from contextlib import contextmanager
@@ -34,24 +35,29 @@ def is_url(path) -> bool:
 
 def url_fs(url: str):
     """(the fsspec filesystem of `url`, the path within it); UsageError when its package is not
-    installed."""
+    installed, or the URL names no bucket (`s3://`)."""
     broken_pipes_raised()  # (a kept-alive connection the store closed must not end the run)
     try:
         from fsspec.core import url_to_fs
     except ImportError:
         raise UsageError(f"{url}: reading URLs needs fsspec: {INSTALL_HINT}") from None
+    scheme, _, rest = url.partition("://")
     try:
-        return url_to_fs(url)
+        fs, path = url_to_fs(f"{scheme.lower()}://{rest}")  # (S3:// is s3://, as for the AWS tools)
     except ImportError as exc:  # fsspec names the package its scheme needs
         raise UsageError(f"{url}: {exc}") from None
     except ValueError as exc:  # an unknown scheme
         raise UsageError(f"{url}: {exc}") from None
+    if not path.strip("/") and not is_web(url) and scheme.lower() != "memory":
+        raise UsageError(f"{url}: names no bucket (write s3://BUCKET/KEY)")
+    return fs, path
 
 
 def unreadable(url: str, exc: BaseException) -> UnreadableInput:
     """Why the object at `url` could not be read, as a user reads it."""
     if isinstance(exc, FileNotFoundError):
-        message, hint = "no such object", "check the URL"
+        message = "no such bucket" if "bucket does not exist" in str(exc) else "no such object"
+        hint = "check the URL"
     elif isinstance(exc, PermissionError):
         message, hint = "access denied", "check the credentials (AWS_PROFILE, AWS_ACCESS_KEY_ID, ...)"
     elif isinstance(exc, IsADirectoryError):
@@ -66,7 +72,8 @@ def unreadable(url: str, exc: BaseException) -> UnreadableInput:
 
 # --scheduler: the store is read by the cluster's workers, not by this process (which may have
 # no credentials for it, nor a way to reach it): (the thread whose reads go there, a function
-# that runs `function(*args)` on a worker).
+# that runs `function(*args)` on a worker). A thread's, not a context variable's: the threads of
+# a Dask worker in this process (a library's in-process cluster) must read the store themselves.
 _cluster: tuple[int, Callable[..., Any]] | None = None
 
 
@@ -125,19 +132,41 @@ def remote_isdir(url: str) -> bool:
     http(s), one whose URL ends in / (its index page lists its files: fsspec takes it for one)."""
     if is_web(url):
         return url.endswith("/")
+    if url.endswith("/"):  # a folder's URL, even where an object has the folder's name
+        return _call(url, lambda fs, path: fs.isdir(path))
     return _call(url, lambda fs, path: not fs.isfile(path) and fs.isdir(path))
 
 
-def remote_files(url: str) -> Iterator[tuple[str, str]]:
-    """(the object's URL, its key relative to the folder `url`) of every object under the
-    folder, sorted; the keys that end in / (folder markers some tools write) left out."""
-    def find(fs, path):
-        root = path.rstrip("/")
-        return fs, root, sorted(key for key in fs.find(root) if not key.endswith("/"))
+def remote_isfile(url: str) -> bool:
+    """Whether `url` names an object."""
+    return _call(url, lambda fs, path: fs.isfile(path))
 
-    fs, root, keys = _call(url, find)
-    for key in keys:
-        yield _joined(url, fs, key), key[len(root):].lstrip("/")
+
+def remote_exists(url: str) -> bool:
+    return _call(url, lambda fs, path: fs.exists(path))
+
+
+def remote_files(url: str) -> list[tuple[str, str]]:
+    """(the object's URL, its key relative to the folder `url`: see relative_key) of every
+    object under the folder, sorted; the keys that end in / (folder markers some tools write)
+    left out."""
+    def find(fs, path):
+        return [_joined(url, fs, key) for key in sorted(fs.find(path.rstrip("/"))) if not key.endswith("/")]
+
+    return [(found, relative_key(found, url)) for found in _call(url, find)]
+
+
+def relative_key(url: str, folder: str) -> str:
+    """The key of the object `url` within the folder `folder`, however the folder's URL is
+    spelled (s3a://, a doubled /): cut from the paths fsspec makes of both; a web URL's
+    percent-escapes undone (`a%20b/x.jsonl` is `a b/x.jsonl`, as the file was named)."""
+    if is_web(url):
+        from urllib.parse import unquote
+
+        key, root = posixpath.normpath(url.partition("://")[2]), posixpath.normpath(folder.partition("://")[2])
+        return unquote(key[len(root):].lstrip("/"))
+    key, root = posixpath.normpath(url_fs(url)[1]), posixpath.normpath(url_fs(folder)[1])
+    return key[len(root):].lstrip("/")
 
 
 def is_web(url: str) -> bool:
@@ -169,36 +198,46 @@ def stored_size(path: str) -> int:
 
 def open_remote(url: str) -> BinaryIO:
     """The object's bytes, streamed READ_BLOCK at a time (a prefix is no empty file: it is a
-    folder); `.size` is the object's size, as it has no descriptor to ask. On a cluster (see
-    read_on_cluster), each block is read by a worker."""
+    folder); `.size` is the object's size and `.etag` its ETag (None where the store has none),
+    as it has no descriptor to ask. A failure part way is UnreadableInput, as one at the start.
+    On a cluster (see read_on_cluster), each block is read by a worker."""
     if _cluster is not None and _cluster[0] == threading.get_ident():
-        raw = _ObjectBlocks(url, _call(url, _object_size))
-        stream = io.BufferedReader(raw, READ_BLOCK)
+        size, etag = _call(url, _object_info)
+        raw = _ObjectReader(url, size, etag)
     else:
-        raw = _call(url, _opened)
-        stream = io.BufferedReader(raw, 1 << 20)
-    stream.size = raw.size  # type: ignore[attr-defined]
+        raw = _ObjectReader(url, *_call(url, _opened))
+    stream = io.BufferedReader(raw, READ_BLOCK)
+    stream.size, stream.etag = raw.size, raw.etag  # type: ignore[attr-defined]
     return stream
 
 
-def _opened(fs, path: str):
-    _object_size(fs, path)
-    return fs.open(path, "rb", block_size=READ_BLOCK)
+def _opened(fs, path: str) -> tuple[int, str | None, BinaryIO]:
+    size, etag = _object_info(fs, path)
+    # (s3fs's file asks each range of the version it first saw: one rewritten meanwhile fails)
+    return size, etag, fs.open(path, "rb", block_size=READ_BLOCK)
 
 
-def _object_size(fs, path: str) -> int:
-    """The size of the object at `path`; IsADirectoryError for a prefix (s3fs would open one as
-    an empty file), FileNotFoundError when there is nothing there."""
+def _object_info(fs, path: str) -> tuple[int, str | None]:
+    """The size and ETag of the object at `path`; IsADirectoryError for a prefix (s3fs would
+    open one as an empty file), FileNotFoundError when there is nothing there."""
     if not fs.isfile(path):
-        raise IsADirectoryError(path) if fs.isdir(path) else FileNotFoundError(path)
-    return fs.size(path)
+        if fs.isdir(path):
+            raise IsADirectoryError(path)
+        bucket = path.split("/")[0]
+        protocols = {fs.protocol} if isinstance(fs.protocol, str) else set(fs.protocol)
+        if protocols & {"s3", "gs", "az"} and not fs.exists(bucket):  # (a store of buckets)
+            raise FileNotFoundError(f"{bucket}: the specified bucket does not exist")
+        raise FileNotFoundError(path)
+    info = fs.info(path)
+    return info.get("size") or 0, info.get("ETag")
 
 
-class _ObjectBlocks(io.RawIOBase):
-    """An object's bytes, each read of them a ranged read (made on a cluster's worker)."""
+class _ObjectReader(io.RawIOBase):
+    """An object's bytes: read through fsspec's file `opened`, or else each read a ranged one
+    (made on a cluster's worker); every failure as UnreadableInput naming the URL."""
 
-    def __init__(self, url: str, size: int):
-        self.url, self.size, self.position = url, size, 0
+    def __init__(self, url: str, size: int, etag: str | None, opened: BinaryIO | None = None):
+        self.url, self.size, self.etag, self.opened, self.position = url, size, etag, opened, 0
 
     def readable(self) -> bool:
         return True
@@ -217,10 +256,22 @@ class _ObjectBlocks(io.RawIOBase):
         length = min(len(buffer), self.size - self.position)
         if length <= 0:
             return 0
-        data = read_range(self.url, self.position, length)
-        buffer[:length] = data
-        self.position += length
-        return length
+        if self.opened is None:
+            data = read_range(self.url, self.position, length)
+        else:
+            try:
+                self.opened.seek(self.position)
+                data = self.opened.read(length)
+            except Exception as exc:  # the store gone part way (botocore's errors are no OSErrors)
+                raise unreadable(self.url, exc) from None
+        buffer[:len(data)] = data
+        self.position += len(data)
+        return len(data)
+
+    def close(self) -> None:
+        if self.opened is not None:
+            self.opened.close()
+        super().close()
 
 
 def open_raw(path: str) -> BinaryIO:
