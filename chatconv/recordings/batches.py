@@ -15,8 +15,8 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from ..problems import UnreadableInput
 from ..sources import (BATCH_BYTES, Record, batch_workers, compression_of, cycle_collector_paused, empty_file_problem,
-                       file_format, is_blank_line, iter_line_batches, iter_records, load_json, open_binary, open_raw,
-                       stream_size)
+                       file_format, is_blank_line, is_url, iter_line_batches, iter_records, load_json, open_binary,
+                       open_raw, read_batch, stream_size)
 
 # ((record, its byte offset in the file, or None when it cannot be read again there), ..., settings)
 # -> results: a command's work on some records (a batch's, or one read whole), in a worker or here.
@@ -50,9 +50,13 @@ def record_at(file: str, offset: int, line: int, stream: BinaryIO | None = None)
     return load_json(stream.readline(), file, line)
 
 
-def _work_batch(work: RecordWork, file: str, first_line: int, offset: int, data: bytes,
+def _work_batch(work: RecordWork, file: str, first_line: int, offset: int, data: bytes | int,
                 settings: Any) -> tuple[bool, list]:
-    """In a worker (or here): whether the batch holds a record, and work's results on its records."""
+    """In a worker (or here): whether the batch holds a record, and work's results on its records.
+    `data`: the batch's lines, or their length, for the worker to read them from the file itself
+    (one read, where a pipe costs this process a pickle and a copy of each batch)."""
+    if data.__class__ is int:
+        data = read_batch(file, offset, data)
     # Parsed JSON makes no reference cycles, but its many objects set off the cycle collector
     # again and again (a third of the time of a batch): it waits until the batch is done.
     with cycle_collector_paused():
@@ -119,7 +123,11 @@ class RecordRunner:
 
         if self._pool is None:
             self._pool = ordered_pool(jobs, self.scheduler)
-        tasks = ((batch.first_line, _work_batch, (work, file, batch.first_line, batch.offset, batch.data, settings))
+        # Workers read their batch themselves, as validate's do; a compressed file's cannot be
+        # read by offset, and a cluster's workers see no file here (but an object, s3://).
+        sends = compression_of(file) is not None or (self.scheduler is not None and not is_url(file))
+        tasks = ((batch.first_line, _work_batch, (work, file, batch.first_line, batch.offset,
+                                                  batch.data if sends else len(batch.data), settings))
                  for batch in batches)
         ordered = self._pool.ordered(tasks)
         try:
