@@ -170,14 +170,11 @@ def test_a_multi_batch_object_is_read_by_range_in_the_workers_and_gives_the_loca
     path = _faulty_recording(tmp_path / "runs" / "faulty.jsonl")
     lines = path.read_bytes().splitlines(keepends=True)
     path.write_bytes(b"".join(lines[:len(lines) * 2 // 5]))  # ~1.6 MB, every kind of fault: two batches
-    finetune = (DATA / "formats" / "openai-chat" / "finetune.jsonl").read_bytes()
-    (tmp_path / "runs" / "finetune.jsonl").write_bytes(finetune * (int(1.5 * 2**20) // len(finetune)))
     url = bucket.put_tree(tmp_path / "runs", "runs")
-    for command in (["validate"], ["import"]):
-        local = run_chatconv(*command, "--jobs", "1", "runs", cwd=tmp_path)
-        remote = run_chatconv(*command, "--jobs", "2", url, cwd=tmp_path)
-        _same_as_local(local, remote, url, path.parent)
-    assert local.stdout.count(b"\n") > 1000
+    local = run_chatconv("validate", "--jobs", "1", "runs", cwd=tmp_path)
+    remote = run_chatconv("validate", "--jobs", "2", url, cwd=tmp_path)  # (import's batches: the cluster test)
+    _same_as_local(local, remote, url, path.parent)
+    assert path.stat().st_size > 2**20 and b" error: " in local.stdout  # (two batches; problems to compare)
 
 
 @pytest.fixture
@@ -365,6 +362,7 @@ def test_a_store_that_goes_away_part_way_through_an_object_is_said_so(tmp_path, 
 
         fs = fsspec.filesystem("s3", skip_instance_cache=True)
         fs.mkdir("gone")
+        type(fs).clear_instance_cache()  # (chatconv's own would be the one of the other server)
         fs.pipe_file("gone/big.jsonl", (RECORDED / "weather-steps.jsonl").read_bytes() * 3000)  # 24 MB
         stream = open_binary("s3://gone/big.jsonl")
         batches = iter_line_batches(stream)
@@ -438,9 +436,10 @@ def test_on_a_cluster_the_workers_read_the_bucket_and_the_output_is_the_local_on
     from test_validate_parallel import _faulty_recording
 
     folder = _tree(tmp_path)
-    path = _faulty_recording(folder / "faulty.jsonl")
-    lines = path.read_bytes().splitlines(keepends=True)
-    path.write_bytes(b"".join(lines[:len(lines) * 2 // 5]))  # two batches, each read by a worker, by range
+    if command[0] != "tools":  # (tools reads an object whole, here: see RecordRunner.results)
+        path = _faulty_recording(folder / "faulty.jsonl")
+        lines = path.read_bytes().splitlines(keepends=True)
+        path.write_bytes(b"".join(lines[:len(lines) * 2 // 5]))  # two batches, each read by a worker, by range
     url = bucket.put_tree(folder, "runs")
     local = run_chatconv(*command, "runs", cwd=tmp_path)
     # This machine cannot reach the store: what is read of it, the workers read.

@@ -91,9 +91,11 @@ class RecordRunner:
         is given with the results of a record read here whole (its offset is then None), None
         with those of a JSONL file's batch (its lines are read again with record_at). An empty
         JSONL file gives its one record, its empty-file error. Raises UnreadableInput when the
-        file cannot be read. A compressed file's lines cannot be read again by offset: for a
-        command that `reads_again`, it is read record by record here, as standard input is."""
-        if file == "-" or file_format(file) != "jsonl" or (reads_again and compression_of(file) is not None):
+        file cannot be read. A compressed file's lines cannot be read again by offset, and an
+        object's (a URL's) would be read again a block at a time, a request each: for a command
+        that `reads_again`, each is read record by record here, as standard input is."""
+        if file == "-" or file_format(file) != "jsonl" or \
+                (reads_again and (compression_of(file) is not None or is_url(file))):
             for record in iter_records(file, split):
                 for result in work([(record, None)], settings):
                     yield record, result
