@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 import uuid
@@ -28,31 +29,33 @@ pytest.importorskip("moto.server", reason="the S3 server the tests run against i
 
 @contextmanager
 def _moto_server(**environment):
-    """A moto S3 server on a free port of 127.0.0.1: its URL."""
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", "0"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, **environment})
-    try:
-        url = None
-        deadline = time.monotonic() + 30
-        while url is None and time.monotonic() < deadline:
-            line = server.stderr.readline()
-            if not line:
-                break
-            if found := re.search(r"Running on (http://127\.0\.0\.1:\d+)", line):
-                url = found.group(1)
-        assert url is not None, "moto's server did not start"
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/moto-api/", timeout=2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "moto's server does not answer"
+    """A moto S3 server on a free port of 127.0.0.1: its URL. Its log (a line a request) goes to
+    a file: a pipe nobody reads fills up, and the server then hangs on its next line."""
+    with tempfile.TemporaryFile("w+") as log:
+        server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", "0"],
+                                  stdout=subprocess.DEVNULL, stderr=log, env={**os.environ, **environment})
+        try:
+            deadline = time.monotonic() + 30
+            while not (found := re.search(r"Running on (http://127\.0\.0\.1:\d+)", _read(log))):
+                assert server.poll() is None and time.monotonic() < deadline, "moto's server did not start"
                 time.sleep(0.05)
-        yield url
-    finally:
-        server.terminate()
-        server.wait(10)
+            url = found.group(1)
+            while True:
+                try:
+                    urllib.request.urlopen(f"{url}/moto-api/", timeout=2).close()
+                    break
+                except OSError:
+                    assert time.monotonic() < deadline, "moto's server does not answer"
+                    time.sleep(0.05)
+            yield url
+        finally:
+            server.terminate()
+            server.wait(10)
+
+
+def _read(log) -> str:
+    log.seek(0)
+    return log.read()
 
 
 @pytest.fixture(scope="session")
