@@ -23,7 +23,7 @@ from ..handback import hand_back
 from ..problems import ChatconvError, Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, DATA_SUFFIXES, Batch, FieldMap, Record, batch_workers, compression_of,
                        cycle_collector_paused, discover, file_format, iter_jsonl, iter_line_batches, open_binary,
-                       is_url, read_batch, stored_size)
+                       read_batch, read_by_offset, stored_size)
 from .import_state import ImportState
 from .importing import ImportRun, Importer
 from .registry import OWN_SUFFIXES
@@ -68,9 +68,7 @@ def import_chunks(paths: Sequence[str], format_name: str | None = None, conversa
                     if pool is None:
                         from ..cluster import ordered_pool  # here: a run without workers skips multiprocessing
                         pool = ordered_pool(workers, scheduler, shared_bytes=4 * batch_bytes)  # a batch's lines: ~1.3x its size
-                    # (a cluster's workers read an object, s3://, themselves, by range)
-                    sends = scheduler is not None and not is_url(file)
-                    yield from import_in_workers(importer, file, pool, batch_bytes, sends=sends)
+                    yield from import_in_workers(importer, file, pool, batch_bytes, scheduler)
                     continue
                 for record in importer.records(file):
                     yield from _chunk_of(importer, record)
@@ -128,16 +126,16 @@ RecordResult = tuple[int, int, tuple, tuple, tuple[int, int, int], tuple, list]
 
 
 def import_in_workers(importer: Importer, file: str, pool: OrderedPool | ClusterPool, batch_bytes: int,
-                      sends: bool = False) -> Iterator[bytes]:
-    """The chunks of `file` as import_chunks gives them, made by the workers of `pool`; with
-    `sends` (a cluster's workers, which do not see the file), each batch's lines sent to them."""
+                      scheduler: str | None = None) -> Iterator[bytes]:
+    """The chunks of `file` as import_chunks gives them, made by the workers of `pool` (the
+    cluster's of `scheduler`, when it is one)."""
     from ..workers import worker_result
 
     settings = (importer.format_name, importer.conversations, importer.field_map)
     unread: list[UnreadableInput] = []  # compressed data that failed: raised after the batches before it
-    # A worker reads its batch from the file (as validate's do); a compressed file's are sent. This
-    # process reads them too: it numbers the lines, and reads a batch again when it must.
-    by_offset = compression_of(file) is None and not sends
+    # A worker reads its batch from the file when it can (sources.read_by_offset); else it is sent.
+    # This process reads them too: it numbers the lines, and reads a batch again when it must.
+    by_offset = read_by_offset(file, scheduler)
     with open_binary(file) as source:
         tasks = ((batch, _import_file_part, (file, batch.first_line, batch.offset, len(batch.data), settings))
                  if by_offset else (batch, _import_batch, (file, batch.first_line, batch.data, settings))

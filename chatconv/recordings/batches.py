@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator
 from ..problems import UnreadableInput
 from ..sources import (BATCH_BYTES, Record, batch_workers, compression_of, cycle_collector_paused, empty_file_problem,
                        file_format, is_blank_line, is_url, iter_line_batches, iter_records, load_json, open_binary,
-                       open_raw, read_batch, stream_size)
+                       open_raw, read_batch, read_by_offset, stream_size)
 
 # ((record, its byte offset in the file, or None when it cannot be read again there), ..., settings)
 # -> results: a command's work on some records (a batch's, or one read whole), in a worker or here.
@@ -125,11 +125,10 @@ class RecordRunner:
 
         if self._pool is None:
             self._pool = ordered_pool(jobs, self.scheduler)
-        # Workers read their batch themselves, as validate's do; a compressed file's cannot be
-        # read by offset, and a cluster's workers see no file here (but an object, s3://).
-        sends = compression_of(file) is not None or (self.scheduler is not None and not is_url(file))
+        # Workers read their batch themselves where they can, as validate's do (read_by_offset).
+        by_offset = read_by_offset(file, self.scheduler)
         tasks = ((batch.first_line, _work_batch, (work, file, batch.first_line, batch.offset,
-                                                  batch.data if sends else len(batch.data), settings))
+                                                  len(batch.data) if by_offset else batch.data, settings))
                  for batch in batches)
         ordered = self._pool.ordered(tasks)
         try:

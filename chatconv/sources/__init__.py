@@ -20,7 +20,7 @@ from .record import Position, Record, problem_at
 from .stdin import StdinInput, read_stdin, read_stdin_head, stdin_document_format
 from .writing import CompressedWriter
 from .batches import (BATCH_BYTES, PARALLEL_MIN_BYTES, Batch, batch_workers, cycle_collector_paused, iter_line_batches,
-                      read_batch)
+                      read_batch, read_by_offset)
 from .text import (UTF8_BOM, decode_utf8, empty_file_problem, file_too_large, holds_no_record, is_blank_line, open_binary,
                    read_whole, refuse_foreign_encoding, stream_size)
 from .remote import is_url, open_raw, remote_isdir, stored_size
@@ -37,6 +37,6 @@ __all__ = [
     "discover", "duplicate_keys", "element_records", "holds_records", "empty_file_problem", "exact_json", "file_format",
     "holds_no_record", "integers_beyond_64_bits", "read_as_records", "is_blank_line", "iter_jsonl", "iter_jsonl_file",
     "cycle_collector_paused", "iter_jsonl_stream", "iter_line_batches", "iter_records", "load_document", "load_json", "load_yaml", "open_binary",
-    "problem_at", "read_batch", "read_document", "read_whole", "read_stdin", "read_stdin_head", "refuse_foreign_encoding",
+    "problem_at", "read_batch", "read_by_offset", "read_document", "read_whole", "read_stdin", "read_stdin_head", "refuse_foreign_encoding",
     "stdin_document_format", "stream_size", "is_url", "open_raw", "remote_isdir", "stored_size", "walking_everything", "without_compression", "yaml_parse_problem",
 ]

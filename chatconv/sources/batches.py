@@ -10,6 +10,7 @@ from typing import BinaryIO, Iterator, NamedTuple
 
 from ..limits import LIMITS, size_text
 from ..problems import Problem, UnreadableInput
+from .compressed import compression_of
 from .progress import told_read
 from .remote import is_url, read_range
 
@@ -110,6 +111,14 @@ def newlines(data: bytes) -> int:
     """How many lines end in `data`: bytes.count looks at a byte at a time, where replace finds
     each newline with memchr (six times faster on a batch of ~900-byte lines, copy included)."""
     return len(data) - len(data.replace(b"\n", b""))
+
+
+def read_by_offset(file: str, scheduler: str | None = None) -> bool:
+    """Whether a worker reads its batch of `file` itself, by offset (read_batch), rather than
+    being sent the lines: a plain file's, and an object's (s3://) even on a cluster; not a
+    compressed file's (no offsets), nor a local file's on a Dask cluster (its workers see no file
+    here). Every command that shares batches out asks this."""
+    return compression_of(file) is None and (scheduler is None or is_url(file))
 
 
 def read_batch(file: str, offset: int, length: int) -> bytes:

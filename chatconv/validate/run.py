@@ -17,7 +17,7 @@ from ..pairing import CONVERSATION_WINDOW
 from ..problems import Problem, UnreadableInput, UsageError
 from ..sources import (BATCH_BYTES, Batch, adapt_record, batch_workers, compression_of, configured_release, discover,
                        empty_file_problem, eval_pattern_config, file_format, holds_no_record, iter_line_batches,
-                       is_url, iter_records, open_binary, read_as_records, stream_size)
+                       iter_records, open_binary, read_as_records, read_by_offset, stream_size)
 from .conversations import WITHOUT_DATA, RecordingChecks, RecordSource
 from .lines import NOT_A_RECORD, NOT_OURS, LineOptions, StepRun, check_lines, record_entry
 from .order import PlaceOrder
@@ -232,10 +232,8 @@ class Validator:
         if self._pool is None:  # a batch's problems, written (a legacy batch's: a sixth of its size), come back shared
             self._pool = ordered_pool(jobs, self.scheduler, shared_bytes=self.batch_bytes)
         unread: list[UnreadableInput] = []  # compressed data that failed: after the batches before it
-        # A cluster's workers see no file here: they are sent the lines, but an object's (s3://)
-        # they read themselves, by range, as local workers read a file's.
-        sends = self.scheduler is not None and not is_url(options.file)
-        checked = self._pool.ordered(_worker_tasks(batches, options, unread, send_lines=sends))
+        by_offset = read_by_offset(options.file, self.scheduler)
+        checked = self._pool.ordered(_worker_tasks(batches, options, unread, by_offset))
         try:
             for (lines, first_line), future in checked:
                 entries, written = worker_result(future, options.file, "validation", line=first_line)
@@ -255,19 +253,18 @@ class Validator:
 
 
 def _worker_tasks(batches: Iterable[Batch], options: LineOptions, unread: list[UnreadableInput],
-                  send_lines: bool = False) -> Iterator[tuple]:
+                  by_offset: bool = True) -> Iterator[tuple]:
     """((the batch's lines, its first line's number), check_file_lines, its arguments) of each
-    batch, in order; for a compressed file, or with `send_lines` (a Dask cluster's workers need not see the file),
+    batch, in order; unless the workers read their batch `by_offset` (sources.read_by_offset),
     check_sent_lines and the lines themselves. A file whose data fails to be read ends the
     tasks there, the failure put in `unread` (the batches in flight are done first)."""
     opens_file = True
-    sent = send_lines or compression_of(options.file) is not None
     try:
         for first_line, offset, lines in batches:
-            if sent:
-                yield (lines, first_line), check_sent_lines, (lines, first_line, options, opens_file)
-            else:
+            if by_offset:
                 yield (lines, first_line), check_file_lines, (offset, len(lines), first_line, options, opens_file)
+            else:
+                yield (lines, first_line), check_sent_lines, (lines, first_line, options, opens_file)
             opens_file = opens_file and holds_no_record(lines)
     except UnreadableInput as exc:
         unread.append(exc)
