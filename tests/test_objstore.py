@@ -341,12 +341,13 @@ def test_migrating_objects_in_place_keeps_a_backup_and_refuses_an_object_that_ch
     import chatconv.migrate.files as files
 
     bucket.fs.pipe_file(f"{bucket.name}/w.jsonl", old)
-    sink = files._sink
-    monkeypatch.setattr(files, "_sink", lambda *args: (another_writer(0), sink(*args))[1])
+    sink = files.replacing
+    monkeypatch.setattr(files, "replacing", lambda *args, **options: (another_writer(0), sink(*args, **options))[1])
     with pytest.raises(UnreadableInput, match="changed while it was migrated: not replaced"):
         migrate_file(url, url)
     assert bucket.get("w.jsonl") == meanwhile and bucket.uploads() == []
-    monkeypatch.setattr(files, "_sink", lambda *args: (bucket.fs.rm_file(f"{bucket.name}/w.jsonl"), sink(*args))[1])
+    monkeypatch.setattr(files, "replacing",
+                        lambda *args, **options: (bucket.fs.rm_file(f"{bucket.name}/w.jsonl"), sink(*args, **options))[1])
     bucket.fs.pipe_file(f"{bucket.name}/w.jsonl", old)
     with pytest.raises(UnreadableInput, match="went away while it was migrated: not replaced"):
         migrate_file(url, url)

@@ -68,20 +68,13 @@ def _write(chunks: Iterator[bytes], output: str | None) -> None:
         for chunk in chunks:
             write_all(sys.stdout.buffer, chunk)
         return
-    from ..migrate.atomic import AtomicFile
+    from ..migrate.atomic import replacing
 
-    if is_url(output):  # an object (s3://): uploaded whole, or not at all
-        from ..migrate.atomic_object import AtomicObject
-
-        with AtomicObject(output) as uploading:
-            for chunk in chunks:
-                uploading.write(chunk)
-            uploading.commit()
-        return
-    target = Path(output)
-    if target.is_dir():
+    target = output if is_url(output) else Path(output)  # (an object, s3://: uploaded whole, or not at all)
+    if isinstance(target, Path) and target.is_dir():
         raise click.UsageError(f"-o {output} is a folder; name the file to write")
-    if target.exists() and not target.is_file():  # a device or a pipe (/dev/null): written to, as migrate -o does
+    # A device or a pipe (/dev/null): written to, as migrate -o does.
+    if isinstance(target, Path) and target.exists() and not target.is_file():
         try:
             with open(target, "wb") as stream:
                 for chunk in chunks:
@@ -89,7 +82,7 @@ def _write(chunks: Iterator[bytes], output: str | None) -> None:
         except OSError as exc:  # said of the file named, not of standard output
             raise OSError(exc.errno, exc.strerror, output) from None
         return
-    with AtomicFile(target) as out:
+    with replacing(target) as out:
         for chunk in chunks:
             out.write(chunk)
         out.commit()

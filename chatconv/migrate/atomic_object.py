@@ -25,14 +25,12 @@ class AtomicObject(Replacing):
     """An upload to `url` that commit() completes, else aborts; AtomicFile's interface (write,
     commit, discard, `target`, `compression`; `temporary` is None: no file a worker process
     could append to, so the bytes come back to be written here). With backup, the object
-    replaced is first copied to URL.bak (in the store, no bytes through here). With etag, commit
-    refuses to replace an object that changed since it was read (its ETag is another than
-    `etag`, the one of the bytes read: open_remote's `.etag`; asked now when it is None) or went
-    away: with `guard`, for an object rewritten in place."""
+    replaced is first copied to URL.bak (in the store, no bytes through here). With `etag` (an
+    object rewritten in place: the ETag of the bytes read, sources.stream_etag), commit refuses
+    to replace an object that changed since (its ETag is another) or went away."""
 
-    def __init__(self, url: str, backup: bool = False, compression: str | None = None, guard: bool = False,
-                 etag: str | None = None):
-        self.target, self.backup, self.compression = url, backup, compression
+    def __init__(self, url: str, backup: bool = False, compression: str | None = None, etag: str | None = None):
+        self.target, self.backup, self.compression, self.etag = url, backup, compression, etag
         self.temporary = None
         self.stream = None
         if is_web(url):
@@ -40,7 +38,6 @@ class AtomicObject(Replacing):
                                           "error", "write to s3://, gs:// or a local path", code="unreadable-file"))
         self.fs, self.path = url_fs(url)
         try:
-            self.etag = (etag or remote_etag(self.fs, self.path)) if guard else None
             with signals_held():  # an upload begun and not yet held here would be left behind
                 self.stream = self.fs.open(self.path, "wb", block_size=PART_BYTES, autocommit=False)
         except Exception as exc:

@@ -11,15 +11,13 @@ import os
 import sys
 from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Callable, Iterable, Iterator
+from typing import BinaryIO, Callable, Iterable, Iterator
 
 from ..problems import Problem, UnreadableInput
-from ..sources import CompressedWriter, compression_of, file_format, is_url, open_binary, read_stdin, read_whole
+from ..sources import (CompressedWriter, compression_of, file_format, is_url, open_binary, read_stdin, read_whole,
+                       stream_etag)
 from ..sources.writing import write_all
-from .atomic import AtomicFile, unwritable
-
-if TYPE_CHECKING:
-    from .atomic_object import AtomicObject
+from .atomic import Replacing, replacing, unwritable
 from .batches import Workers
 from .documents import migrate_document
 from .guard import check_unchanged, gained_since, hold_input, release_input
@@ -51,7 +49,8 @@ def migrate_file(path: str, output: Path | str | BinaryIO | None, *, backup: boo
         # an object's ETag, AtomicObject).
         held = hold_input(path, source, str(output)) if in_place and isinstance(output, Path) else None
         # run.jsonl.gz stays gzip; a folder missing or read-only is said of the target (AtomicFile)
-        sink = _sink(output, backup, in_place, source)
+        sink = replacing(output, backup, compression_of(output), etag=stream_etag(source) if in_place else None) \
+            if isinstance(output, (Path, str)) else None
         # A stream (standard output, a device) is written compressed as the input is.
         kind = compression_of(path)
         writer = CompressedWriter(output, kind) if kind and output is not None and sink is None else None
@@ -197,7 +196,7 @@ def append_lines(stream: BinaryIO, data: bytes) -> None:
         raise
 
 
-def _unless_unwritable(results: Iterable, sink: AtomicFile | None) -> Iterator:
+def _unless_unwritable(results: Iterable, sink: Replacing | None) -> Iterator:
     """The results, but a failed write of the new file (a full disk, say) as unwritable:
     workers report theirs as an OSError naming the temporary file."""
     try:
@@ -212,18 +211,6 @@ def _should_commit(fmt: str, tally: Tally, in_place: bool) -> bool:
     if fmt != "jsonl" and tally.rejected:
         return False  # a document that cannot be read is set aside whole: its file stays as it is
     return not in_place or bool(tally.migrated or tally.rejected)
-
-
-def _sink(output, backup: bool, in_place: bool, source) -> AtomicFile | AtomicObject | None:
-    if isinstance(output, Path):
-        return AtomicFile(output, backup, compression_of(output))
-    if isinstance(output, str):  # an object's URL
-        from .atomic_object import AtomicObject  # here: a run on files never loads fsspec
-
-        # (an object read decompressed: the ETag of the stream under the decompressor)
-        read = getattr(source, "etag", None) or getattr(getattr(source, "raw", None), "etag", None)
-        return AtomicObject(output, backup, compression_of(output), guard=in_place, etag=read)
-    return None
 
 
 def _exists(path: str) -> bool:

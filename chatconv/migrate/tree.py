@@ -15,7 +15,7 @@ from typing import Iterable
 
 from ..problems import Problem, UnreadableInput, UsageError
 from ..sources import discover, is_url, open_raw
-from .atomic import AtomicFile
+from .atomic import replacing
 from .links import skipped_link
 from .plan import inside, relative_name
 
@@ -82,7 +82,7 @@ def copy_unchanged(file: str, target: Path | str) -> None:
             mode = None if is_url(file) else stat.S_IMODE(os.fstat(source.fileno()).st_mode)
         except OSError as exc:
             raise UnreadableInput(_problem(file, f"cannot be read to copy it: {exc.strerror}")) from None
-        with _atomic(target, mode) as sink:  # UnreadableInput naming the target when it cannot be made
+        with replacing(target, mode=mode) as sink:  # UnreadableInput naming the target when it cannot be made
             try:
                 while chunk := source.read(_CHUNK):
                     sink.write(chunk)
@@ -92,14 +92,6 @@ def copy_unchanged(file: str, target: Path | str) -> None:
                 sink.commit()
             except OSError as exc:
                 raise UnreadableInput(_problem(str(target), f"cannot be written: {exc.strerror}")) from None
-
-
-def _atomic(target: Path | str, mode: int | None):
-    if isinstance(target, Path):
-        return AtomicFile(target, mode=mode)
-    from .atomic_object import AtomicObject  # here: a run on files never loads fsspec
-
-    return AtomicObject(target)
 
 
 def _problem(file: str, message: str) -> Problem:

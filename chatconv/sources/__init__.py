@@ -22,7 +22,7 @@ from .writing import CompressedWriter
 from .batches import (BATCH_BYTES, PARALLEL_MIN_BYTES, Batch, batch_workers, cycle_collector_paused, iter_line_batches,
                       read_batch, read_by_offset)
 from .text import (UTF8_BOM, decode_utf8, empty_file_problem, file_too_large, holds_no_record, is_blank_line, open_binary,
-                   read_whole, refuse_foreign_encoding, stream_size)
+                   read_whole, refuse_foreign_encoding, stream_etag, stream_size)
 from .remote import is_url, open_raw, remote_isdir, stored_size
 from .yaml import MAX_ALIAS_COPIES, load_yaml
 from .yaml_parse import MAX_YAML_DEPTH, yaml_parse_problem
@@ -37,6 +37,7 @@ __all__ = [
     "discover", "duplicate_keys", "element_records", "holds_records", "empty_file_problem", "exact_json", "file_format",
     "holds_no_record", "integers_beyond_64_bits", "read_as_records", "is_blank_line", "iter_jsonl", "iter_jsonl_file",
     "cycle_collector_paused", "iter_jsonl_stream", "iter_line_batches", "iter_records", "load_document", "load_json", "load_yaml", "open_binary",
-    "problem_at", "read_batch", "read_by_offset", "read_document", "read_whole", "read_stdin", "read_stdin_head", "refuse_foreign_encoding",
-    "stdin_document_format", "stream_size", "is_url", "open_raw", "remote_isdir", "stored_size", "walking_everything", "without_compression", "yaml_parse_problem",
+    "problem_at", "read_batch", "read_by_offset", "read_document", "read_whole", "read_stdin", "read_stdin_head",
+    "refuse_foreign_encoding", "stdin_document_format", "walking_everything", "without_compression", "yaml_parse_problem",
+    "stream_etag", "stream_size", "is_url", "open_raw", "remote_isdir", "stored_size",
 ]

@@ -135,8 +135,22 @@ def stream_size(stream: BinaryIO) -> int:
     try:
         return os.fstat(stream.fileno()).st_size
     except (OSError, AttributeError, ValueError):  # io.UnsupportedOperation is an OSError
-        size = getattr(stream, "size", None)
-        return size if isinstance(size, int) else getattr(getattr(stream, "raw", None), "size", 0)
+        return _object_attribute(stream, "size") or 0
+
+
+def stream_etag(stream: BinaryIO) -> str | None:
+    """The ETag of the object open as `stream` (open_binary's): what an in-place rewrite checks
+    is still there before it replaces the object; None for a file."""
+    return _object_attribute(stream, "etag")
+
+
+def _object_attribute(stream: BinaryIO, name: str):
+    # open_remote's stream carries it; a decompressing stream has that one as its `raw`.
+    for holder in (stream, getattr(stream, "raw", None)):
+        value = getattr(holder, name, None)
+        if value is not None and not callable(value):
+            return value
+    return None
 
 
 def empty_file_problem(file: str) -> Problem:
