@@ -418,6 +418,10 @@ def test_export_writes_an_object_whole_and_https_cannot_be_written(tmp_path, buc
     remote = run_chatconv("export", "--to", "openai-chat", RECORDED / "weather-steps.jsonl", "-o",
                           bucket.url("bodies.jsonl"), cwd=tmp_path)
     assert remote.returncode == 0 and bucket.get("bodies.jsonl") == local.stdout
+    # Written over what it reads, however the URL is spelled: refused, as for a file
+    result = run_chatconv("import", bucket.url("bodies.jsonl"), "-o", f"S3a://{bucket.name}/bodies.jsonl", cwd=tmp_path)
+    assert result.returncode == 2 and "is one of the files read: writing it would replace what was read" \
+        in result.stderr_text and bucket.get("bodies.jsonl") == local.stdout
     result = run_chatconv("migrate", RECORDED / "weather-steps.jsonl", "-o", "https://example.com/x.jsonl", cwd=tmp_path)
     assert result.returncode == 2
     assert "https://example.com/x.jsonl: error: cannot be written: http(s):// URLs are read only" in result.stderr_text

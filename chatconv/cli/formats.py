@@ -15,7 +15,9 @@ import click
 from ..formats import EXPORTED, IMPORTED_NAMES, ExportRun, ImportRun, export_bodies, import_chunks
 from ..formats.registry import OWN_SUFFIXES
 from ..problems import UsageError, printable, shown_name
+from ..migrate.plan import is_folder
 from ..sources import DATA_SUFFIXES, data_suffix, is_url, parse_field_map
+from ..sources.remote import location, remote_isfile
 from ..sources.writing import write_all
 from ..recordings.batches import JOBS_HELP
 from .recordings import FIELD_HELP, field_map_option, scheduler_option
@@ -44,20 +46,22 @@ def _written(chunks: Iterator[bytes], output: str | None, paths: tuple[str, ...]
 def _refuse_output_read(output: str | None, paths: tuple[str, ...], suffixes: frozenset[str]) -> None:
     """A usage error when OUTPUT is a file that PATHS name or hold (a file of `suffixes` in a
     folder named): replacing it with what was made of it would lose what was not (records left
-    out with an error, bodies refused)."""
-    if output in (None, "-") or not os.path.isfile(output):
+    out with an error, bodies refused). Objects (s3://) alike, compared by their location."""
+    if output in (None, "-") or not (remote_isfile(output) if is_url(output) else os.path.isfile(output)):
         return
-    real = os.path.realpath(output)
+    real = location(output)
     for path in paths:
-        if path == "-" or not os.path.exists(path):
+        if path == "-" or not (is_url(path) or os.path.exists(path)):
             continue
-        if os.path.isdir(path):
-            folder = os.path.realpath(path)
-            inside = data_suffix(output) in suffixes and os.path.commonpath([real, folder]) == folder
+        folder = is_folder(path)
+        if folder:
+            inside = data_suffix(output) in suffixes and os.path.commonpath([real, location(path)]) == location(path)
+        elif is_url(path) or is_url(output):
+            inside = location(path) == real
         else:
-            inside = os.path.samefile(path, output)
+            inside = os.path.samefile(path, output)  # (a hard link too)
         if inside:
-            where = f"is in the folder {shown_name(path)}, which is" if os.path.isdir(path) else "is one of the files"
+            where = f"is in the folder {shown_name(path)}, which is" if folder else "is one of the files"
             raise click.UsageError(printable(f"-o {shown_name(output)} {where} read: writing it would replace what "
                                              "was read with what was made of it (records left out would be lost); "
                                              "write to another file"))

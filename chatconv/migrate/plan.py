@@ -13,7 +13,7 @@ from typing import BinaryIO, Iterable
 
 from ..problems import Problem, UnreadableInput, UsageError
 from ..sources import discover, is_url, remote_isdir
-from ..sources.remote import relative_key, remote_isfile, url_fs
+from ..sources.remote import location, relative_key, remote_isfile, url_fs
 from .links import skipped_folder, skipped_link
 
 # A file replaced atomically, an object's URL (s3://: uploaded whole), a stream written to, or
@@ -67,9 +67,9 @@ def plan_targets(paths: Iterable[str], output: str | None = None, in_place: bool
     if is_url(output) and not output.endswith("/") and remote_isfile(output) or \
             not is_url(output) and os.path.exists(output) and not os.path.isdir(output):
         raise UsageError(f"-o {output} is a file; several input files need -o FOLDER")
-    inputs = {os.path.realpath(file): file for file, _ in files}  # (a URL's: its text, normalized)
+    inputs = {location(file): file for file, _ in files}
     for file, name in files:
-        other = inputs.get(os.path.realpath(inside(output, name)))
+        other = inputs.get(location(inside(output, name)))
         if other is not None and other != file:
             raise UsageError(f"-o {output} would write over the input {other} before it is read; "
                              "write to a folder outside the inputs")
@@ -156,7 +156,7 @@ def refuse_rejects_among(rejects_file: str, targets: Iterable[tuple[str, Target]
     the rejected lines would be lost in the rewrite or mixed into the data."""
     def same(path) -> bool:
         path = str(path)
-        return os.path.realpath(path) == os.path.realpath(rejects_file) or (
+        return location(path) == os.path.realpath(rejects_file) or (
             os.path.exists(path) and os.path.exists(rejects_file) and os.path.samefile(path, rejects_file))
 
     if rejects_file == "-":

@@ -15,6 +15,7 @@ from typing import Iterable
 
 from ..problems import Problem, UnreadableInput, UsageError
 from ..sources import discover, is_url, open_raw
+from ..sources.remote import location
 from .atomic import replacing
 from .links import skipped_link
 from .plan import inside, relative_name
@@ -30,15 +31,15 @@ def companions(folders: Iterable[str], planned: Iterable[tuple[str, Path | str]]
     not under the folder searched (a -o folder inside an input folder) is the run's own. Told
     before anything is written. Links the run must not follow are left out, each with a warning
     in `skipped`. UsageError when two files would go to one place, or a copy over an input.
-    (Folders and `output` may be URLs: their paths are compared as normalized text.)"""
+    (Folders and `output` may be URLs: places are compared by sources.remote.location.)"""
     planned = list(planned)
-    taken = {os.path.realpath(file) for file, _ in planned}
-    out = os.path.realpath(output)
+    taken = {location(file) for file, _ in planned}
+    out = location(output)
     found = []
     for folder in folders:
-        searched = os.path.realpath(folder)
+        searched = location(folder)
         for file, _ in discover([folder], suffixes=None, hidden=True):  # .github/prompts/, say
-            real = os.path.realpath(file)
+            real = location(file)
             if real in taken or (_within(real, out) and not _within(real, searched)):
                 continue
             warning = skipped_link(file, folder, in_place=False)
@@ -46,11 +47,11 @@ def companions(folders: Iterable[str], planned: Iterable[tuple[str, Path | str]]
                 skipped.append(warning)
                 continue
             found.append((file, inside(output, relative_name(file, folder))))
-    sources = taken | {os.path.realpath(file) for file, _ in found}
+    sources = taken | {location(file) for file, _ in found}
     targets: dict[str, str] = {}
     for file, target in [*((f, t) for f, t in planned if isinstance(t, (Path, str))), *found]:
-        where = os.path.realpath(target)
-        if where in sources and where != os.path.realpath(file):
+        where = location(target)
+        if where in sources and where != location(file):
             raise UsageError(f"-o {output} would write over the input {where} before it is copied; write to a "
                              "folder outside the inputs")
         if where in targets:

@@ -157,16 +157,29 @@ def remote_files(url: str) -> list[tuple[str, str]]:
 
 
 def relative_key(url: str, folder: str) -> str:
-    """The key of the object `url` within the folder `folder`, however the folder's URL is
-    spelled (s3a://, a doubled /): cut from the paths fsspec makes of both; a web URL's
-    percent-escapes undone (`a%20b/x.jsonl` is `a b/x.jsonl`, as the file was named)."""
+    """The key of the object `url` within the folder `folder`, however either URL is spelled
+    (see location); a web URL's percent-escapes undone (`a%20b/x.jsonl` is `a b/x.jsonl`, as
+    the file was named)."""
+    key = location(url)[len(location(folder)):].lstrip("/")
     if is_web(url):
         from urllib.parse import unquote
 
-        key, root = posixpath.normpath(url.partition("://")[2]), posixpath.normpath(folder.partition("://")[2])
-        return unquote(key[len(root):].lstrip("/"))
-    key, root = posixpath.normpath(url_fs(url)[1]), posixpath.normpath(url_fs(folder)[1])
-    return key[len(root):].lstrip("/")
+        return unquote(key)
+    return key
+
+
+def location(path: str) -> str:
+    """Where `path` is, to tell whether two names name one place (or one holds the other): a
+    file's real path; an object's store and key, normalized, written as a path
+    (`/s3:/bucket/runs/a.jsonl`), however its URL is spelled (S3://, s3a://, a doubled /)."""
+    if not is_url(path):
+        return os.path.realpath(path)
+    if is_web(path):
+        scheme, _, rest = path.partition("://")
+        return posixpath.normpath(f"/{scheme.lower()}:/{rest}")
+    fs, key = url_fs(path)
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    return posixpath.normpath(f"/{protocol}:/{key}")
 
 
 def is_web(url: str) -> bool:
