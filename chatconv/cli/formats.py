@@ -72,7 +72,7 @@ def _write(chunks: Iterator[bytes], output: str | None) -> None:
         for chunk in chunks:
             write_all(sys.stdout.buffer, chunk)
         return
-    from ..migrate.atomic import replacing
+    from ..migrate.atomic_object import replacing
 
     target = output if is_url(output) else Path(output)  # (an object, s3://: uploaded whole, or not at all)
     if isinstance(target, Path) and target.is_dir():

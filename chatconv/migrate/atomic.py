@@ -42,17 +42,6 @@ class Replacing:
             write_all(self.stream, data)
 
 
-def replacing(target: Path | str, backup: bool = False, compression: str | None = None, mode: int | None = None,
-              etag: str | None = None) -> Replacing:
-    """What writes `target` whole or not at all: AtomicFile for a path (`mode`: see it),
-    AtomicObject for an object's URL (`etag`: see it)."""
-    if isinstance(target, Path):
-        return AtomicFile(target, backup, compression, mode)
-    from .atomic_object import AtomicObject  # here: a run on files never loads fsspec
-
-    return AtomicObject(target, backup, compression, etag)
-
-
 class AtomicFile(Replacing):
     """A file written beside `target` that replaces it whole on commit(), else vanishes.
 

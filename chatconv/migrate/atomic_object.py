@@ -12,13 +12,24 @@ killed outright leaves an incomplete upload, which holds no object: a bucket's l
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..interrupts import signals_held
 from ..problems import Problem, UnreadableInput
 from ..sources import CompressedWriter
 from ..sources.remote import is_web, unreadable, url_fs
-from .atomic import Replacing
+from .atomic import AtomicFile, Replacing
 
 PART_BYTES = 8 << 20  # bytes an upload request carries (S3's parts are 5 MiB at least, the last aside)
+
+
+def replacing(target: Path | str, backup: bool = False, compression: str | None = None, mode: int | None = None,
+              etag: str | None = None) -> Replacing:
+    """What writes `target` whole or not at all: AtomicFile for a path (`mode`: see it),
+    AtomicObject for an object's URL (`etag`: see it)."""
+    if isinstance(target, Path):
+        return AtomicFile(target, backup, compression, mode)
+    return AtomicObject(target, backup, compression, etag)
 
 
 class AtomicObject(Replacing):

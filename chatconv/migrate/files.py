@@ -17,7 +17,8 @@ from ..problems import Problem, UnreadableInput
 from ..sources import (CompressedWriter, compression_of, file_format, is_url, open_binary, read_stdin, read_whole,
                        stream_etag)
 from ..sources.writing import write_all
-from .atomic import Replacing, replacing, unwritable
+from .atomic import Replacing, unwritable
+from .atomic_object import replacing
 from .batches import Workers
 from .documents import migrate_document
 from .guard import check_unchanged, gained_since, hold_input, release_input

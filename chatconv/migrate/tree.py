@@ -16,7 +16,7 @@ from typing import Iterable
 from ..problems import Problem, UnreadableInput, UsageError
 from ..sources import discover, is_url, open_raw
 from ..sources.remote import location
-from .atomic import replacing
+from .atomic_object import replacing
 from .links import skipped_link
 from .plan import inside, relative_name
 
