@@ -103,11 +103,9 @@ _terminated = False
 def _end_as_sigpipe_ends() -> None:
     """End as SIGPIPE ends `cat` (status 141 in a shell), once the signal was ignored (see
     interrupts.broken_pipes_raised): no message, nothing more written."""
-    try:
-        sys.stdout = None  # what Python would flush at exit cannot be written either
-    finally:
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGPIPE)
+    sys.stdout = None  # what Python would flush at exit cannot be written either
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGPIPE)
 
 
 def _terminate(signum, frame) -> None:

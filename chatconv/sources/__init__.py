@@ -1,7 +1,7 @@
 """Sources: YAML, JSON and JSONL read into records that know where they came from.
 
 text (bytes, encodings, blank lines), batches (a JSONL file cut into batches of whole lines),
-compressed (.gz and .zst read and written), remote (objects named by URL: s3://), yaml, json, record (positions), stdin,
+compressed (.gz and .zst read and written), remote (objects named by URL: s3://) and objects (their bytes), yaml, json, record (positions), stdin,
 discovery (which files a search reads), files (every record of a file). The names below are the package's public API.
 """
 
@@ -23,7 +23,8 @@ from .batches import (BATCH_BYTES, PARALLEL_MIN_BYTES, Batch, batch_workers, cyc
                       read_batch, read_by_offset)
 from .text import (UTF8_BOM, decode_utf8, empty_file_problem, file_too_large, holds_no_record, is_blank_line, open_binary,
                    read_whole, refuse_foreign_encoding, stream_etag, stream_size)
-from .remote import is_url, open_raw, remote_isdir, stored_size
+from .objects import open_raw
+from .remote import is_url, remote_isdir, stored_size
 from .yaml import MAX_ALIAS_COPIES, load_yaml
 from .yaml_parse import MAX_YAML_DEPTH, yaml_parse_problem
 

@@ -12,7 +12,8 @@ from ..limits import LIMITS, size_text
 from ..problems import Problem, UnreadableInput
 from .compressed import compression_of
 from .progress import told_read
-from .remote import is_url, read_range
+from .objects import read_range
+from .remote import is_url
 
 BATCH_BYTES = 1 << 20  # JSONL files are read, checked and migrated about this many bytes at a time
 PARALLEL_MIN_BYTES = 16 * 1024 * 1024  # unless --jobs says otherwise, smaller files use no workers

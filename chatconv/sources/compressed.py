@@ -15,7 +15,7 @@ from typing import BinaryIO, Iterator
 from ..limits import EXPANSION, EXPANSION_FREE, LIMITS, size_text
 from ..problems import Problem, UnreadableInput
 from .decompress import corrupt_errors, decompressed_chunks
-from .remote import open_raw
+from .objects import open_raw
 
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}  # suffix -> kind
 _MAGIC = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd"}

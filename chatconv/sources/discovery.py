@@ -37,7 +37,7 @@ def discover(paths: Iterable[str | Path], suffixes: Iterable[str] | None = DATA_
         elif path != "-" and os.path.isdir(path):
             ignored = Ignored(path)
             for folder, subfolders, files in os.walk(path):
-                subfolders[:] = sorted(d for d in subfolders if (_searched(d) or hidden and d not in _TOOL_STATE)
+                subfolders[:] = sorted(d for d in subfolders if _enters(d, hidden)
                                        and not ignored.ignores(folder, d, is_folder=True))
                 if linked_folders is not None:  # os.walk lists them, and does not go into them
                     linked_folders += _linked(folder, subfolders)
@@ -55,7 +55,7 @@ def discover(paths: Iterable[str | Path], suffixes: Iterable[str] | None = DATA_
 
 def _discover_remote(url: str, suffixes: frozenset[str] | None, hidden: bool) -> Iterator[tuple[str, bool]]:
     try:
-        files = list(remote_files(url)) if remote_isdir(url) else None
+        files = remote_files(url) if remote_isdir(url) else None
     except UnreadableInput:  # named, then: reading it says why it cannot be
         files = None
     if files is None:
@@ -64,7 +64,7 @@ def _discover_remote(url: str, suffixes: frozenset[str] | None, hidden: bool) ->
         return
     for file, key in sorted(files, key=_walk_order):
         *folders, name = key.split("/")
-        if all(_searched(d) or hidden and d not in _TOOL_STATE for d in folders) and \
+        if all(_enters(d, hidden) for d in folders) and \
                 (suffixes is None or data_suffix(name) in suffixes):
             told_file(file)
             yield file, False
@@ -78,6 +78,11 @@ def _walk_order(found: tuple[str, str]) -> list[tuple[int, str]]:
 
 def _linked(folder: str, subfolders: list[str]) -> list[str]:
     return [os.path.join(folder, d) for d in subfolders if os.path.islink(os.path.join(folder, d))]
+
+
+def _enters(folder: str, hidden: bool) -> bool:
+    """Whether a search goes into the folder named `folder` (see discover)."""
+    return _searched(folder) or hidden and folder not in _TOOL_STATE
 
 
 def _searched(folder: str) -> bool:

@@ -1,5 +1,6 @@
 """Paths that are URLs fsspec reads: s3:// (and gs://, az:// with their packages), https://,
-memory:// (the library's own, in one process).
+memory:// (the library's own, in one process): their filesystems, folders, sizes and places;
+objects.py reads their bytes.
 
 fsspec is imported only when a URL is named: a run on local files never loads it. The endpoint
 and the credentials come from the environment, as for every AWS tool (AWS_ENDPOINT_URL_S3,
@@ -10,13 +11,12 @@ of reach: botocore's errors are no OSErrors) becomes UnreadableInput, never a tr
 
 from __future__ import annotations
 
-import io
 import os
 import posixpath
 import re
 import threading
 from contextlib import contextmanager
-from typing import Any, BinaryIO, Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from ..interrupts import broken_pipes_raised
 from ..problems import Problem, UnreadableInput, UsageError
@@ -103,10 +103,15 @@ def read_on_cluster(scheduler: str) -> Iterator[None]:
             pool.close()
 
 
-def _call(url: str, action: Callable, *args):
+def on_cluster() -> bool:
+    """Whether this thread's reads of the store are made on a cluster (see read_on_cluster)."""
+    return _cluster is not None and _cluster[0] == threading.get_ident()
+
+
+def call_on_store(url: str, action: Callable, *args):
     """action(fs, path, *args) on `url`'s filesystem: here, or on a cluster's worker (see
     read_on_cluster); every failure as UnreadableInput naming the URL."""
-    if _cluster is not None and _cluster[0] == threading.get_ident():
+    if on_cluster():
         from ..workers import WorkerLost
 
         try:
@@ -133,17 +138,17 @@ def remote_isdir(url: str) -> bool:
     if is_web(url):
         return url.endswith("/")
     if url.endswith("/"):  # a folder's URL, even where an object has the folder's name
-        return _call(url, lambda fs, path: fs.isdir(path))
-    return _call(url, lambda fs, path: not fs.isfile(path) and fs.isdir(path))
+        return call_on_store(url, lambda fs, path: fs.isdir(path))
+    return call_on_store(url, lambda fs, path: not fs.isfile(path) and fs.isdir(path))
 
 
 def remote_isfile(url: str) -> bool:
     """Whether `url` names an object."""
-    return _call(url, lambda fs, path: fs.isfile(path))
+    return call_on_store(url, lambda fs, path: fs.isfile(path))
 
 
 def remote_exists(url: str) -> bool:
-    return _call(url, lambda fs, path: fs.exists(path))
+    return call_on_store(url, lambda fs, path: fs.exists(path))
 
 
 def remote_files(url: str) -> list[tuple[str, str]]:
@@ -153,14 +158,19 @@ def remote_files(url: str) -> list[tuple[str, str]]:
     def find(fs, path):
         return [_joined(url, fs, key) for key in sorted(fs.find(path.rstrip("/"))) if not key.endswith("/")]
 
-    return [(found, relative_key(found, url)) for found in _call(url, find)]
+    root = location(url)
+    return [(found, _key_within(found, root)) for found in call_on_store(url, find)]
 
 
 def relative_key(url: str, folder: str) -> str:
     """The key of the object `url` within the folder `folder`, however either URL is spelled
     (see location); a web URL's percent-escapes undone (`a%20b/x.jsonl` is `a b/x.jsonl`, as
     the file was named)."""
-    key = location(url)[len(location(folder)):].lstrip("/")
+    return _key_within(url, location(folder))
+
+
+def _key_within(url: str, root: str) -> str:
+    key = location(url)[len(root):].lstrip("/")
     if is_web(url):
         from urllib.parse import unquote
 
@@ -195,7 +205,7 @@ def _joined(url: str, fs, key: str) -> str:
 
 def remote_size(url: str) -> int:
     """The object's size in bytes (as stored: a .gz object's compressed size)."""
-    return _call(url, lambda fs, path: fs.size(path) or 0)
+    return call_on_store(url, lambda fs, path: fs.size(path) or 0)
 
 
 def stored_size(path: str) -> int:
@@ -207,101 +217,3 @@ def stored_size(path: str) -> int:
         return os.path.getsize(path) if path != "-" and os.path.isfile(path) else 0
     except (OSError, UnreadableInput, UsageError):
         return 0
-
-
-def open_remote(url: str) -> BinaryIO:
-    """The object's bytes, streamed READ_BLOCK at a time (a prefix is no empty file: it is a
-    folder); `.size` is the object's size and `.etag` its ETag (None where the store has none),
-    as it has no descriptor to ask. A failure part way is UnreadableInput, as one at the start.
-    On a cluster (see read_on_cluster), each block is read by a worker."""
-    if _cluster is not None and _cluster[0] == threading.get_ident():
-        size, etag = _call(url, _object_info)
-        raw = _ObjectReader(url, size, etag)
-    else:
-        raw = _ObjectReader(url, *_call(url, _opened))
-    stream = io.BufferedReader(raw, READ_BLOCK)
-    stream.size, stream.etag = raw.size, raw.etag  # type: ignore[attr-defined]
-    return stream
-
-
-def _opened(fs, path: str) -> tuple[int, str | None, BinaryIO]:
-    size, etag = _object_info(fs, path)
-    # (s3fs's file asks each range of the version it first saw: one rewritten meanwhile fails)
-    return size, etag, fs.open(path, "rb", block_size=READ_BLOCK)
-
-
-def _object_info(fs, path: str) -> tuple[int, str | None]:
-    """The size and ETag of the object at `path`; IsADirectoryError for a prefix (s3fs would
-    open one as an empty file), FileNotFoundError when there is nothing there."""
-    if not fs.isfile(path):
-        if fs.isdir(path):
-            raise IsADirectoryError(path)
-        bucket = path.split("/")[0]
-        protocols = {fs.protocol} if isinstance(fs.protocol, str) else set(fs.protocol)
-        if protocols & {"s3", "gs", "az"} and not fs.exists(bucket):  # (a store of buckets)
-            raise FileNotFoundError(f"{bucket}: the specified bucket does not exist")
-        raise FileNotFoundError(path)
-    info = fs.info(path)
-    return info.get("size") or 0, info.get("ETag")
-
-
-class _ObjectReader(io.RawIOBase):
-    """An object's bytes: read through fsspec's file `opened`, or else each read a ranged one
-    (made on a cluster's worker); every failure as UnreadableInput naming the URL."""
-
-    def __init__(self, url: str, size: int, etag: str | None, opened: BinaryIO | None = None):
-        self.url, self.size, self.etag, self.opened, self.position = url, size, etag, opened, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        self.position = max(0, offset + (0, self.position, self.size)[whence])
-        return self.position
-
-    def tell(self) -> int:
-        return self.position
-
-    def readinto(self, buffer) -> int:
-        length = min(len(buffer), self.size - self.position)
-        if length <= 0:
-            return 0
-        if self.opened is None:
-            data = read_range(self.url, self.position, length)
-        else:
-            try:
-                self.opened.seek(self.position)
-                data = self.opened.read(length)
-            except Exception as exc:  # the store gone part way (botocore's errors are no OSErrors)
-                raise unreadable(self.url, exc) from None
-        buffer[:len(data)] = data
-        self.position += len(data)
-        return len(data)
-
-    def close(self) -> None:
-        if self.opened is not None:
-            self.opened.close()
-        super().close()
-
-
-def open_raw(path: str) -> BinaryIO:
-    """The file or the object (a URL) at `path`, open for reading its bytes as stored; OSError
-    (a file's) or UnreadableInput (an object's) when it cannot be."""
-    return open_remote(path) if is_url(path) else open(path, "rb")
-
-
-def read_range(url: str, offset: int, length: int) -> bytes:
-    """`length` bytes at `offset` (a worker's batch), in one ranged request. A server that
-    ignores ranges (python -m http.server) sends the whole object: refused, never taken for
-    the range."""
-    # Keywords: s3fs's second positional parameter is the object's version.
-    data = _call(url, lambda fs, path: fs.cat_file(path, start=offset, end=offset + length))
-    if len(data) != length:
-        raise UnreadableInput(Problem(url, None, None, "$", f"cannot be read by range: {length:,} bytes asked at "
-                                      f"{offset:,}, {len(data):,} sent (the server ignores ranges)", "error",
-                                      "read it with --jobs 1, which streams it, or from a server that reads by "
-                                      "range", "unreadable-file"))
-    return data

@@ -12,7 +12,8 @@ from typing import BinaryIO
 from ..limits import LIMITS, read_at_most, size_text
 from ..problems import ChatconvError, Problem, UnreadableInput
 from .compressed import compression_of, open_decompressed
-from .remote import is_url, open_remote
+from .objects import open_remote
+from .remote import is_url
 
 UTF8_BOM = b"\xef\xbb\xbf"
 
