@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from agentv import agentv, needs_node, refused_by_agentv
 from conftest import DATA, RECORDED, legacy_bytes, run_chatconv
 
 pytest.importorskip("s3fs", reason='object storage needs s3fs (pip install "chatconv[s3]")')
@@ -457,3 +458,25 @@ def test_on_a_cluster_the_workers_read_the_bucket_and_the_output_is_the_local_on
     _same_as_local(local, remote, url, folder)
     alone = run_chatconv("validate", bucket.url("runs/weather.jsonl"), cwd=tmp_path)
     assert alone.returncode == 2 and "EndpointConnectionError" in alone.stdout_text + alone.stderr_text
+
+
+@needs_node
+def test_an_eval_folder_migrated_from_a_bucket_into_a_bucket_is_run_whole_by_agentv(tmp_path, bucket):
+    """What is written to the store is asked of its consumer: AgentV 4.42.4's validate and
+    loader (the tests era's), on the objects as downloaded, with the grader script the -o
+    folder's copy brought along."""
+    from test_agentv_migrations import V2_GRADERS
+
+    bucket.fs.pipe_file(f"{bucket.name}/suite/suite.eval.yaml", V2_GRADERS.encode())
+    bucket.fs.pipe_file(f"{bucket.name}/suite/check.py", b"print('ok')\n")
+    result = run_chatconv("migrate", "--to", "tests", bucket.url("suite/"), "-o", bucket.url("out/"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr_text
+    root = tmp_path / "downloaded"
+    (root / ".git").mkdir(parents=True)
+    for key in bucket.keys("out"):
+        (root / key.removeprefix("out/")).write_bytes(bucket.get(key))
+    assert sorted(p.name for p in root.iterdir() if p.is_file()) == ["check.py", "suite.eval.yaml"]
+    assert b"evalcases" not in (root / "suite.eval.yaml").read_bytes()  # moved forward
+    assert refused_by_agentv("v4.42.4", ["suite.eval.yaml"], root) == {}
+    [loaded] = agentv("v4.42.4", "load", ["suite.eval.yaml"], root)
+    assert loaded["ok"] and loaded["ids"] == ["one", "two"], loaded["error"]
