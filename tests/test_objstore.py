@@ -165,6 +165,10 @@ def test_a_folder_named_without_its_slash_and_objects_named_one_by_one_read_alik
     assert "5 files, 48 records" in without.stdout_text and "hidden" not in without.stdout_text
     bucket.fs.pipe_file(f"{bucket.name}/runs", b"an object named as the folder")
     assert run_chatconv("validate", url + "/", cwd=tmp_path).stdout_text == with_slash.stdout_text
+    # An object whose name is also a folder's (a key under it): read as the object it is
+    bucket.fs.pipe_file(f"{bucket.name}/runs/weather.jsonl/more.jsonl", (RECORDED / "weather-steps.jsonl").read_bytes())
+    both = run_chatconv("validate", url + "/", cwd=tmp_path)
+    assert "is a folder" not in both.stdout_text and "6 files, 58 records" in both.stdout_text, both.stdout_text
 
 
 def test_a_multi_batch_object_is_read_by_range_in_the_workers_and_gives_the_local_output(tmp_path, bucket):

@@ -28,6 +28,7 @@ def open_remote(url: str) -> BinaryIO:
 
 def _opened(fs, path: str) -> tuple[int, str | None, BinaryIO]:
     size, etag = _object_info(fs, path)
+    fs.invalidate_cache(path)  # (its file would take a listing's "folder, 0 bytes" for it too)
     # (s3fs's file asks each range of the version it first saw: one rewritten meanwhile fails)
     return size, etag, fs.open(path, "rb", block_size=READ_BLOCK)
 
@@ -35,15 +36,19 @@ def _opened(fs, path: str) -> tuple[int, str | None, BinaryIO]:
 def _object_info(fs, path: str) -> tuple[int, str | None]:
     """The size and ETag of the object at `path`; IsADirectoryError for a prefix (s3fs would
     open one as an empty file), FileNotFoundError when there is nothing there."""
-    if not fs.isfile(path):
-        if fs.isdir(path):
-            raise IsADirectoryError(path)
+    protocols = {fs.protocol} if isinstance(fs.protocol, str) else set(fs.protocol)
+    stores = protocols & {"s3", "gs", "az"}  # (stores of buckets)
+    try:
+        # The store's own answer, not that of a listing fsspec keeps: a key can name an object
+        # and, with a / after it, a folder too; a listing of it says "folder".
+        info = fs.info(path, refresh=True) if stores else fs.info(path)
+    except FileNotFoundError:
         bucket = path.split("/")[0]
-        protocols = {fs.protocol} if isinstance(fs.protocol, str) else set(fs.protocol)
-        if protocols & {"s3", "gs", "az"} and not fs.exists(bucket):  # (a store of buckets)
-            raise FileNotFoundError(f"{bucket}: the specified bucket does not exist")
-        raise FileNotFoundError(path)
-    info = fs.info(path)
+        if stores and not fs.exists(bucket):
+            raise FileNotFoundError(f"{bucket}: the specified bucket does not exist") from None
+        raise
+    if info.get("type") != "file":
+        raise IsADirectoryError(path)
     return info.get("size") or 0, info.get("ETag")
 
 
